@@ -1,0 +1,43 @@
+// Lint rules, including the layer direction of DESIGN.md §2:
+// policy <- machines <- actors <- runtime <- surfaces; store beside runtime; nothing imports surfaces.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Folders a layer must never import from. */
+const forbidden = {
+  policy: ['machines', 'actors', 'runtime', 'surfaces', 'store'],
+  machines: ['actors', 'runtime', 'surfaces', 'store'],
+  actors: ['runtime', 'surfaces'],
+  store: ['machines', 'actors', 'runtime', 'surfaces'],
+  runtime: ['surfaces'],
+};
+
+const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
+  files: [`${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: banned.map((b) => ({
+          group: [`**/${b}/*`, `**/${b}`, `../${b}/*`],
+          message: `${layer}/ must not import ${b}/ (DESIGN.md §2 layer direction).`,
+        })),
+      },
+    ],
+  },
+}));
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  ...layerRules,
+);

@@ -1,0 +1,55 @@
+/**
+ * The interfaces through which the evaluation pipeline reaches steps 2–4. Each is pure from the
+ * pipeline's point of view; the path guard is the only place that touches the file system.
+ */
+import type { ReasonCode, RuleRef, Target } from './decision.ts';
+import type { PathAccess } from './risk.ts';
+import type { WorkspaceRoot } from './roots.ts';
+
+/** A hard denial found by a seam: the pipeline stops with `deny` and this reason and rule. */
+export interface Denial {
+  readonly reason: ReasonCode;
+  readonly rule: RuleRef;
+  /** The target the denial is about, when it is about one. */
+  readonly target?: Target;
+}
+
+/** Outcome of resolving one path argument against the roots. */
+export type PathResolution = { readonly ok: true; readonly target: Target } | ({ readonly ok: false } & Denial);
+
+/**
+ * Steps 2 and 3 for paths: sensitive host paths, never-writable paths, canonicalization and
+ * root enforcement. Implementations canonicalize (symlinks, `..`, `~`, missing leaves).
+ */
+export interface PathGuard {
+  /**
+   * Step 2: a denial when `input` (after canonicalization) is a sensitive host path, or a
+   * never-writable path and `access` is `write`; otherwise null. Applies in every mode.
+   */
+  checkSensitive(input: string, access: PathAccess, roots: readonly WorkspaceRoot[]): Denial | null;
+  /** Step 3: canonicalize `input` and check it lies in a root that grants `access`. */
+  resolve(argument: string, input: string, access: PathAccess, roots: readonly WorkspaceRoot[]): PathResolution;
+}
+
+/** What shell analysis found in one command string (step 2). */
+export type CommandAnalysis =
+  | {
+      readonly kind: 'analyzed';
+      /** The first hardline rule matched, if any. */
+      readonly hardline: { readonly ruleId: string } | null;
+      /** Literal path arguments the command reads (checked against sensitive paths). */
+      readonly reads: readonly string[];
+      /** Literal paths the command writes or deletes, incl. redirection targets. */
+      readonly writes: readonly string[];
+    }
+  | { readonly kind: 'unanalyzable'; readonly ruleId: string; readonly detail: string };
+
+/** Shell analysis with a real parser. Must never throw: a failure is `unanalyzable`. */
+export interface CommandAnalyzer {
+  analyze(command: string): CommandAnalysis;
+}
+
+/** Step 4: the delegation guard of a child run; null when the call is inside the envelope. */
+export interface DelegationGuard {
+  check(tool: string, risk: import('./risk.ts').ToolRisk, targets: readonly Target[]): Denial | null;
+}

@@ -1,0 +1,28 @@
+// Run before the tests: makes sure what the tests need is here, or says exactly what to install.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+function has(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+if (!existsSync('node_modules/.package-lock.json')) {
+  console.log('ensure-test-deps: installing npm dependencies (npm ci)…');
+  execFileSync('npm', ['ci'], { stdio: 'inherit' });
+}
+
+const missing = [];
+if (!has('nats-server')) missing.push('nats-server');
+if (missing.length > 0) {
+  if (process.getuid?.() === 0 && has('apt-get')) {
+    console.log(`ensure-test-deps: installing ${missing.join(', ')} with apt-get…`);
+    execFileSync('sh', ['-c', `apt-get update -q && apt-get install -y -q ${missing.join(' ')}`], { stdio: 'inherit' });
+  } else {
+    console.error(
+      `The tests need: ${missing.join(', ')}.\n` +
+        `  Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}\n` +
+        `  macOS:         brew install ${missing.join(' ')}`,
+    );
+    process.exit(1);
+  }
+}
