@@ -1,0 +1,99 @@
+/**
+ * Compiles `PathRule` data into matchers over match keys (`/`-separated absolute spellings, see
+ * `PathFlavor.matchKey`). Matching is case-insensitive on every flavor: a case-insensitive file
+ * system (Windows, default macOS) opens `~/.SSH` as `~/.ssh`, and being stricter on Linux costs
+ * nothing real.
+ */
+import picomatch from 'picomatch';
+import type { PathFlavor } from './flavor.ts';
+import type { PathRule } from './sensitive-defaults.ts';
+
+/** Home locations of any user, so `~/.ssh` also covers other accounts' `.ssh`. */
+const OTHER_HOMES: Readonly<Record<PathFlavor['name'], readonly string[]>> = {
+  posix: ['/home/*', '/root', '/Users/*', '/var/root'],
+  windows: ['*:/Users/*'],
+};
+
+/** Escapes glob metacharacters so a literal path (a home dir, a state dir) matches only itself. */
+export function escapeGlob(literal: string): string {
+  return literal.replace(/[\\*?[\]{}()!+@|^$]/g, '\\$&');
+}
+
+/** Options shared by every matcher: dotfiles match, case is ignored, `\` is an escape. */
+export const GLOB_OPTIONS: picomatch.PicomatchOptions = { dot: true, nocase: true, windows: false };
+
+/** How patterns are anchored for one guard. */
+export interface RuleAnchors {
+  readonly flavor: PathFlavor;
+  /** Match keys of the home directory (as configured and canonical; duplicates are fine). */
+  readonly homeKeys: readonly string[];
+  /**
+   * The canonical match key of a literal absolute path (e.g. `/etc` → `/private/etc` on macOS),
+   * or null when it cannot be canonicalized.
+   */
+  readonly canonicalKey: (literalKey: string) => string | null;
+}
+
+/** A compiled rule set: the id of the first rule matching any of the keys, or null. */
+export interface RuleMatcher {
+  match(keys: readonly string[]): string | null;
+  /** The absolute globs each rule id compiled to (for diagnostics and tests). */
+  readonly globs: ReadonlyMap<string, readonly string[]>;
+}
+
+function isAbsolutePattern(pattern: string): boolean {
+  return pattern.startsWith('/') || /^([A-Za-z]|\*):\//.test(pattern);
+}
+
+/** The absolute globs one pattern stands for (before the "and everything beneath" suffix). */
+function expandPattern(pattern: string, anchors: RuleAnchors): string[] {
+  const trimmed = pattern.replace(/\/+$/, '');
+  if (trimmed === '~' || trimmed.startsWith('~/')) {
+    const rest = trimmed.slice(1);
+    const homes = [...anchors.homeKeys.map(escapeGlob), ...OTHER_HOMES[anchors.flavor.name]];
+    return homes.map((home) => home.replace(/\/$/, '') + rest);
+  }
+  if (isAbsolutePattern(trimmed)) {
+    const out = [trimmed];
+    const scan = picomatch.scan(trimmed);
+    const literal = scan.isGlob ? scan.base : trimmed;
+    if (literal.length > 0 && !literal.startsWith('*')) {
+      const canonical = anchors.canonicalKey(literal);
+      if (canonical !== null && canonical !== literal) {
+        out.push(escapeGlob(canonical) + trimmed.slice(literal.length));
+      }
+    }
+    return out;
+  }
+  return [trimmed.startsWith('**/') ? trimmed : `**/${trimmed}`];
+}
+
+/**
+ * Compiles rules. Guarantees: a rule matches a key when the key is one of its patterns' paths or
+ * lies beneath one; rules are tried in the given order; an uncompilable pattern makes its rule
+ * match everything (fail closed) rather than nothing.
+ */
+export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): RuleMatcher {
+  const globs = new Map<string, string[]>();
+  const compiled: { id: string; test: (key: string) => boolean }[] = [];
+  for (const rule of rules) {
+    const ruleGlobs = rule.patterns.flatMap((p) => expandPattern(p, anchors)).map((g) => `${g}/**`);
+    globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
+    let test: (key: string) => boolean;
+    try {
+      test = picomatch(ruleGlobs, GLOB_OPTIONS);
+    } catch {
+      test = () => true;
+    }
+    compiled.push({ id: rule.id, test });
+  }
+  return {
+    globs,
+    match(keys) {
+      for (const rule of compiled) {
+        for (const key of keys) if (rule.test(key)) return rule.id;
+      }
+      return null;
+    },
+  };
+}
