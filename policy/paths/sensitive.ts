@@ -45,25 +45,44 @@ function isAbsolutePattern(pattern: string): boolean {
   return pattern.startsWith('/') || /^([A-Za-z]|\*):\//.test(pattern);
 }
 
+/** Splits a glob into its literal leading part and the rest (`/proc/{pid}/environ` → `/proc` + the rest). */
+function splitLiteral(glob: string): { literal: string; rest: string } {
+  const scan = picomatch.scan(glob);
+  const literal = scan.isGlob ? scan.base : glob;
+  return glob.startsWith(literal)
+    ? { literal, rest: glob.slice(literal.length) }
+    : { literal: '', rest: glob };
+}
+
+/**
+ * `glob` anchored at the literal absolute `literal`, plus the same glob anchored at the canonical
+ * form of `literal` when that differs (so `~/.ssh` → `~/dotfiles/ssh` and `/etc` → `/private/etc`
+ * are covered under both spellings).
+ */
+function anchoredGlobs(anchors: RuleAnchors, prefix: string, literal: string, rest: string): string[] {
+  const out = [escapeGlob(prefix) + literal.slice(prefix.length) + rest];
+  if (literal.length === 0 || literal.includes('\\')) return out;
+  const canonical = anchors.canonicalKey(literal);
+  if (canonical !== null && canonical !== literal) out.push(escapeGlob(canonical) + rest);
+  return out;
+}
+
 /** The absolute globs one pattern stands for (before the "and everything beneath" suffix). */
 function expandPattern(pattern: string, anchors: RuleAnchors): string[] {
   const trimmed = pattern.replace(/\/+$/, '');
   if (trimmed === '~' || trimmed.startsWith('~/')) {
-    const rest = trimmed.slice(1);
-    const homes = [...anchors.homeKeys.map(escapeGlob), ...OTHER_HOMES[anchors.flavor.name]];
-    return homes.map((home) => home.replace(/\/$/, '') + rest);
+    const { literal, rest } = splitLiteral(trimmed.slice(1));
+    const injected = anchors.homeKeys.flatMap((home) => {
+      const base = home.replace(/\/$/, '');
+      return anchoredGlobs(anchors, base, base + literal, rest);
+    });
+    const others = OTHER_HOMES[anchors.flavor.name].map((home) => home + trimmed.slice(1));
+    return [...injected, ...others];
   }
   if (isAbsolutePattern(trimmed)) {
-    const out = [trimmed];
-    const scan = picomatch.scan(trimmed);
-    const literal = scan.isGlob ? scan.base : trimmed;
-    if (literal.length > 0 && !literal.startsWith('*')) {
-      const canonical = anchors.canonicalKey(literal);
-      if (canonical !== null && canonical !== literal) {
-        out.push(escapeGlob(canonical) + trimmed.slice(literal.length));
-      }
-    }
-    return out;
+    const { literal, rest } = splitLiteral(trimmed);
+    if (literal.length === 0 || literal.startsWith('*')) return [trimmed];
+    return [trimmed, ...anchoredGlobs(anchors, '', literal, rest).slice(1)];
   }
   return [trimmed.startsWith('**/') ? trimmed : `**/${trimmed}`];
 }
