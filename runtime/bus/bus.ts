@@ -1,0 +1,439 @@
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { errors as natsErrors } from '@nats-io/transport-node';
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  type EncodedEnvelope,
+  type Envelope,
+  type InvalidReason,
+} from './envelope.ts';
+import { BusError, BusErrorCode } from './errors.ts';
+import {
+  BUS_ERROR_KIND,
+  type KindName,
+  type KindRegistry,
+  type KindSchemas,
+  type PayloadIn,
+  type PayloadOut,
+} from './kinds.ts';
+import { loggableError, loggableSubject, type BusLogger } from './logger.ts';
+import { copyStats, emptyStats, LogThrottle, type BusStats } from './stats.ts';
+import { isSubject, isSubjectPattern, type Subject, type SubjectPattern } from './subjects.ts';
+
+/** Any kind registry (the type parameter of {@link Bus}). */
+export type AnyKindRegistry = KindRegistry<KindSchemas>;
+
+/** A validated envelope of one of the kinds `N` (a union, so handlers can narrow on `kind`). */
+export type EnvelopeOf<R, N extends string> = N extends string ? Envelope<N, PayloadOut<R, N>> : never;
+
+/** What a handler gets besides the envelope. */
+export interface MessageContext<R> {
+  /** The concrete subject the message was published to. */
+  readonly subject: string;
+  /** True when the sender waits for a reply (a request). */
+  readonly canReply: boolean;
+  /**
+   * Answers a request with an envelope of `kind`. Throws `bus_no_reply_subject` when the message is not
+   * a request, and the publish errors (`bus_invalid_payload`, `bus_payload_too_large`, ...).
+   */
+  reply<M extends KindName<R>>(kind: M, payload: PayloadIn<R, M>): void;
+}
+
+/** A subscriber callback. It may be async; the subscription waits for it before the next message. */
+export type BusHandler<R, N extends string> = (
+  envelope: EnvelopeOf<R, N>,
+  ctx: MessageContext<R>,
+) => void | Promise<void>;
+
+/** A live subscription. */
+export interface BusSubscription {
+  /** The subscribed subject pattern. */
+  readonly subject: SubjectPattern;
+  /** Stops delivery at once (messages already queued are dropped). */
+  unsubscribe(): void;
+  /** Stops accepting new messages, finishes the queued ones, then resolves. */
+  drain(): Promise<void>;
+  /** Resolves when the subscription has ended and its last handler call returned. */
+  readonly closed: Promise<void>;
+}
+
+/** Options of {@link Bus.request}. */
+export interface RequestOptions<M extends string> {
+  /** The reply kinds accepted; any other reply is `bus_invalid_reply`. */
+  readonly expect: M | readonly M[];
+  /** Overrides the connection's default request timeout. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A bus connection: envelopes in, envelopes out, versioned subjects only.
+ *
+ * Guarantees: everything published is an envelope whose payload passed its kind's schema and whose
+ * size is within the limit; everything delivered to a handler (or returned by `request`) passed the
+ * same checks on receipt. An invalid incoming message is dropped, counted in `stats().invalid` by
+ * reason and logged (reason, subject and size only — never the body); when it was a request, the
+ * sender gets a `bus.error` reply with the reason as code. A handler that throws is caught, counted
+ * and logged, and the subscription goes on.
+ */
+export interface Bus<R extends AnyKindRegistry> {
+  /** The name stamped into the `source` field of every envelope sent. */
+  readonly source: string;
+  /** The largest envelope, in bytes, sent or accepted. */
+  readonly maxMessageBytes: number;
+  /** The underlying v3 connection, for JetStream/KV. Raw publishes bypass envelope checks: avoid them. */
+  readonly nats: NatsConnection;
+  /** Resolves when the connection is closed (by `close()` or for good by the server/network). */
+  readonly closed: Promise<void>;
+  /** Publishes an envelope of `kind`; returns its id. Throws `bus_invalid_payload`, `bus_payload_too_large`, `bus_closed`. */
+  publish<N extends KindName<R>>(subject: Subject, kind: N, payload: PayloadIn<R, N>): string;
+  /** Delivers valid envelopes of the listed kinds on `subject` to `handler`, one at a time in arrival order. */
+  subscribe<N extends KindName<R>>(
+    subject: SubjectPattern,
+    kinds: N | readonly N[],
+    handler: BusHandler<R, N>,
+    options?: { readonly queue?: string },
+  ): BusSubscription;
+  /**
+   * Sends a request and resolves with the validated reply. Rejects with `bus_request_timeout`,
+   * `bus_no_responders`, `bus_invalid_reply` (details.reason) or `bus_request_failed` (details.remoteCode).
+   */
+  request<N extends KindName<R>, M extends KindName<R>>(
+    subject: Subject,
+    kind: N,
+    payload: PayloadIn<R, N>,
+    options: RequestOptions<M>,
+  ): Promise<EnvelopeOf<R, M>>;
+  /** A snapshot of the counters. */
+  stats(): BusStats;
+  /** Resolves when the server has processed everything published so far. */
+  flush(): Promise<void>;
+  /** Drains subscriptions (queued messages are handled), closes the connection, waits for handlers. */
+  close(): Promise<void>;
+}
+
+/** Internal settings of a {@link Bus}; built by `connectBus`. */
+export interface BusSettings<R extends AnyKindRegistry> {
+  readonly kinds: R;
+  readonly source: string;
+  readonly logger: BusLogger;
+  readonly maxMessageBytes: number;
+  readonly requestTimeoutMs: number;
+}
+
+const SNAKE_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+const QUEUE_NAME = /^[A-Za-z0-9_\-:]{1,64}$/;
+
+/** Wraps an open v3 connection in a {@link Bus}. Used by `connectBus`; not for direct use. */
+export function createBus<R extends AnyKindRegistry>(nc: NatsConnection, settings: BusSettings<R>): Bus<R> {
+  return new NatsBus(nc, settings);
+}
+
+class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
+  readonly source: string;
+  readonly maxMessageBytes: number;
+  readonly closed: Promise<void>;
+  private readonly counters = emptyStats();
+  private readonly throttle = new LogThrottle();
+  private readonly loops = new Set<Promise<void>>();
+
+  constructor(
+    readonly nats: NatsConnection,
+    private readonly settings: BusSettings<R>,
+  ) {
+    this.source = settings.source;
+    const serverMax = nats.info?.max_payload;
+    this.maxMessageBytes =
+      typeof serverMax === 'number' && serverMax > 0
+        ? Math.min(settings.maxMessageBytes, serverMax)
+        : settings.maxMessageBytes;
+    this.closed = nats.closed().then((err) => {
+      if (err) settings.logger.warn({ err: loggableError(err) }, 'bus: connection closed with an error');
+    });
+    void this.watchStatus();
+  }
+
+  publish<N extends KindName<R>>(subject: Subject, kind: N, payload: PayloadIn<R, N>): string {
+    this.assertSubject(subject);
+    const enc = this.encode(kind, payload);
+    try {
+      this.nats.publish(subject, enc.json);
+    } catch (err) {
+      throw this.mapUsageError(err);
+    }
+    this.counters.published++;
+    return enc.envelope.id;
+  }
+
+  subscribe<N extends KindName<R>>(
+    pattern: SubjectPattern,
+    kinds: N | readonly N[],
+    handler: BusHandler<R, N>,
+    options: { readonly queue?: string } = {},
+  ): BusSubscription {
+    if (typeof pattern !== 'string' || !isSubjectPattern(pattern)) {
+      throw new BusError(
+        BusErrorCode.InvalidSubject,
+        'subscribe needs a subject built by subject()/subjectPattern()',
+      );
+    }
+    const accept = new Set<string>(typeof kinds === 'string' ? [kinds] : kinds);
+    if (accept.size === 0) throw new BusError(BusErrorCode.UnknownKind, 'subscribe needs at least one kind');
+    for (const k of accept) {
+      if (this.settings.kinds.get(k) === undefined) {
+        throw new BusError(
+          BusErrorCode.UnknownKind,
+          `kind ${JSON.stringify(k.slice(0, 80))} is not registered`,
+        );
+      }
+    }
+    if (options.queue !== undefined && !QUEUE_NAME.test(options.queue)) {
+      throw new BusError(
+        BusErrorCode.InvalidSubject,
+        'queue group names are 1-64 characters of [A-Za-z0-9_-:]',
+      );
+    }
+    let sub;
+    try {
+      sub = this.nats.subscribe(pattern, options.queue === undefined ? {} : { queue: options.queue });
+    } catch (err) {
+      throw this.mapUsageError(err);
+    }
+    const loop = (async () => {
+      for await (const msg of sub)
+        await this.dispatch(msg, accept, handler as unknown as BusHandler<R, string>);
+    })()
+      .catch((err: unknown) => {
+        this.settings.logger.error(
+          { subject: loggableSubject(pattern), err: loggableError(err) },
+          'bus: subscription ended with an error',
+        );
+      })
+      .finally(() => this.loops.delete(loop));
+    this.loops.add(loop);
+    return {
+      subject: pattern,
+      unsubscribe: () => sub.unsubscribe(),
+      drain: async () => {
+        if (!sub.isClosed()) await sub.drain();
+        await loop;
+      },
+      closed: loop,
+    };
+  }
+
+  async request<N extends KindName<R>, M extends KindName<R>>(
+    subject: Subject,
+    kind: N,
+    payload: PayloadIn<R, N>,
+    options: RequestOptions<M>,
+  ): Promise<EnvelopeOf<R, M>> {
+    this.assertSubject(subject);
+    const expect = typeof options.expect === 'string' ? [options.expect] : options.expect;
+    const enc = this.encode(kind, payload);
+    const timeout = options.timeoutMs ?? this.settings.requestTimeoutMs;
+    let msg: Msg;
+    try {
+      this.counters.published++;
+      msg = await this.nats.request(subject, enc.json, { timeout });
+    } catch (err) {
+      throw this.mapRequestError(err, subject, timeout);
+    }
+    this.counters.received++;
+    const result = decodeEnvelope(
+      msg.data,
+      this.settings.kinds,
+      this.maxMessageBytes,
+      new Set<string>([...expect, BUS_ERROR_KIND]),
+    );
+    if (!result.ok) {
+      this.dropped(result.reason, msg.subject, msg.data.byteLength);
+      throw new BusError(
+        BusErrorCode.InvalidReply,
+        `the reply to a request on ${subject} was dropped: ${result.reason}`,
+        {
+          details: { reason: result.reason },
+        },
+      );
+    }
+    const env = result.envelope;
+    if (env.kind === BUS_ERROR_KIND && !expect.includes(BUS_ERROR_KIND as M)) {
+      const remoteCode = (env.payload as { code: string }).code;
+      throw new BusError(BusErrorCode.RequestFailed, `the responder on ${subject} failed: ${remoteCode}`, {
+        details: { remoteCode },
+      });
+    }
+    this.counters.delivered++;
+    return env as EnvelopeOf<R, M>;
+  }
+
+  stats(): BusStats {
+    return copyStats(this.counters);
+  }
+
+  async flush(): Promise<void> {
+    try {
+      await this.nats.flush();
+    } catch (err) {
+      throw this.mapUsageError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.nats.isClosed()) {
+      try {
+        if (this.nats.isDraining()) await this.nats.closed();
+        else await this.nats.drain();
+      } catch {
+        await this.nats.close().catch(() => {});
+      }
+    }
+    await this.closed;
+    await Promise.allSettled([...this.loops]);
+  }
+
+  private async dispatch(
+    msg: Msg,
+    accept: ReadonlySet<string>,
+    handler: BusHandler<R, string>,
+  ): Promise<void> {
+    this.counters.received++;
+    const size = msg.data.byteLength;
+    const result = decodeEnvelope(msg.data, this.settings.kinds, this.maxMessageBytes, accept);
+    if (!result.ok) {
+      this.dropped(result.reason, msg.subject, size);
+      if (msg.reply) this.replyError(msg, result.reason);
+      return;
+    }
+    this.counters.delivered++;
+    let replied = false;
+    const ctx: MessageContext<R> = {
+      subject: msg.subject,
+      canReply: Boolean(msg.reply),
+      reply: (kind, payload) => {
+        if (!msg.reply) throw new BusError(BusErrorCode.NoReplySubject, 'this message is not a request');
+        const enc = this.encode(kind, payload);
+        msg.respond(enc.json);
+        replied = true;
+        this.counters.published++;
+      },
+    };
+    try {
+      await handler(result.envelope as EnvelopeOf<R, string>, ctx);
+    } catch (err) {
+      this.counters.handlerErrors++;
+      this.settings.logger.error(
+        {
+          subject: loggableSubject(msg.subject),
+          kind: result.envelope.kind,
+          id: result.envelope.id,
+          err: loggableError(err),
+        },
+        'bus: handler failed',
+      );
+      if (msg.reply && !replied) {
+        const code = (err as { code?: unknown } | null)?.code;
+        this.replyError(msg, typeof code === 'string' && SNAKE_CODE.test(code) ? code : 'handler_failed');
+      }
+    }
+  }
+
+  private encode(kind: string, payload: unknown): EncodedEnvelope {
+    const enc = encodeEnvelope(this.settings.kinds, kind, payload, this.source);
+    if (enc.bytes > this.maxMessageBytes) {
+      throw new BusError(
+        BusErrorCode.PayloadTooLarge,
+        `envelope of kind ${kind} is ${enc.bytes} bytes; the limit is ${this.maxMessageBytes}`,
+        { details: { kind, bytes: enc.bytes, max: this.maxMessageBytes } },
+      );
+    }
+    return enc;
+  }
+
+  private replyError(msg: Msg, code: string): void {
+    try {
+      msg.respond(encodeEnvelope(this.settings.kinds, BUS_ERROR_KIND, { code }, this.source).json);
+      this.counters.published++;
+    } catch (err) {
+      this.settings.logger.warn({ err: loggableError(err) }, 'bus: could not send an error reply');
+    }
+  }
+
+  private dropped(reason: InvalidReason, subject: string, size: number): void {
+    this.counters.invalid[reason]++;
+    const admitted = this.throttle.admit(reason);
+    if (admitted === null) return;
+    this.settings.logger.warn(
+      {
+        reason,
+        subject: loggableSubject(subject),
+        size,
+        ...(admitted.suppressed > 0 ? { suppressed: admitted.suppressed } : {}),
+      },
+      'bus: dropped invalid message',
+    );
+  }
+
+  private assertSubject(subject: string): void {
+    if (typeof subject !== 'string' || !isSubject(subject)) {
+      throw new BusError(
+        BusErrorCode.InvalidSubject,
+        'publish/request need a concrete subject built by subject()',
+      );
+    }
+  }
+
+  private mapUsageError(err: unknown): unknown {
+    if (err instanceof BusError) return err;
+    if (
+      err instanceof natsErrors.ClosedConnectionError ||
+      err instanceof natsErrors.DrainingConnectionError
+    ) {
+      return new BusError(BusErrorCode.Closed, 'the bus connection is closed', { cause: err });
+    }
+    return err;
+  }
+
+  private mapRequestError(err: unknown, subject: string, timeout: number): unknown {
+    const cause = err instanceof natsErrors.RequestError && err.cause !== undefined ? err.cause : err;
+    if (
+      cause instanceof natsErrors.NoRespondersError ||
+      (err instanceof natsErrors.RequestError && err.isNoResponders())
+    ) {
+      return new BusError(BusErrorCode.NoResponders, `no responder is subscribed to ${subject}`, {
+        cause: err,
+      });
+    }
+    if (cause instanceof natsErrors.TimeoutError) {
+      return new BusError(BusErrorCode.RequestTimeout, `no reply on ${subject} within ${timeout} ms`, {
+        cause: err,
+      });
+    }
+    return this.mapUsageError(err);
+  }
+
+  private async watchStatus(): Promise<void> {
+    const log = this.settings.logger;
+    try {
+      for await (const s of this.nats.status()) {
+        switch (s.type) {
+          case 'disconnect':
+          case 'staleConnection':
+          case 'slowConsumer':
+          case 'ldm':
+            log.warn({ status: s.type }, 'bus: connection status');
+            break;
+          case 'reconnect':
+            log.info({ status: s.type }, 'bus: connection status');
+            break;
+          case 'error':
+            log.warn({ status: s.type, err: loggableError(s.error) }, 'bus: connection status');
+            break;
+          default:
+            break;
+        }
+      }
+    } catch {
+      // the status iterator ends with the connection
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedNats, type EmbeddedNats, type EmbeddedNatsOptions } from '../../runtime/bus/index.ts';
+import { isProcessAlive } from '../../runtime/bus/processes.ts';
+
+/** A fresh temporary state dir; remove it with `rmSync(dir, { recursive: true, force: true })`. */
+export function tempStateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'snotra-bus-'));
+}
+
+/** Starts an embedded server in a fresh state dir; `cleanup()` stops it and removes the dir. */
+export async function startTestNats(
+  extra: Partial<EmbeddedNatsOptions> = {},
+): Promise<{ nats: EmbeddedNats; stateDir: string; cleanup: () => Promise<void> }> {
+  const stateDir = tempStateDir();
+  const nats = await startEmbeddedNats({ stateDir, stopGraceMs: 2000, ...extra });
+  return {
+    nats,
+    stateDir,
+    cleanup: async () => {
+      await nats.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Pids of live (non-zombie) processes whose process group is `pgid` (Linux /proc). */
+export function livePidsInGroup(pgid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && isProcessAlive(Number(name)))
+        out.push(Number(name));
+    } catch {
+      // process vanished while reading
+    }
+  }
+  return out;
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns the last result. */
+export async function eventually(check: () => boolean, timeoutMs: number, pollMs = 25): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() >= end) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return true;
+}
