@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import type { EntryKind, ExecFs, FileIdentity, OpenResult } from './fs.ts';
 
-function kindOf(stats: fs.BigIntStats): EntryKind {
+function kindOf(stats: fs.Stats | fs.BigIntStats): EntryKind {
   if (stats.isSymbolicLink()) return 'symlink';
   if (stats.isDirectory()) return 'directory';
   if (stats.isFile()) return 'file';
@@ -21,7 +21,7 @@ function errorCode(error: unknown): string {
 
 function lstatKind(path: string): EntryKind {
   try {
-    const stats = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
+    const stats = fs.lstatSync(path, { throwIfNoEntry: false });
     return stats === undefined ? 'missing' : kindOf(stats);
   } catch (error) {
     // ENOTDIR: an ancestor is not a directory, so nothing can exist here.

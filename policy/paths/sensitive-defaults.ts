@@ -33,7 +33,8 @@ export const PathRuleInput = z.strictObject({
         .string()
         .min(1)
         // eslint-disable-next-line no-control-regex
-        .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), 'no control characters'),
+        .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), 'no control characters')
+        .refine((p) => !p.startsWith('!'), 'no negated patterns (a rule can only add paths)'),
     )
     .min(1),
 });

@@ -87,6 +87,13 @@ function expandPattern(pattern: string, anchors: RuleAnchors): string[] {
   return [trimmed.startsWith('**/') ? trimmed : `**/${trimmed}`];
 }
 
+/** One regular expression matching any of `globs` (all compiled with `GLOB_OPTIONS`). */
+function unionRegExp(globs: readonly string[]): RegExp {
+  if (globs.length === 0) return /(?!)/;
+  const sources = globs.map((g) => picomatch.makeRe(g, GLOB_OPTIONS).source);
+  return new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i');
+}
+
 /**
  * Compiles rules. Guarantees: a rule matches a key when the key is one of its patterns' paths or
  * lies beneath one; rules are tried in the given order; an uncompilable pattern makes its rule
@@ -100,15 +107,25 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
     let test: (key: string) => boolean;
     try {
-      test = picomatch(ruleGlobs, GLOB_OPTIONS);
+      const re = unionRegExp(ruleGlobs);
+      test = (key) => re.test(key);
     } catch {
       test = () => true;
     }
     compiled.push({ id: rule.id, test });
   }
+  // One pass over a union of every rule rejects the common case (no rule matches) quickly.
+  let any: (key: string) => boolean;
+  try {
+    const re = unionRegExp([...globs.values()].flat());
+    any = (key) => re.test(key);
+  } catch {
+    any = () => true;
+  }
   return {
     globs,
     match(keys) {
+      if (!keys.some(any)) return null;
       for (const rule of compiled) {
         for (const key of keys) if (rule.test(key)) return rule.id;
       }
