@@ -179,7 +179,7 @@ class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
     const accept = new Set<string>(typeof kinds === 'string' ? [kinds] : kinds);
     if (accept.size === 0) throw new BusError(BusErrorCode.UnknownKind, 'subscribe needs at least one kind');
     for (const k of accept) {
-      if (this.settings.kinds.get(k) === undefined) {
+      if (!this.settings.kinds.has(k)) {
         throw new BusError(
           BusErrorCode.UnknownKind,
           `kind ${JSON.stringify(k.slice(0, 80))} is not registered`,

@@ -1,3 +1,4 @@
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, errors as natsErrors } from '@nats-io/transport-node';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,8 +107,12 @@ describe('embedded nats-server', () => {
     expect(env.join('\n')).not.toContain('parent-secret-value');
   });
 
-  it('keeps JetStream data under <stateDir>/nats/jetstream', async () => {
+  it('runs JetStream with its data under <stateDir>/nats/jetstream', async () => {
     expect(nats.jetstreamDir).toBe(join(stateDir, 'nats/jetstream'));
+    const bus = await connectBus({ target: nats.target(), kinds, source: 'test' });
+    const info = await (await jetstreamManager(bus.nats)).getAccountInfo();
+    expect(info.limits).toBeDefined();
+    await bus.close();
     expect(await eventually(() => existsSync(nats.jetstreamDir), 2000)).toBe(true);
   });
 });

@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { isProcessAlive } from '../../runtime/bus/processes.ts';
+import { eventually, livePidsInGroup, tempStateDir } from './helpers.ts';
+
+const fixture = fileURLToPath(new URL('./fixtures/embedded-child.ts', import.meta.url));
+
+describe('lifeline', () => {
+  it('kills the nats-server within 5 s when the runtime process is SIGKILLed', async () => {
+    const stateDir = tempStateDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, stateDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`fixture exited early with ${code}`)));
+    });
+    const { pid, pgid } = JSON.parse(line) as { pid: number; pgid: number };
+    expect(isProcessAlive(pid)).toBe(true);
+    expect(pgid).not.toBe(child.pid);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    const killedAt = Date.now();
+    expect(await eventually(() => !isProcessAlive(pid), 5000)).toBe(true);
+    expect(Date.now() - killedAt).toBeLessThan(5000);
+    expect(await eventually(() => livePidsInGroup(pgid).length === 0, 3000)).toBe(true);
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+});
