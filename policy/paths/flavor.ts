@@ -48,8 +48,29 @@ export interface PathFlavor {
   format(anchor: string, segments: readonly string[]): string;
   /** A `/`-separated spelling used for glob matching (`/a/b`, `C:/a/b`, `//srv/share/a`). */
   matchKey(anchor: string, segments: readonly string[]): string;
-  /** The comparison form of an anchor or a segment. */
+  /**
+   * The comparison form of an anchor or a segment. Never folds two spellings the file system
+   * keeps apart (that could place an outside path inside a root); may keep apart spellings the
+   * file system folds (that only refuses more).
+   */
   fold(text: string): string;
+}
+
+/**
+ * Upper-cases one UTF-16 unit at a time, keeping a unit whose upper case is not a single unit
+ * (`ß`, `ŉ`): the way NTFS compares names through its up-case table, unlike `toUpperCase`, which
+ * would make `STRASSE` equal to `Straße`.
+ */
+export function simpleUpperCase(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\u0000-\u007f]*$/.test(text)) return text.toUpperCase();
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charAt(i);
+    const upper = unit.toUpperCase();
+    out += upper.length === 1 ? upper : unit;
+  }
+  return out;
 }
 
 function splitSegments(text: string, separator: string): string[] {

@@ -253,7 +253,7 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
           target: target(resolved, null),
         };
       }
-      const denier = deniedBy(containing, c.canonical);
+      const denier = deniedBy(flavor, containing, c.canonical);
       if (denier !== null) {
         return {
           ok: false,

@@ -5,7 +5,7 @@ import picomatch from 'picomatch';
 import type { WorkspaceRoot } from '../roots.ts';
 import type { AbsolutePath } from './canonicalize.ts';
 import type { PathFlavor } from './flavor.ts';
-import { GLOB_OPTIONS } from './sensitive.ts';
+import { GLOB_OPTIONS, withCaseVariants } from './sensitive.ts';
 
 /** A root whose path was canonicalized like any input (a root given through a symlink works). */
 export interface CanonicalRoot {
@@ -46,13 +46,23 @@ export function containingRoots(
 const MAX_CACHED_MATCHERS = 256;
 const denyMatchers = new Map<string, (key: string) => boolean>();
 
-function denyMatcher(globs: readonly string[]): (key: string) => boolean {
-  const cacheKey = JSON.stringify(globs);
+/** A deny glob in matcher form: `./x`, `/x` and `x` all mean `x` at the root; `\\` separates on Windows. */
+function normalizeDenyGlob(flavor: PathFlavor, glob: string): string {
+  const slashed = flavor.name === 'windows' ? glob.replace(/\\/g, '/') : glob;
+  return slashed.replace(/^(\.?\/)+/, '').replace(/\/+$/, '');
+}
+
+function denyMatcher(flavor: PathFlavor, globs: readonly string[]): (key: string) => boolean {
+  const cacheKey = `${flavor.name}:${JSON.stringify(globs)}`;
   const cached = denyMatchers.get(cacheKey);
   if (cached !== undefined) return cached;
   let matcher: (key: string) => boolean;
   try {
-    const patterns = globs.map((g) => g.replace(/\/+$/, '')).flatMap((g) => [g, `${g}/**`]);
+    const patterns = globs
+      .filter((g) => g.length > 0)
+      // `.`, `/` and `./` name the root itself: everything in it is denied.
+      .map((g) => normalizeDenyGlob(flavor, g) || '**')
+      .flatMap((g) => [g, `${g}/**`]);
     matcher = picomatch(patterns, GLOB_OPTIONS);
   } catch {
     // A deny glob that cannot be compiled denies everything in its root: fail closed.
@@ -65,16 +75,22 @@ function denyMatcher(globs: readonly string[]): (key: string) => boolean {
 
 /**
  * The first containing root whose `deny` globs match `path` or one of its parents, relative to
- * that root (`/`-separated, dotfiles matched, case ignored); null when none does. Every
+ * that root (`/`-separated, a leading `/` or `./` anchors at the root, dotfiles matched, case
+ * ignored); null when none does. Every
  * containing root's globs apply, so a deny in an outer root also covers a nested root.
  */
-export function deniedBy(containing: readonly CanonicalRoot[], path: AbsolutePath): CanonicalRoot | null {
+export function deniedBy(
+  flavor: PathFlavor,
+  containing: readonly CanonicalRoot[],
+  path: AbsolutePath,
+): CanonicalRoot | null {
   for (const r of containing) {
     const globs = r.root.deny ?? [];
     if (globs.length === 0) continue;
     const relative = path.segments.slice(r.path.segments.length).join('/');
     if (relative.length === 0) continue;
-    if (denyMatcher(globs)(relative)) return r;
+    const matches = denyMatcher(flavor, globs);
+    if (withCaseVariants([relative]).some(matches)) return r;
   }
   return null;
 }

@@ -5,7 +5,7 @@
  * nothing real.
  */
 import picomatch from 'picomatch';
-import type { PathFlavor } from './flavor.ts';
+import { simpleUpperCase, type PathFlavor } from './flavor.ts';
 import type { PathRule } from './sensitive-defaults.ts';
 
 /** Home locations of any user, so `~/.ssh` also covers other accounts' `.ssh`. */
@@ -87,6 +87,20 @@ function expandPattern(pattern: string, anchors: RuleAnchors): string[] {
   return [trimmed.startsWith('**/') ? trimmed : `**/${trimmed}`];
 }
 
+/**
+ * The keys plus their per-unit upper-case forms. Case-insensitive regular expressions fold only
+ * simple cases; matching the up-cased form too catches spellings such as `.ſſh` (long s), which
+ * a case-insensitive file system may open as `.SSH`. Only ever adds matches.
+ */
+export function withCaseVariants(keys: readonly string[]): string[] {
+  const out = [...keys];
+  for (const key of keys) {
+    const upper = simpleUpperCase(key);
+    if (upper !== key && !out.includes(upper)) out.push(upper);
+  }
+  return out;
+}
+
 /** One regular expression matching any of `globs` (all compiled with `GLOB_OPTIONS`). */
 function unionRegExp(globs: readonly string[]): RegExp {
   if (globs.length === 0) return /(?!)/;
@@ -124,7 +138,8 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
   }
   return {
     globs,
-    match(keys) {
+    match(rawKeys) {
+      const keys = withCaseVariants(rawKeys);
       if (!keys.some(any)) return null;
       for (const rule of compiled) {
         for (const key of keys) if (rule.test(key)) return rule.id;

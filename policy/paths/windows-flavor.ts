@@ -4,7 +4,7 @@
  * some names to devices. This flavor folds what it can prove equivalent and refuses the rest, so
  * that a rule written for one spelling cannot be dodged with another.
  */
-import type { ParsedPath, PathFlavor, PathProblem } from './flavor.ts';
+import { simpleUpperCase, type ParsedPath, type PathFlavor, type PathProblem } from './flavor.ts';
 
 type Anchored =
   { readonly anchor: string; readonly rest: string } | ({ readonly anchor: null } & PathProblem);
@@ -132,7 +132,7 @@ function parseWindows(input: string, expandHome: boolean): ParsedPath {
 /**
  * The Windows flavor. Guarantees beyond `PathFlavor`: both slashes separate; `C:\`, `c:/`,
  * `\\?\C:\` and `\??\C:\` give the same anchor; `\\server\share` and `\\?\UNC\server\share` give
- * the same anchor; names compare case-insensitively; trailing dots and spaces and a trailing
+ * the same anchor; names compare case-insensitively (one UTF-16 unit at a time, as NTFS does); trailing dots and spaces and a trailing
  * `::$DATA` are stripped; other streams, device names, `\\.\`, other `\\?\` namespaces,
  * administrative shares, 8.3 short names and drive-relative or drive-less rooted paths are refused.
  */
@@ -150,6 +150,6 @@ export const windowsFlavor: PathFlavor = {
     return anchor.replace(/\\/g, '/') + segments.join('/');
   },
   fold(text) {
-    return text.toLowerCase();
+    return simpleUpperCase(text);
   },
 };

@@ -146,6 +146,18 @@ describe('deny globs', () => {
     },
   );
 
+  it('reads a leading / or ./ as anchored at the root, and / alone as the whole root', () => {
+    const anchored = [
+      root('project', tree.proj, 'read-write', { primary: true, deny: ['/src/main.ts', './a/b'] }),
+    ];
+    expect(check('src/main.ts', 'read', anchored)).toMatchObject({ reason: 'path_denied' });
+    expect(check('a/b/c/d/e.txt', 'read', anchored)).toMatchObject({ reason: 'path_denied' });
+    expect(check('a/f.txt', 'read', anchored)).toMatchObject({ ok: true });
+    const all = [root('project', tree.proj, 'read-write', { primary: true, deny: ['/'] })];
+    expect(check('src/main.ts', 'read', all)).toMatchObject({ reason: 'path_denied' });
+    expect(check('.', 'read', all)).toMatchObject({ ok: true });
+  });
+
   it('matches relative to the root, against the canonical path (a link into a denied folder is denied)', () => {
     tree.file('w/proj/secrets/api.txt');
     tree.link('w/proj/innocent', 'secrets');

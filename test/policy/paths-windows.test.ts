@@ -143,7 +143,25 @@ describe('Windows flavor (in-memory file system)', () => {
     }
   });
 
+  it('folds case one UTF-16 unit at a time, as NTFS does (STRASSE is not Straße)', () => {
+    const fs = memoryFs();
+    fs.set({ path: `${HOME}\\Straße\\plan.md`, kind: 'file' });
+    const g = guard(fs);
+    const rootList = [root('street', `${HOME}\\Straße`, 'read-write', { primary: true })];
+    expect(g.resolve('path', `${HOME}\\STRAßE\\plan.md`, 'write', rootList)).toMatchObject({ ok: true });
+    expect(g.resolve('path', `${HOME}\\STRASSE\\plan.md`, 'write', rootList)).toMatchObject({
+      reason: 'outside_roots',
+    });
+  });
+
+  it('reads backslashes in deny globs as separators', () => {
+    const rootList = [root('project', PROJ, 'read-write', { primary: true, deny: ['src\\gen\\**'] })];
+    expect(resolve('src\\gen\\x.ts', 'write', rootList)).toMatchObject({ reason: 'path_denied' });
+    expect(resolve('src\\Main.ts', 'write', rootList)).toMatchObject({ ok: true });
+  });
+
   it.each([
+    ['~\\.ſſh\\id_rsa', 'sensitive.ssh'],
     ['~\\.ssh\\id_rsa', 'sensitive.ssh'],
     ['C:\\USERS\\ANN\\.SSH\\ID_RSA', 'sensitive.ssh'],
     ['c:/users/ann/.ssh./id_rsa', 'sensitive.ssh'],
