@@ -1,0 +1,211 @@
+/**
+ * Store throughput at the chosen durability (WAL, synchronous=NORMAL for ledger and audit; FULL
+ * where `durable` is asked). Plain tsx script: `npx tsx bench/store.bench.ts`.
+ * Env: BENCH_ROUNDS (default 5), BENCH_CALLS (lifecycles per round, default 20000),
+ * BENCH_GROUP (calls per group commit, default 32). Prints one JSON document: per measure the
+ * median, min, max and spread ((max - min) / median) over the rounds.
+ *
+ * A lifecycle is the full audited path of an allowed call: `proposed`, `policy_decided` and the
+ * ledger `started` row with its audit `started` event in one commit (before the tool would
+ * run), then the ledger `completed` row with its audit `completed` event in a second commit.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Decision } from '../policy/decision.ts';
+import { AuditKind, Redactor, auditFieldsFromDecision, openStore } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
+const GROUP = Number(process.env.BENCH_GROUP ?? 32);
+
+const decision: Decision = {
+  decision: 'allow',
+  reason: 'mode_allow',
+  risk: 'write-local',
+  rule: { id: 'mode.allow', source: 'mode' },
+  targets: [
+    {
+      argument: 'path',
+      input: 'src/a.ts',
+      resolved: '/work/p/src/a.ts',
+      root: 'project',
+      access: 'read-write',
+    },
+  ],
+  humanRequired: false,
+  step: 9,
+};
+const decided = auditFieldsFromDecision(decision);
+
+function withStore<T>(fn: (store: Store) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'snotra-bench-'));
+  const redactor = new Redactor();
+  for (let i = 0; i < 5; i++) redactor.registerSecret(`sk-bench-secret-${i}-${'x'.repeat(20)}`);
+  const store = openStore({ path: join(dir, 'snotra.db'), redactor });
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function begin(store: Store, round: number, i: number): string {
+  const key = `idem-${round}-${i}`;
+  const ids = {
+    runId: `run-${round}`,
+    sessionId: 's-1',
+    agentId: 'assistant',
+    surface: 'chat',
+    callId: `call-${i}`,
+  };
+  store.audit.append({
+    ...ids,
+    kind: AuditKind.proposed,
+    tool: 'write_file',
+    detail: { args: { path: 'src/a.ts', content: `export const n = ${i};` } },
+  });
+  store.audit.append({ ...ids, ...decided, kind: AuditKind.policyDecided, tool: 'write_file' });
+  store.ledger.beginCall({
+    ...ids,
+    idempotencyKey: key,
+    tool: 'write_file',
+    risk: decided.risk,
+    ruleId: decided.ruleId,
+  });
+  return key;
+}
+
+function complete(store: Store, key: string, i: number): void {
+  store.ledger.completeCall(key, { ok: true, bytesWritten: 20 + (i % 10) });
+}
+
+type Measure = (round: number) => number;
+
+const measures: Record<string, { unit: string; run: Measure }> = {
+  auditEventsPerSec: {
+    unit: 'events/s (one commit each)',
+    run: (round) =>
+      withStore((store) => {
+        const t0 = performance.now();
+        for (let i = 0; i < CALLS; i++) {
+          store.audit.append({
+            kind: AuditKind.rootChanged,
+            runId: `run-${round}`,
+            resource: '/work/p',
+            detail: { i },
+          });
+        }
+        return CALLS / ((performance.now() - t0) / 1000);
+      }),
+  },
+  lifecyclesPerSecSequential: {
+    unit: 'lifecycles/s (one call at a time, 2 commits each)',
+    run: (round) =>
+      withStore((store) => {
+        const t0 = performance.now();
+        for (let i = 0; i < CALLS; i++) {
+          const key = store.transaction(() => begin(store, round, i));
+          complete(store, key, i);
+        }
+        return CALLS / ((performance.now() - t0) / 1000);
+      }),
+  },
+  lifecyclesPerSecGrouped: {
+    unit: `lifecycles/s (group commit of ${GROUP} calls in flight)`,
+    run: (round) =>
+      withStore((store) => {
+        const t0 = performance.now();
+        for (let i = 0; i < CALLS; i += GROUP) {
+          const keys = store.transaction(() => {
+            const out: string[] = [];
+            for (let j = i; j < Math.min(i + GROUP, CALLS); j++) out.push(begin(store, round, j));
+            return out;
+          });
+          store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
+        }
+        return CALLS / ((performance.now() - t0) / 1000);
+      }),
+  },
+  lifecyclesPerSecDurableSequential: {
+    unit: 'lifecycles/s (started fsynced before the tool runs, one call at a time)',
+    run: (round) =>
+      withStore((store) => {
+        const n = Math.min(CALLS, 2000);
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) {
+          const key = store.transaction(() => begin(store, round, i), { durable: true });
+          complete(store, key, i);
+        }
+        return n / ((performance.now() - t0) / 1000);
+      }),
+  },
+  lifecyclesPerSecDurableGrouped: {
+    unit: `lifecycles/s (started fsynced, group commit of ${GROUP})`,
+    run: (round) =>
+      withStore((store) => {
+        const n = Math.min(CALLS, 10_000);
+        const t0 = performance.now();
+        for (let i = 0; i < n; i += GROUP) {
+          const keys = store.transaction(
+            () => {
+              const out: string[] = [];
+              for (let j = i; j < Math.min(i + GROUP, n); j++) out.push(begin(store, round, j));
+              return out;
+            },
+            { durable: true },
+          );
+          store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
+        }
+        return n / ((performance.now() - t0) / 1000);
+      }),
+  },
+};
+
+function summarize(values: number[]): { median: number; min: number; max: number; spread: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const median =
+    sorted.length % 2 === 1
+      ? (sorted[mid] as number)
+      : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const min = sorted[0] as number;
+  const max = sorted[sorted.length - 1] as number;
+  return {
+    median: Math.round(median),
+    min: Math.round(min),
+    max: Math.round(max),
+    spread: +((max - min) / median).toFixed(3),
+  };
+}
+
+const results: Record<string, unknown> = {};
+for (const [name, measure] of Object.entries(measures)) {
+  measure.run(-1); // warm-up
+  const values: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) values.push(measure.run(round));
+  results[name] = { unit: measure.unit, ...summarize(values), rounds: values.map(Math.round) };
+}
+
+console.log(
+  JSON.stringify(
+    {
+      bench: 'store',
+      node: process.version,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cpus: cpus().length,
+      config: {
+        rounds: ROUNDS,
+        calls: CALLS,
+        group: GROUP,
+        journal: 'WAL',
+        synchronous: 'NORMAL (FULL when durable)',
+      },
+      results,
+    },
+    null,
+    2,
+  ),
+);

@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { AuditLog } from '../audit/log.ts';
+import { AuditKind } from '../audit/types.ts';
+import { assertWritable, fromStoredJson, toStoredJson, toStoredText } from '../context.ts';
+import type { StoreContext } from '../context.ts';
+import { quote } from '../errors.ts';
+import { Id, Timestamp, parseInput } from '../schema.ts';
+import { APPROVAL_RECORD_VERSION, ApprovalDecision, ApprovalStatus, CreateApprovalInput } from './types.ts';
+import type { ApprovalRecord, ApprovalRow, DecideResult, PendingFilter } from './types.ts';
+
+const DURABLE = { durable: true } as const;
+
+/**
+ * Approvals and the Inbox (DESIGN.md §7). Every write is durable (fsynced, see durability.ts)
+ * and audited in the same transaction. Expiry is data (`expiresAt`), not a timer, so it
+ * survives restarts. A decision is single-use: the state change is one conditional UPDATE
+ * (`WHERE status = 'pending' AND expires_at > now`), and a trigger refuses any later change.
+ */
+export class ApprovalInbox {
+  private readonly byId: Statement<[string], ApprovalRow>;
+  private readonly byCall: Statement<[string], ApprovalRow>;
+  private readonly insert: Statement<ApprovalRow>;
+  private readonly decideStmt: Statement<[string, string, number, string, number]>;
+  private readonly expireStmt: Statement<[number, string]>;
+  private readonly due: Statement<[number], ApprovalRow>;
+  private readonly pending: Statement<{ session: string | null; task: string | null; agent: string | null }>;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {
+    const db = ctx.db;
+    this.byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
+    this.byCall = db.prepare('SELECT * FROM approvals WHERE call_id = ?');
+    this.insert = db.prepare(
+      `INSERT INTO approvals (id, v, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
+         surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
+         expires_at, status, decided_by, decided_at)
+       VALUES (@id, @v, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
+         @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
+         @created_at, @expires_at, @status, @decided_by, @decided_at)`,
+    );
+    this.decideStmt = db.prepare(
+      `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?
+       WHERE id = ? AND status = 'pending' AND expires_at > ?`,
+    );
+    this.expireStmt = db.prepare(
+      "UPDATE approvals SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
+    );
+    this.due = db.prepare(
+      "SELECT * FROM approvals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id",
+    );
+    this.pending = db.prepare(
+      `SELECT * FROM approvals WHERE status = 'pending'
+         AND (@session IS NULL OR session_id = @session)
+         AND (@task IS NULL OR task_id = @task)
+         AND (@agent IS NULL OR agent_id = @agent)
+       ORDER BY created_at, id`,
+    );
+  }
+
+  /**
+   * Records a pending approval request with its audit `approval_requested` event. A request for
+   * a call that already has one writes nothing and returns the existing one (`created: false`).
+   */
+  create(input: CreateApprovalInput): { created: boolean; approval: ApprovalRecord } {
+    assertWritable(this.ctx, 'approvals.create');
+    const req = parseInput(CreateApprovalInput, input, 'approvals.create', this.ctx.redactor);
+    return this.ctx.tx.run(() => {
+      const existing = this.byCall.get(req.callId);
+      if (existing) return { created: false, approval: this.toRecord(existing) };
+      const row: ApprovalRow = {
+        id: req.id ?? randomUUID(),
+        v: APPROVAL_RECORD_VERSION,
+        call_id: req.callId,
+        run_id: req.runId ?? null,
+        session_id: req.sessionId,
+        task_id: req.taskId ?? null,
+        agent_id: req.agentId,
+        parent_agent_id: req.parentAgentId ?? null,
+        parent_run_id: req.parentRunId ?? null,
+        surface: req.surface ?? null,
+        tool: req.tool,
+        args: toStoredJson(this.ctx, req.args ?? null),
+        target: toStoredText(this.ctx, req.target),
+        risk: req.risk,
+        reason: req.reason,
+        rule_id: req.ruleId,
+        idempotency_key: req.idempotencyKey,
+        resume_checkpoint:
+          req.resumeCheckpoint === undefined ? null : toStoredJson(this.ctx, req.resumeCheckpoint),
+        created_at: req.createdAt ?? this.ctx.clock(),
+        expires_at: req.expiresAt,
+        status: ApprovalStatus.pending,
+        decided_by: null,
+        decided_at: null,
+      };
+      this.insert.run(row);
+      this.record(row, AuditKind.approvalRequested, row.created_at, {
+        reason: row.reason,
+        expiresAt: row.expires_at,
+        idempotencyKey: row.idempotency_key,
+      });
+      return { created: true, approval: this.toRecord(row) };
+    }, DURABLE);
+  }
+
+  /**
+   * Decides a pending approval, once. Exactly one call per approval ever returns `ok: true`;
+   * any other (second, concurrent from another connection or process, stale, after the
+   * deadline, unknown id) changes nothing except marking a past-deadline request `expired`,
+   * and says why. `now` is the decision time (ms), compared with `expiresAt`.
+   */
+  decide(id: string, decision: ApprovalDecision, user: string, now: number = this.ctx.clock()): DecideResult {
+    assertWritable(this.ctx, 'approvals.decide');
+    parseInput(Id, id, 'approvals.decide id', this.ctx.redactor);
+    parseInput(ApprovalDecision, decision, 'approvals.decide decision', this.ctx.redactor);
+    parseInput(Id, user, 'approvals.decide user', this.ctx.redactor);
+    parseInput(Timestamp, now, 'approvals.decide now', this.ctx.redactor);
+    return this.ctx.tx.run((): DecideResult => {
+      if (this.decideStmt.run(decision, user, now, id, now).changes === 1) {
+        const row = this.byId.get(id) as ApprovalRow;
+        this.record(row, AuditKind.approvalResolved, now, { decidedBy: user });
+        return { ok: true, approval: this.toRecord(row) };
+      }
+      const row = this.byId.get(id);
+      if (!row) {
+        return {
+          ok: false,
+          reason: 'not_found',
+          message: `no approval request with id ${quote(id, this.ctx.redactor)}`,
+          approval: null,
+        };
+      }
+      if (row.status === ApprovalStatus.pending) this.expireRow(row, now);
+      const current = this.byId.get(id) as ApprovalRow;
+      if (current.status === ApprovalStatus.expired) {
+        return {
+          ok: false,
+          reason: 'expired',
+          message: `approval ${id} expired at ${iso(current.expires_at)}; the decision was not recorded`,
+          approval: this.toRecord(current),
+        };
+      }
+      return {
+        ok: false,
+        reason: 'already_decided',
+        message:
+          `approval ${id} was already ${current.status} by ${current.decided_by ?? 'unknown'} at ` +
+          `${iso(current.decided_at ?? 0)}; this decision changed nothing`,
+        approval: this.toRecord(current),
+      };
+    }, DURABLE);
+  }
+
+  /** Marks every pending approval whose deadline is at or before `now` as expired (audited). */
+  expireDue(now: number = this.ctx.clock()): ApprovalRecord[] {
+    assertWritable(this.ctx, 'approvals.expireDue');
+    return this.ctx.tx.run(
+      () => this.due.all(now).map((row) => this.toRecord(this.expireRow(row, now))),
+      DURABLE,
+    );
+  }
+
+  /** Pending approvals, oldest first, filtered by session, task and/or agent. */
+  listPending(filter: PendingFilter = {}): ApprovalRecord[] {
+    return this.pending
+      .all({ session: filter.sessionId ?? null, task: filter.taskId ?? null, agent: filter.agentId ?? null })
+      .map((row) => this.toRecord(row as ApprovalRow));
+  }
+
+  /** One approval by request id, or null. */
+  get(id: string): ApprovalRecord | null {
+    const row = this.byId.get(id);
+    return row ? this.toRecord(row) : null;
+  }
+
+  /** The approval of one tool call, or null. */
+  getByCall(callId: string): ApprovalRecord | null {
+    const row = this.byCall.get(callId);
+    return row ? this.toRecord(row) : null;
+  }
+
+  private expireRow(row: ApprovalRow, now: number): ApprovalRow {
+    this.expireStmt.run(now, row.id);
+    const expired: ApprovalRow = { ...row, status: ApprovalStatus.expired, decided_at: now };
+    this.record(expired, AuditKind.approvalResolved, now, { expiresAt: row.expires_at });
+    return expired;
+  }
+
+  private record(row: ApprovalRow, kind: AuditKind, at: number, detail: Record<string, unknown>): void {
+    this.audit.record({
+      kind,
+      at,
+      sessionId: row.session_id,
+      agentId: row.agent_id,
+      surface: row.surface,
+      runId: row.run_id,
+      callId: row.call_id,
+      tool: row.tool,
+      risk: row.risk as ApprovalRecord['risk'],
+      ruleId: row.rule_id,
+      resource: row.target,
+      status: row.status,
+      detail: { approvalId: row.id, taskId: row.task_id, parentAgentId: row.parent_agent_id, ...detail },
+    });
+  }
+
+  private toRecord(row: ApprovalRow): ApprovalRecord {
+    return {
+      id: row.id,
+      v: row.v,
+      callId: row.call_id,
+      runId: row.run_id,
+      sessionId: row.session_id,
+      taskId: row.task_id,
+      agentId: row.agent_id,
+      parentAgentId: row.parent_agent_id,
+      parentRunId: row.parent_run_id,
+      surface: row.surface,
+      tool: row.tool,
+      args: fromStoredJson(this.ctx, row.args, `approvals[${row.id}].args`),
+      target: row.target,
+      risk: row.risk as ApprovalRecord['risk'],
+      reason: row.reason as ApprovalRecord['reason'],
+      ruleId: row.rule_id,
+      idempotencyKey: row.idempotency_key,
+      resumeCheckpoint: fromStoredJson(
+        this.ctx,
+        row.resume_checkpoint,
+        `approvals[${row.id}].resume_checkpoint`,
+      ),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      status: row.status,
+      decidedBy: row.decided_by,
+      decidedAt: row.decided_at,
+    };
+  }
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

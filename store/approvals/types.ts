@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { ReasonCode } from '../../policy/decision.ts';
+import { ToolRisk } from '../../policy/risk.ts';
+import { Id, OptionalId, Text, Timestamp } from '../schema.ts';
+
+/** States of an approval request. Everything but `pending` is final. */
+export const ApprovalStatus = {
+  pending: 'pending',
+  approved: 'approved',
+  denied: 'denied',
+  expired: 'expired',
+} as const;
+export type ApprovalStatus = (typeof ApprovalStatus)[keyof typeof ApprovalStatus];
+
+/** What a human may decide. */
+export const ApprovalDecision = z.enum(['approved', 'denied']);
+export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
+
+/** The record version of approval rows this code writes. */
+export const APPROVAL_RECORD_VERSION = 1;
+
+/** An approval request as created (DESIGN.md §7). `args` and `resumeCheckpoint` are redacted. */
+export const CreateApprovalInput = z
+  .strictObject({
+    /** The request id; generated when absent. */
+    id: Id.optional(),
+    /** The tool call awaiting the decision; one approval per call. */
+    callId: Id,
+    runId: OptionalId,
+    sessionId: Id,
+    /** The task or goal (automation) the call belongs to. */
+    taskId: OptionalId,
+    agentId: Id,
+    parentAgentId: OptionalId,
+    parentRunId: OptionalId,
+    surface: OptionalId,
+    tool: Id,
+    args: z.unknown(),
+    /** The resolved target (canonical path, URL, channel). */
+    target: Text.nullable().optional(),
+    risk: ToolRisk,
+    reason: ReasonCode,
+    ruleId: Id,
+    idempotencyKey: Id,
+    /** Whatever the runtime needs to resume the parked run (redacted JSON). */
+    resumeCheckpoint: z.unknown().optional(),
+    createdAt: Timestamp.optional(),
+    expiresAt: Timestamp,
+  })
+  .refine((input) => input.createdAt === undefined || input.expiresAt > input.createdAt, {
+    message: 'expiresAt must be after createdAt',
+    path: ['expiresAt'],
+  });
+export type CreateApprovalInput = z.input<typeof CreateApprovalInput>;
+
+/** A stored approval request. */
+export interface ApprovalRecord {
+  readonly id: string;
+  readonly v: number;
+  readonly callId: string;
+  readonly runId: string | null;
+  readonly sessionId: string;
+  readonly taskId: string | null;
+  readonly agentId: string;
+  readonly parentAgentId: string | null;
+  readonly parentRunId: string | null;
+  readonly surface: string | null;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly target: string | null;
+  readonly risk: ToolRisk;
+  readonly reason: ReasonCode;
+  readonly ruleId: string;
+  readonly idempotencyKey: string;
+  readonly resumeCheckpoint: unknown;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: ApprovalStatus;
+  readonly decidedBy: string | null;
+  readonly decidedAt: number | null;
+}
+
+/** Why a decision changed nothing. */
+export type DecideFailure = 'already_decided' | 'expired' | 'not_found';
+
+/** Outcome of `decide`: exactly one decision per approval ever returns `ok: true`. */
+export type DecideResult =
+  | { readonly ok: true; readonly approval: ApprovalRecord }
+  | {
+      readonly ok: false;
+      readonly reason: DecideFailure;
+      /** A sentence for the human: what happened before and when. */
+      readonly message: string;
+      /** The approval as stored, when it exists. */
+      readonly approval: ApprovalRecord | null;
+    };
+
+/** Filters for pending approvals; all given ones must match. */
+export interface PendingFilter {
+  readonly sessionId?: string;
+  readonly taskId?: string;
+  readonly agentId?: string;
+}
+
+/** The row shape of `approvals`. */
+export interface ApprovalRow {
+  id: string;
+  v: number;
+  call_id: string;
+  run_id: string | null;
+  session_id: string;
+  task_id: string | null;
+  agent_id: string;
+  parent_agent_id: string | null;
+  parent_run_id: string | null;
+  surface: string | null;
+  tool: string;
+  args: string;
+  target: string | null;
+  risk: string;
+  reason: string;
+  rule_id: string;
+  idempotency_key: string;
+  resume_checkpoint: string | null;
+  created_at: number;
+  expires_at: number;
+  status: ApprovalStatus;
+  decided_by: string | null;
+  decided_at: number | null;
+}

@@ -1,0 +1,94 @@
+import { hash } from 'node:crypto';
+import { AUDIT_EVENT_VERSION } from './types.ts';
+import type { AuditRow } from './types.ts';
+
+/** The `prevHash` of the first event. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** Why verification stopped at an event. */
+export type ChainBreak = 'hash_mismatch' | 'prev_hash_mismatch' | 'seq_gap' | 'unknown_version';
+
+/** Result of walking the chain. */
+export type ChainVerification =
+  | {
+      readonly ok: true;
+      /** Events verified. */
+      readonly count: number;
+      /** The last event's seq and hash (null and GENESIS_HASH for an empty log). */
+      readonly headSeq: number | null;
+      readonly headHash: string;
+    }
+  | {
+      readonly ok: false;
+      /** Events verified before the break. */
+      readonly count: number;
+      /** The first event that does not verify. */
+      readonly brokenSeq: number;
+      readonly reason: ChainBreak;
+      readonly message: string;
+    };
+
+/**
+ * The hash of one event: sha256 over the previous hash and the event's content as a JSON
+ * array in a fixed column order (every column except `hash` and `prev_hash`, which is hashed
+ * in front). Equal content always gives equal bytes.
+ */
+export function hashEvent(prevHash: string, row: Omit<AuditRow, 'hash' | 'prev_hash'>): string {
+  const content = JSON.stringify([
+    row.v,
+    row.seq,
+    row.at,
+    row.kind,
+    row.session_id,
+    row.agent_id,
+    row.surface,
+    row.run_id,
+    row.call_id,
+    row.tool,
+    row.risk,
+    row.rule_id,
+    row.resource,
+    row.status,
+    row.standing_approval_id,
+    row.detail,
+  ]);
+  return hash('sha256', `${prevHash}\n${content}`, 'hex');
+}
+
+/**
+ * Verifies rows given in seq order: seqs contiguous from 1, each `prev_hash` equal to the hash
+ * before it, each `hash` equal to its recomputed hash. Stops at the first broken event.
+ */
+export function verifyRows(rows: Iterable<AuditRow>): ChainVerification {
+  let count = 0;
+  let prevHash = GENESIS_HASH;
+  let prevSeq = 0;
+  for (const row of rows) {
+    const fail = (reason: ChainBreak, message: string): ChainVerification => ({
+      ok: false,
+      count,
+      brokenSeq: row.seq,
+      reason,
+      message: `audit event seq ${row.seq}: ${message}`,
+    });
+    if (row.seq !== prevSeq + 1) {
+      return fail('seq_gap', `expected seq ${prevSeq + 1} after ${prevSeq}; events are missing or reordered`);
+    }
+    if (row.v !== AUDIT_EVENT_VERSION) {
+      return fail('unknown_version', `record version ${row.v} is not one this code can verify`);
+    }
+    if (row.prev_hash !== prevHash) {
+      return fail(
+        'prev_hash_mismatch',
+        'prev_hash does not match the previous event (chain relinked or spliced)',
+      );
+    }
+    if (hashEvent(row.prev_hash, row) !== row.hash) {
+      return fail('hash_mismatch', 'content does not match its hash (event altered)');
+    }
+    prevHash = row.hash;
+    prevSeq = row.seq;
+    count++;
+  }
+  return { ok: true, count, headSeq: prevSeq === 0 ? null : prevSeq, headHash: prevHash };
+}

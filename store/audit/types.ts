@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { ToolRisk } from '../../policy/risk.ts';
+import { OptionalId, Text, Timestamp } from '../schema.ts';
+
+/**
+ * The kinds of audit event. A tool call's lifecycle is `proposed → policy_decided →
+ * approval_requested → approval_resolved → started → completed | failed | interrupted` (the
+ * approval steps only when one was needed); grants, revokes and root changes have their own.
+ */
+export const AuditKind = {
+  proposed: 'proposed',
+  policyDecided: 'policy_decided',
+  approvalRequested: 'approval_requested',
+  approvalResolved: 'approval_resolved',
+  started: 'started',
+  completed: 'completed',
+  failed: 'failed',
+  interrupted: 'interrupted',
+  sessionApprovalGranted: 'session_approval_granted',
+  sessionApprovalRevoked: 'session_approval_revoked',
+  standingApprovalGranted: 'standing_approval_granted',
+  standingApprovalRevoked: 'standing_approval_revoked',
+  rootChanged: 'root_changed',
+} as const;
+export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
+
+/** Every audit kind, for validation and exhaustive listings. */
+export const AUDIT_KINDS: readonly AuditKind[] = Object.values(AuditKind);
+
+/** The record version of audit events this code writes (stored per row as `v`). */
+export const AUDIT_EVENT_VERSION = 1;
+
+/** The identifying fields of an audit event; all optional, since not every kind has each. */
+export const AuditFields = z.strictObject({
+  sessionId: OptionalId,
+  agentId: OptionalId,
+  surface: OptionalId,
+  runId: OptionalId,
+  callId: OptionalId,
+  tool: OptionalId,
+  risk: ToolRisk.nullable().optional(),
+  /** The id of the policy rule that matched (Decision.rule.id). */
+  ruleId: OptionalId,
+  /** The resolved resource: a canonical path, URL or channel (redacted before storing). */
+  resource: Text.nullable().optional(),
+  /** A short status word: the decision kind, `approved`, `denied`, `expired`, `completed`… */
+  status: z.string().min(1).max(64).nullable().optional(),
+  standingApprovalId: OptionalId,
+});
+export type AuditFields = z.input<typeof AuditFields>;
+
+/** What a caller gives to append an event. `detail` is any data; it is redacted before storing. */
+export const AuditEventInput = AuditFields.extend({
+  kind: z.enum(AUDIT_KINDS as [AuditKind, ...AuditKind[]]),
+  at: Timestamp.optional(),
+  detail: z.unknown().optional(),
+});
+export type AuditEventInput = z.input<typeof AuditEventInput>;
+
+/** A stored audit event, as read back. */
+export interface AuditEvent {
+  /** Position in the log, 1-based and contiguous: the event's id. */
+  readonly seq: number;
+  /** Record version. */
+  readonly v: number;
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  readonly kind: AuditKind;
+  readonly sessionId: string | null;
+  readonly agentId: string | null;
+  readonly surface: string | null;
+  readonly runId: string | null;
+  readonly callId: string | null;
+  readonly tool: string | null;
+  readonly risk: ToolRisk | null;
+  readonly ruleId: string | null;
+  readonly resource: string | null;
+  readonly status: string | null;
+  readonly standingApprovalId: string | null;
+  /** The redacted detail. */
+  readonly detail: unknown;
+  /** Hash of the previous event (64 zeros for the first). */
+  readonly prevHash: string;
+  /** sha256 of `prevHash` and this event's canonical content. */
+  readonly hash: string;
+}
+
+/** The row shape of `audit_events`. */
+export interface AuditRow {
+  seq: number;
+  v: number;
+  at: number;
+  kind: string;
+  session_id: string | null;
+  agent_id: string | null;
+  surface: string | null;
+  run_id: string | null;
+  call_id: string | null;
+  tool: string | null;
+  risk: string | null;
+  rule_id: string | null;
+  resource: string | null;
+  status: string | null;
+  standing_approval_id: string | null;
+  detail: string;
+  prev_hash: string;
+  hash: string;
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { AuditLog } from '../audit/log.ts';
+import { AuditKind } from '../audit/types.ts';
+import { assertWritable, toStoredText } from '../context.ts';
+import type { StoreContext } from '../context.ts';
+import { Id, parseInput } from '../schema.ts';
+import { revokeRow } from './revoke.ts';
+import type { GrantRow } from './revoke.ts';
+import { GRANT_RECORD_VERSION, RevokeInput, SessionGrantInput } from './types.ts';
+import type { SessionApproval } from './types.ts';
+
+interface SessionRow extends GrantRow {
+  session_id: string;
+}
+
+const DURABLE = { durable: true } as const;
+
+/**
+ * Session approvals: "allow this tool (on this target) for the rest of this session". They
+ * belong to exactly one session and never match another. Grants and revokes are durable and
+ * audited in the same transaction.
+ */
+export class SessionApprovals {
+  private readonly insert: Statement<SessionRow>;
+  private readonly active: Statement<[string], SessionRow>;
+  private readonly match: Statement<[string, string, string | null], SessionRow>;
+  private readonly byId: Statement<[string], SessionRow>;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {
+    const db = ctx.db;
+    this.insert = db.prepare(
+      `INSERT INTO session_approvals (id, v, session_id, tool, target, granted_by, created_at, revoked_at, revoked_by)
+       VALUES (@id, @v, @session_id, @tool, @target, @granted_by, @created_at, @revoked_at, @revoked_by)`,
+    );
+    this.active = db.prepare(
+      'SELECT * FROM session_approvals WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, id',
+    );
+    this.match = db.prepare(
+      `SELECT * FROM session_approvals WHERE session_id = ? AND tool = ? AND revoked_at IS NULL
+         AND (target IS NULL OR target = ?) ORDER BY target IS NULL, created_at LIMIT 1`,
+    );
+    this.byId = db.prepare('SELECT * FROM session_approvals WHERE id = ?');
+  }
+
+  /** Grants a session approval (audited `session_approval_granted`). */
+  grant(input: SessionGrantInput): SessionApproval {
+    assertWritable(this.ctx, 'sessionApprovals.grant');
+    const req = parseInput(SessionGrantInput, input, 'sessionApprovals.grant', this.ctx.redactor);
+    return this.ctx.tx.run(() => {
+      const row: SessionRow = {
+        id: req.id ?? randomUUID(),
+        v: GRANT_RECORD_VERSION,
+        session_id: req.sessionId,
+        tool: req.tool,
+        target: toStoredText(this.ctx, req.target),
+        granted_by: req.grantedBy,
+        created_at: req.createdAt ?? this.ctx.clock(),
+        revoked_at: null,
+        revoked_by: null,
+      };
+      this.insert.run(row);
+      this.audit.record({
+        kind: AuditKind.sessionApprovalGranted,
+        at: row.created_at,
+        sessionId: row.session_id,
+        agentId: req.agentId ?? null,
+        runId: req.runId ?? null,
+        tool: row.tool,
+        resource: row.target,
+        status: 'granted',
+        detail: { sessionApprovalId: row.id, grantedBy: row.granted_by, anyTarget: row.target === null },
+      });
+      return toSessionApproval(row);
+    }, DURABLE);
+  }
+
+  /** Revokes a session approval (audited); throws for unknown or already revoked ids. */
+  revoke(id: string, input: RevokeInput): SessionApproval {
+    assertWritable(this.ctx, 'sessionApprovals.revoke');
+    parseInput(Id, id, 'sessionApprovals.revoke id', this.ctx.redactor);
+    const req = parseInput(RevokeInput, input, 'sessionApprovals.revoke', this.ctx.redactor);
+    return this.ctx.tx.run(() => {
+      const at = req.at ?? this.ctx.clock();
+      const row = revokeRow<SessionRow>(
+        this.ctx.db,
+        'session_approvals',
+        id,
+        req.revokedBy,
+        at,
+        this.ctx.redactor,
+      );
+      this.audit.record({
+        kind: AuditKind.sessionApprovalRevoked,
+        at,
+        sessionId: row.session_id,
+        tool: row.tool,
+        resource: row.target,
+        status: 'revoked',
+        detail: { sessionApprovalId: row.id, revokedBy: req.revokedBy },
+      });
+      return toSessionApproval(row);
+    }, DURABLE);
+  }
+
+  /** The active (unrevoked) approvals of one session. */
+  listActive(sessionId: string): SessionApproval[] {
+    return this.active.all(sessionId).map(toSessionApproval);
+  }
+
+  /**
+   * The active approval of `sessionId` that covers `tool` on `target`: an exact-target grant
+   * first, else an any-target grant; null when none. The target is compared after redaction,
+   * as it was stored.
+   */
+  find(sessionId: string, tool: string, target: string | null): SessionApproval | null {
+    const row = this.match.get(sessionId, tool, toStoredText(this.ctx, target));
+    return row ? toSessionApproval(row) : null;
+  }
+
+  /** One session approval by id (revoked ones included), or null. */
+  get(id: string): SessionApproval | null {
+    const row = this.byId.get(id);
+    return row ? toSessionApproval(row) : null;
+  }
+}
+
+function toSessionApproval(row: SessionRow): SessionApproval {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    tool: row.tool,
+    target: row.target,
+    grantedBy: row.granted_by,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    revokedBy: row.revoked_by,
+  };
+}

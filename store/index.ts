@@ -1,0 +1,76 @@
+/**
+ * The durable store (DESIGN.md §2, §3, §7, §10): SQLite (better-sqlite3, WAL) holding run
+ * snapshots, the tool-call ledger, approvals and the Inbox, session and standing approvals, and
+ * the hash-chained audit log, with every payload redacted before it is written.
+ *
+ * The database lives at `<stateDir>/snotra.db` (state dir `./.snotra` by default; see
+ * `resolveDbPath`). Open it with `openStore({ path, redactor })`.
+ */
+export { openStore, SCHEMA_VERSION } from './open.ts';
+export type { OpenStoreOptions } from './open.ts';
+export { Store } from './store.ts';
+export { DB_FILE_NAME, DEFAULT_STATE_DIR, resolveDbPath } from './paths.ts';
+export type { DbLocation } from './paths.ts';
+export type { TransactionOptions } from './durability.ts';
+
+export {
+  StoreError,
+  StoreOpenError,
+  RecordRejectedError,
+  StoreStateError,
+  OpenErrorCode,
+  RecordErrorCode,
+  StateErrorCode,
+} from './errors.ts';
+export type { StoreErrorCode } from './errors.ts';
+
+export { Redactor, DEFAULT_CENSOR } from './redaction/redactor.ts';
+export type { RedactorOptions } from './redaction/redactor.ts';
+export { createLogger } from './redaction/logger.ts';
+export type { RedactedLoggerOptions } from './redaction/logger.ts';
+
+export { AuditLog } from './audit/log.ts';
+export type { AuditQuery } from './audit/log.ts';
+export { AuditKind, AUDIT_KINDS, AUDIT_EVENT_VERSION } from './audit/types.ts';
+export type { AuditEvent, AuditEventInput, AuditFields } from './audit/types.ts';
+export { GENESIS_HASH } from './audit/chain.ts';
+export type { ChainVerification, ChainBreak } from './audit/chain.ts';
+export { auditFieldsFromDecision } from './audit/decision.ts';
+export type { DecisionAuditFields } from './audit/decision.ts';
+
+export { ToolCallLedger } from './ledger/ledger.ts';
+export type { LedgerTimeOptions } from './ledger/ledger.ts';
+export { CallStatus } from './ledger/types.ts';
+export type { BeginCallInput, BeginCallOptions, BeginCallResult, LedgerEntry } from './ledger/types.ts';
+
+export { ApprovalInbox } from './approvals/inbox.ts';
+export { ApprovalStatus } from './approvals/types.ts';
+export type {
+  ApprovalDecision,
+  ApprovalRecord,
+  CreateApprovalInput,
+  DecideFailure,
+  DecideResult,
+  PendingFilter,
+} from './approvals/types.ts';
+
+export { SessionApprovals } from './grants/session.ts';
+export { StandingApprovals } from './grants/standing.ts';
+export type {
+  RevokeInput,
+  SessionApproval,
+  SessionGrantInput,
+  StandingApproval,
+  StandingGrantInput,
+} from './grants/types.ts';
+
+export { RunSnapshots } from './snapshots/store.ts';
+export type { PutSnapshotInput, RunFilter, RunSummary } from './snapshots/store.ts';
+export {
+  parseRunSnapshot,
+  RunStatus,
+  SNAPSHOT_SCHEMA_VERSION,
+  SUPPORTED_SNAPSHOT_VERSIONS,
+  MAX_SNAPSHOT_BYTES,
+} from './snapshots/format.ts';
+export type { RunSnapshot } from './snapshots/format.ts';

@@ -1,0 +1,17 @@
+import { initial } from './001-initial.ts';
+import { restoreIndexes } from './002-restore-indexes.ts';
+import type { Migration } from './migration.ts';
+
+export type { Migration } from './migration.ts';
+
+/** Every migration in order; the last one's version is the current schema version. */
+export const MIGRATIONS: readonly Migration[] = [initial, restoreIndexes];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION: number = MIGRATIONS.length;
+
+/**
+ * The SQLite `application_id` stamped into every Snotra database ("SNOT" in ASCII), so a
+ * foreign SQLite file is refused instead of being migrated.
+ */
+export const APPLICATION_ID = 0x534e4f54;

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { RecordErrorCode, RecordRejectedError } from './errors.ts';
+import type { StringScrubber } from './errors.ts';
+
+/** An identifier: run, session, agent, call, approval, task, user… (1–256 characters). */
+export const Id = z.string().min(1).max(256);
+
+/** An identifier that may be absent. */
+export const OptionalId = Id.nullable().optional();
+
+/** A timestamp as data: integer milliseconds since the Unix epoch. */
+export const Timestamp = z.int().min(0).max(8_640_000_000_000_000);
+
+/** Free text stored in a column (a resolved resource, a target): at most 8 KiB. */
+export const Text = z.string().max(8192);
+
+/**
+ * Validates `input` with `schema`, or throws `invalid_input` naming the operation and every bad
+ * field (path and problem); the message is scrubbed of registered secrets.
+ */
+export function parseInput<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  where: string,
+  scrubber: StringScrubber,
+): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = z.prettifyError(result.error);
+  throw new RecordRejectedError(
+    RecordErrorCode.invalidInput,
+    scrubber.redactString(`${where}: invalid input:\n${problems}`),
+    { where, paths: result.error.issues.map((issue) => issue.path.join('.')) },
+  );
+}

@@ -1,0 +1,176 @@
+import type { Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { assertWritable } from '../context.ts';
+import type { StoreContext } from '../context.ts';
+import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
+import { parseInput } from '../schema.ts';
+import { Id, Timestamp } from '../schema.ts';
+import { MAX_SNAPSHOT_BYTES, RunStatus, SNAPSHOT_SCHEMA_VERSION, parseRunSnapshot } from './format.ts';
+import type { RunSnapshot } from './format.ts';
+
+/** What a caller gives to persist a run: the envelope fields and the opaque actor snapshot. */
+export const PutSnapshotInput = z.strictObject({
+  runId: Id,
+  agentId: Id,
+  surface: Id,
+  status: RunStatus,
+  parentRunId: Id.nullable().optional(),
+  updatedAt: Timestamp.optional(),
+  /** The persisted actor snapshot (e.g. XState's `getPersistedSnapshot()`): a JSON object. */
+  snapshot: z.unknown(),
+});
+export type PutSnapshotInput = z.input<typeof PutSnapshotInput>;
+
+/** A stored run without its payload, for listings. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly surface: string;
+  readonly status: RunStatus;
+  readonly parentRunId: string | null;
+  readonly updatedAt: number;
+  readonly schemaVersion: number;
+}
+
+/** Filters for `list`. */
+export interface RunFilter {
+  readonly status?: RunStatus;
+  readonly agentId?: string;
+}
+
+interface SnapshotRow {
+  run_id: string;
+  agent_id: string;
+  surface: string;
+  status: RunStatus;
+  parent_run_id: string | null;
+  schema_version: number;
+  payload: string;
+  updated_at: number;
+}
+
+/**
+ * Persisted run snapshots, one row per run, stored as opaque versioned JSON envelopes
+ * (`$schemaVersion`, see format.ts). Writes validate first (forbidden keys, version, fields,
+ * size), redact the snapshot, then upsert in a transaction; reads validate again, so a row
+ * altered on disk is refused rather than restored. Durability NORMAL (see durability.ts).
+ */
+export class RunSnapshots {
+  private readonly upsert: Statement<SnapshotRow>;
+  private readonly byId: Statement<[string], SnapshotRow>;
+  private readonly listStmt: Statement<{ status: string | null; agent: string | null }, SnapshotRow>;
+  private readonly deleteStmt: Statement<[string]>;
+
+  constructor(private readonly ctx: StoreContext) {
+    const db = ctx.db;
+    this.upsert = db.prepare(
+      `INSERT INTO run_snapshots (run_id, agent_id, surface, status, parent_run_id, schema_version, payload, updated_at)
+       VALUES (@run_id, @agent_id, @surface, @status, @parent_run_id, @schema_version, @payload, @updated_at)
+       ON CONFLICT (run_id) DO UPDATE SET agent_id = excluded.agent_id, surface = excluded.surface,
+         status = excluded.status, parent_run_id = excluded.parent_run_id, schema_version = excluded.schema_version,
+         payload = excluded.payload, updated_at = excluded.updated_at`,
+    );
+    this.byId = db.prepare('SELECT * FROM run_snapshots WHERE run_id = ?');
+    this.listStmt = db.prepare(
+      `SELECT run_id, agent_id, surface, status, parent_run_id, schema_version, '' AS payload, updated_at
+       FROM run_snapshots WHERE (@status IS NULL OR status = @status) AND (@agent IS NULL OR agent_id = @agent)
+       ORDER BY updated_at, run_id`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM run_snapshots WHERE run_id = ?');
+  }
+
+  /** Persists (inserts or replaces) one run's snapshot atomically; returns what was stored. */
+  put(input: PutSnapshotInput): RunSnapshot {
+    return this.putMany([input])[0] as RunSnapshot;
+  }
+
+  /**
+   * Persists several snapshots in one transaction (batching is fine for snapshots, see
+   * durability.ts). Every input is validated and redacted before the transaction starts, so one
+   * bad input writes nothing.
+   */
+  putMany(inputs: readonly PutSnapshotInput[]): RunSnapshot[] {
+    assertWritable(this.ctx, 'snapshots.put');
+    const prepared = inputs.map((input) => this.prepare(input));
+    this.ctx.tx.run(() => {
+      for (const { row } of prepared) this.upsert.run(row);
+    });
+    return prepared.map(({ envelope }) => envelope);
+  }
+
+  /**
+   * Imports an envelope written elsewhere (a file, a backup): the same validation as a load
+   * (`parseRunSnapshot`, naming `source`), then the same redaction and write as `put`.
+   */
+  importEnvelope(json: unknown, source: string): RunSnapshot {
+    const envelope = parseRunSnapshot(json, source, this.ctx.redactor);
+    return this.put({ ...envelope, parentRunId: envelope.parentRunId });
+  }
+
+  /** Loads and validates a run's snapshot; null when the run has none. */
+  get(runId: string): RunSnapshot | null {
+    const row = this.byId.get(runId);
+    if (!row) return null;
+    return parseRunSnapshot(row.payload, `${this.ctx.file} run_snapshots[${row.run_id}]`, this.ctx.redactor);
+  }
+
+  /** Runs with a stored snapshot, oldest update first, filtered by status and/or agent. */
+  list(filter: RunFilter = {}): RunSummary[] {
+    return this.listStmt.all({ status: filter.status ?? null, agent: filter.agentId ?? null }).map((row) => ({
+      runId: row.run_id,
+      agentId: row.agent_id,
+      surface: row.surface,
+      status: row.status,
+      parentRunId: row.parent_run_id,
+      updatedAt: row.updated_at,
+      schemaVersion: row.schema_version,
+    }));
+  }
+
+  /** Deletes a run's snapshot (when the run is finished and archived); true when one existed. */
+  remove(runId: string): boolean {
+    assertWritable(this.ctx, 'snapshots.remove');
+    return this.ctx.tx.run(() => this.deleteStmt.run(runId).changes === 1);
+  }
+
+  private prepare(input: PutSnapshotInput): { envelope: RunSnapshot; row: SnapshotRow } {
+    const req = parseInput(PutSnapshotInput, input, 'snapshots.put', this.ctx.redactor);
+    const source = `snapshots.put(${req.runId})`;
+    const candidate = {
+      $schemaVersion: SNAPSHOT_SCHEMA_VERSION,
+      runId: req.runId,
+      agentId: req.agentId,
+      surface: req.surface,
+      status: req.status,
+      parentRunId: req.parentRunId ?? null,
+      updatedAt: req.updatedAt ?? this.ctx.clock(),
+      snapshot: req.snapshot,
+    };
+    // Validate the caller's data as given (forbidden keys, shape) before redaction can hide anything.
+    parseRunSnapshot(candidate, source, this.ctx.redactor);
+    const envelope = parseRunSnapshot(
+      { ...candidate, snapshot: this.ctx.redactor.redact(req.snapshot) },
+      source,
+      this.ctx.redactor,
+    );
+    const payload = JSON.stringify(envelope);
+    if (Buffer.byteLength(payload, 'utf8') > MAX_SNAPSHOT_BYTES) {
+      throw new RecordRejectedError(
+        RecordErrorCode.snapshotTooLarge,
+        `${source}: the serialized snapshot is larger than ${MAX_SNAPSHOT_BYTES} bytes; nothing was written`,
+        { runId: req.runId },
+      );
+    }
+    const row: SnapshotRow = {
+      run_id: envelope.runId,
+      agent_id: envelope.agentId,
+      surface: envelope.surface,
+      status: envelope.status,
+      parent_run_id: envelope.parentRunId,
+      schema_version: envelope.$schemaVersion,
+      payload,
+      updated_at: envelope.updatedAt,
+    };
+    return { envelope, row };
+  }
+}

@@ -1,0 +1,89 @@
+import type { Database } from 'better-sqlite3';
+import { ApprovalInbox } from './approvals/inbox.ts';
+import { AuditLog } from './audit/log.ts';
+import type { StoreContext } from './context.ts';
+import type { TransactionOptions } from './durability.ts';
+import { SessionApprovals } from './grants/session.ts';
+import { StandingApprovals } from './grants/standing.ts';
+import { ToolCallLedger } from './ledger/ledger.ts';
+import type { Redactor } from './redaction/redactor.ts';
+import { RunSnapshots } from './snapshots/store.ts';
+
+/**
+ * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
+ * Every payload written through it passes through its `redactor` first.
+ */
+export class Store {
+  /** The append-only, hash-chained audit log. */
+  readonly audit: AuditLog;
+  /** The tool-call ledger (idempotency record). */
+  readonly ledger: ToolCallLedger;
+  /** Approval requests and decisions: the Inbox. */
+  readonly approvals: ApprovalInbox;
+  /** Session-scoped approvals. */
+  readonly sessionApprovals: SessionApprovals;
+  /** Task-owned standing approvals. */
+  readonly standingApprovals: StandingApprovals;
+  /** Persisted run snapshots. */
+  readonly snapshots: RunSnapshots;
+
+  /** @internal Use `openStore`. */
+  constructor(
+    private readonly ctx: StoreContext,
+    /** The schema version of the open file. */
+    readonly schemaVersion: number,
+  ) {
+    this.audit = new AuditLog(ctx);
+    this.ledger = new ToolCallLedger(ctx, this.audit);
+    this.approvals = new ApprovalInbox(ctx, this.audit);
+    this.sessionApprovals = new SessionApprovals(ctx, this.audit);
+    this.standingApprovals = new StandingApprovals(ctx, this.audit);
+    this.snapshots = new RunSnapshots(ctx);
+  }
+
+  /** The absolute path of the database file. */
+  get path(): string {
+    return this.ctx.file;
+  }
+
+  /** The redactor every stored payload passes through (register resolved secrets here). */
+  get redactor(): Redactor {
+    return this.ctx.redactor;
+  }
+
+  /** Whether the store was opened read-only. */
+  get readonly(): boolean {
+    return this.ctx.readonly;
+  }
+
+  /**
+   * Runs `fn` in one transaction: every store call inside commits or rolls back together (nested
+   * calls become savepoints). Use it to record `proposed`, `policy_decided` and `beginCall` in a
+   * single commit, or to group several calls' writes (group commit). With `durable: true` the
+   * commit is fsynced; it is required when `fn` touches approvals or grants (see durability.ts).
+   */
+  transaction<T>(fn: () => T, options: TransactionOptions = {}): T {
+    return this.ctx.tx.run(fn, options);
+  }
+
+  /** `PRAGMA integrity_check`: 'ok' or the problems SQLite found. */
+  integrityCheck(): string {
+    const rows = this.ctx.db.pragma('integrity_check') as Array<{ integrity_check: string }>;
+    return rows.map((row) => row.integrity_check).join('\n');
+  }
+
+  /** Copies the WAL into the database file now (PASSIVE: never blocks other connections). */
+  checkpoint(): void {
+    this.ctx.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  /** Closes the connection (checkpointing the WAL when this is the last connection). */
+  close(): void {
+    if (this.ctx.db.open) this.ctx.db.close();
+  }
+
+  /** @internal The raw connection, for tests and diagnostics in this folder only. */
+  get connection(): Database {
+    return this.ctx.db;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * `snotra audit [--db FILE | --state-dir DIR] [--run R] [--json] [--verify]`
+ *
+ * Prints the audit trail (of one run with --run, else all events) from the database, read-only:
+ * one JSON line per event with --json, one readable line otherwise. --verify walks the whole
+ * hash chain and names the first broken event. The database is `<state-dir>/snotra.db`
+ * (`./.snotra/snotra.db` by default) or the file given with --db.
+ *
+ * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
+ * database).
+ */
+import { Redactor, StoreError, openStore, resolveDbPath } from '../../store/index.ts';
+import type { AuditEvent, ChainVerification, Store } from '../../store/index.ts';
+
+/** Where `auditCommand` writes. */
+export interface AuditIo {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+}
+
+interface AuditArgs {
+  db?: string;
+  stateDir?: string;
+  run?: string;
+  json: boolean;
+  verify: boolean;
+  help: boolean;
+}
+
+const USAGE = 'usage: snotra audit [--db FILE | --state-dir DIR] [--run R] [--json] [--verify]\n';
+
+/** Exit codes of `snotra audit`. */
+export const AuditExit = { ok: 0, chainBroken: 1, usage: 2 } as const;
+
+/**
+ * Runs `snotra audit` with the arguments after `audit`. Never throws for expected failures:
+ * returns the exit code and writes the explanation to `io.stderr`.
+ */
+export async function auditCommand(argv: string[], io: AuditIo): Promise<number> {
+  const parsed = parseArgs(argv);
+  if (typeof parsed === 'string') {
+    io.stderr(`snotra audit: ${parsed}\n${USAGE}`);
+    return AuditExit.usage;
+  }
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return AuditExit.ok;
+  }
+  const file = resolveDbPath({ db: parsed.db, stateDir: parsed.stateDir });
+  let store: Store;
+  try {
+    store = openStore({ path: file, redactor: new Redactor(), readonly: true });
+  } catch (error) {
+    const message = error instanceof StoreError ? error.message : String(error);
+    io.stderr(`snotra audit: cannot read the audit log at ${file}: ${message}\n`);
+    return AuditExit.usage;
+  }
+  try {
+    if (parsed.run !== undefined || !parsed.verify) {
+      const query = parsed.run === undefined ? {} : { runId: parsed.run };
+      for (const event of store.audit.iterate(query)) {
+        io.stdout(parsed.json ? `${JSON.stringify(event)}\n` : `${formatEvent(event)}\n`);
+      }
+    }
+    if (!parsed.verify) return AuditExit.ok;
+    const result = store.audit.verifyChain();
+    io.stdout(parsed.json ? `${JSON.stringify({ verify: result })}\n` : `${formatVerification(result)}\n`);
+    return result.ok ? AuditExit.ok : AuditExit.chainBroken;
+  } finally {
+    store.close();
+  }
+}
+
+function parseArgs(argv: readonly string[]): AuditArgs | string {
+  const args: AuditArgs = { json: false, verify: false, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? splitOnce(arg) : [arg, undefined];
+    const value = (): string | null => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) return null;
+      i++;
+      return next;
+    };
+    switch (flag) {
+      case '--json':
+      case '--verify':
+      case '--help':
+      case '-h':
+        if (inline !== undefined) return `${flag} takes no value`;
+        if (flag === '--json') args.json = true;
+        else if (flag === '--verify') args.verify = true;
+        else args.help = true;
+        break;
+      case '--db':
+      case '--state-dir':
+      case '--run': {
+        const v = value();
+        if (v === null || v === '') return `${flag} needs a value`;
+        if (flag === '--db') args.db = v;
+        else if (flag === '--state-dir') args.stateDir = v;
+        else args.run = v;
+        break;
+      }
+      default:
+        return `unknown argument ${JSON.stringify(arg)}`;
+    }
+  }
+  if (args.db !== undefined && args.stateDir !== undefined) return '--db and --state-dir are exclusive';
+  return args;
+}
+
+function splitOnce(arg: string): [string, string] {
+  const at = arg.indexOf('=');
+  return [arg.slice(0, at), arg.slice(at + 1)];
+}
+
+/**
+ * One readable line per event. Control and bidi-override characters are escaped, so stored text
+ * cannot drive or disguise the terminal.
+ */
+export function formatEvent(event: AuditEvent): string {
+  const parts = [new Date(event.at).toISOString(), `#${event.seq}`, event.kind];
+  const fields: Array<[string, string | null]> = [
+    ['run', event.runId],
+    ['call', event.callId],
+    ['session', event.sessionId],
+    ['agent', event.agentId],
+    ['surface', event.surface],
+    ['tool', event.tool],
+    ['risk', event.risk],
+    ['rule', event.ruleId],
+    ['resource', event.resource],
+    ['status', event.status],
+    ['standing', event.standingApprovalId],
+  ];
+  for (const [name, value] of fields) if (value !== null) parts.push(`${name}=${value}`);
+  if (
+    event.detail !== null &&
+    !(typeof event.detail === 'object' && Object.keys(event.detail).length === 0)
+  ) {
+    parts.push(JSON.stringify(event.detail));
+  }
+  return escapeControl(parts.join(' '));
+}
+
+function formatVerification(result: ChainVerification): string {
+  if (result.ok) return `audit chain ok: ${result.count} events verified`;
+  return `audit chain BROKEN at event #${result.brokenSeq} (${result.reason}): ${result.message}; ${result.count} events before it verified`;
+}
+
+// Matching control characters is the point here.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeControl(text: string): string {
+  return text.replace(UNSAFE_CHARS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
