@@ -112,7 +112,8 @@ async function probeConnect(
  *
  * Errors (all {@link BusError}, token-free): `nats_server_missing` (with the install hint),
  * `nats_server_start_failed` (it exited during start-up; the message has the tail of its stderr),
- * `nats_server_start_timeout`, `nats_unsupported_platform` (Windows), `nats_invalid_state_dir`.
+ * `nats_server_start_timeout`, `nats_unsupported_platform` (Windows), `nats_invalid_state_dir` (a path the
+ * config syntax cannot carry, or a state dir that cannot be written).
  */
 export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<EmbeddedNats> {
   if (process.platform === 'win32') {
@@ -126,7 +127,20 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   const graceMs = options.stopGraceMs ?? 5000;
   const binary = resolveNatsBinary(options.binary);
   const paths = natsPaths(resolve(options.stateDir));
-  writeNatsConfig(paths);
+  try {
+    writeNatsConfig(paths);
+  } catch (err) {
+    if (err instanceof BusError) throw err;
+    const errno = (err as NodeJS.ErrnoException).code ?? 'unknown';
+    throw new BusError(
+      BusErrorCode.InvalidStateDir,
+      `cannot write the nats-server config under ${paths.root} (${errno})`,
+      {
+        cause: err,
+        details: { errno },
+      },
+    );
+  }
   removeStalePortsFiles(paths.portsDir);
 
   const token = generateNatsToken();

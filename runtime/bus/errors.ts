@@ -8,7 +8,7 @@ export const BusErrorCode = {
   NatsServerStartTimeout: 'nats_server_start_timeout',
   /** The embedded launcher cannot run on this platform (it needs a POSIX `sh` and process groups). */
   UnsupportedPlatform: 'nats_unsupported_platform',
-  /** The state dir path cannot be used in a nats-server config file (quotes, backslash, `$`, control characters). */
+  /** The state dir cannot hold the nats-server files (not writable, or quotes, backslash, `$` or control characters in its path). */
   InvalidStateDir: 'nats_invalid_state_dir',
   /** A bus URL or credentials object is malformed (for example credentials embedded in the URL). */
   InvalidTarget: 'bus_invalid_target',

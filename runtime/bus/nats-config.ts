@@ -65,11 +65,12 @@ export function natsPaths(stateDir: string): NatsPaths {
  * permissions is replaced, never reused).
  */
 export function writeNatsConfig(paths: NatsPaths): void {
+  const text = natsConfigText(paths.storeDir);
   mkdirSync(paths.root, { recursive: true, mode: 0o700 });
   mkdirSync(paths.portsDir, { recursive: true, mode: 0o700 });
   chmodSync(paths.root, 0o700);
   const tmp = `${paths.configFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, natsConfigText(paths.storeDir), { flag: 'wx', mode: 0o600 });
+  writeFileSync(tmp, text, { flag: 'wx', mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, paths.configFile);
 }

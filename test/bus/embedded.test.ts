@@ -13,6 +13,7 @@ import {
   type EmbeddedNats,
   type NatsExitInfo,
 } from '../../runtime/bus/index.ts';
+import { resolveNatsBinary } from '../../runtime/bus/nats-binary.ts';
 import { isProcessAlive } from '../../runtime/bus/processes.ts';
 import { eventually, livePidsInGroup, startTestNats, tempStateDir } from './helpers.ts';
 
@@ -189,6 +190,46 @@ describe('embedded nats-server lifecycle', () => {
     expect(err).toMatchObject({ code: 'nats_server_start_timeout' });
     expect((err as Error).message).toContain('starting slowly');
     expect(Date.now() - started).toBeLessThan(3000);
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('stop() escalates to SIGKILL when the server ignores SIGTERM', async () => {
+    const stateDir = tempStateDir();
+    // A "server" that ignores SIGTERM: it runs the real nats-server (which does stop on SIGTERM) and
+    // publishes that server's port under its own pid, then hangs.
+    const fake = join(stateDir, 'stubborn-nats-server');
+    writeFileSync(
+      fake,
+      [
+        '#!/bin/sh',
+        "trap '' TERM INT HUP",
+        'mkdir -p "$4/real"',
+        `${resolveNatsBinary()} -c "$2" --ports_file_dir "$4/real" &`,
+        'real=$!',
+        'while [ ! -s "$4/real/nats-server_$real.ports" ]; do sleep 0.05; done',
+        'cp "$4/real/nats-server_$real.ports" "$4/nats-server_$$.ports"',
+        'while :; do sleep 1; done',
+        '',
+      ].join('\n'),
+    );
+    chmodSync(fake, 0o700);
+    const nats = await startEmbeddedNats({ stateDir, binary: fake, stopGraceMs: 300 });
+    const started = Date.now();
+    const info = await nats.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(info).toMatchObject({ expected: true, signal: 'SIGKILL' });
+    expect(isProcessAlive(nats.pid)).toBe(false);
+    expect(await eventually(() => livePidsInGroup(nats.pgid).length === 0, 1000)).toBe(true);
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('an unwritable state dir is nats_invalid_state_dir', async () => {
+    const stateDir = tempStateDir();
+    writeFileSync(join(stateDir, 'nats'), 'a file where the folder should be');
+    await expect(startEmbeddedNats({ stateDir })).rejects.toMatchObject({ code: 'nats_invalid_state_dir' });
+    await expect(startEmbeddedNats({ stateDir: join(stateDir, 'a"b') })).rejects.toMatchObject({
+      code: 'nats_invalid_state_dir',
+    });
     rmSync(stateDir, { recursive: true, force: true });
   });
 
