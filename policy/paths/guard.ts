@@ -122,13 +122,14 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
   if (canonicalHome !== null && canonicalHome !== homeKeys[0]) homeKeys.push(canonicalHome);
   const anchors = { flavor, homeKeys, canonicalKey };
 
+  // The runtime's own paths as literal globs, under their configured and canonical spellings.
+  const literalPatterns = (p: AbsolutePath): string[] => {
+    const canonical = canonicalKey(p.path);
+    return [...new Set([keyOf(p), ...(canonical === null ? [] : [canonical])])].map(escapeGlob);
+  };
   const runtimeRules: PathRule[] = [
-    { id: RUNTIME_RULE_IDS.stateDir, description: 'runtime state', patterns: [escapeGlob(keyOf(stateDir))] },
-    {
-      id: RUNTIME_RULE_IDS.configFile,
-      description: 'runtime config',
-      patterns: [escapeGlob(keyOf(configFile))],
-    },
+    { id: RUNTIME_RULE_IDS.stateDir, description: 'runtime state', patterns: literalPatterns(stateDir) },
+    { id: RUNTIME_RULE_IDS.configFile, description: 'runtime config', patterns: literalPatterns(configFile) },
   ];
   const sensitive: RuleMatcher = compileRules(
     [...SENSITIVE_PATHS, ...runtimeRules, ...(options.extraSensitive ?? [])],

@@ -213,6 +213,18 @@ describe('sensitive paths however they are reached', () => {
     }
   });
 
+  it('protects a state dir configured through a symlink under its real name too', () => {
+    const real = tree.mkdir('var/state (x)');
+    const alias = tree.link('state-alias', real);
+    const guard = guardFor(tree, { stateDir: alias });
+    const roots = [root('all', tree.dir, 'read-write', { primary: true })];
+    for (const input of ['state-alias/db', 'var/state (x)/db', 'var/state (x)']) {
+      expect(guard.resolve('path', input, 'read', roots), input).toMatchObject({
+        rule: { id: 'sensitive.runtime-state' },
+      });
+    }
+  });
+
   it('refuses a never-writable path reached through a symlink', () => {
     tree.mkdir('w/proj/.git/hooks');
     tree.link('w/proj/hooks', '.git/hooks');
