@@ -1,5 +1,6 @@
 import { connect, errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
-import { createBus, type AnyKindRegistry, type Bus } from './bus.ts';
+import type { AnyKindRegistry, Bus } from './bus-api.ts';
+import { createBus } from './bus.ts';
 import { BusError, BusErrorCode } from './errors.ts';
 import { loggableError, silentLogger, type BusLogger } from './logger.ts';
 import { checkTarget, type BusTarget } from './target.ts';

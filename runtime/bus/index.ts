@@ -10,7 +10,7 @@ export {
   type EnvelopeOf,
   type MessageContext,
   type RequestOptions,
-} from './bus.ts';
+} from './bus-api.ts';
 export { connectBus, DEFAULT_MAX_MESSAGE_BYTES, type ConnectBusOptions } from './connect.ts';
 export {
   startEmbeddedNats,
