@@ -56,7 +56,7 @@ export class ApprovalInbox {
          AND (@session IS NULL OR session_id = @session)
          AND (@task IS NULL OR task_id = @task)
          AND (@agent IS NULL OR agent_id = @agent)
-       ORDER BY created_at, id`,
+       ORDER BY created_at, rowid`,
     );
   }
 

@@ -37,7 +37,7 @@ export class SessionApprovals {
        VALUES (@id, @v, @session_id, @tool, @target, @granted_by, @created_at, @revoked_at, @revoked_by)`,
     );
     this.active = db.prepare(
-      'SELECT * FROM session_approvals WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, id',
+      'SELECT * FROM session_approvals WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
     );
     this.match = db.prepare(
       `SELECT * FROM session_approvals WHERE session_id = ? AND tool = ? AND revoked_at IS NULL

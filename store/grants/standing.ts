@@ -40,7 +40,7 @@ export class StandingApprovals {
        VALUES (@id, @v, @owner_task_id, @tool, @target, @granted_by, @created_at, @revoked_at, @revoked_by)`,
     );
     this.active = db.prepare(
-      'SELECT * FROM standing_approvals WHERE owner_task_id = ? AND revoked_at IS NULL ORDER BY created_at, id',
+      'SELECT * FROM standing_approvals WHERE owner_task_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
     );
     this.match = db.prepare(
       `SELECT * FROM standing_approvals

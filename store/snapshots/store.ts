@@ -103,8 +103,8 @@ export class RunSnapshots {
    * (`parseRunSnapshot`, naming `source`), then the same redaction and write as `put`.
    */
   importEnvelope(json: unknown, source: string): RunSnapshot {
-    const envelope = parseRunSnapshot(json, source, this.ctx.redactor);
-    return this.put({ ...envelope, parentRunId: envelope.parentRunId });
+    const { $schemaVersion: _version, ...fields } = parseRunSnapshot(json, source, this.ctx.redactor);
+    return this.put(fields);
   }
 
   /** Loads and validates a run's snapshot; null when the run has none. */

@@ -1,0 +1,200 @@
+import { describe, expect, it } from 'vitest';
+import { AUDIT_KINDS, AuditKind, GENESIS_HASH, auditFieldsFromDecision } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
+import { hashEvent } from '../../store/audit/chain.ts';
+import type { AuditRow } from '../../store/audit/types.ts';
+import { allowDecision, openTemp } from './helpers.ts';
+
+function fill(store: Store, n: number): void {
+  for (let i = 0; i < n; i++) {
+    store.audit.append({
+      kind: AuditKind.proposed,
+      runId: i % 2 === 0 ? 'run-a' : 'run-b',
+      callId: `c${i}`,
+      detail: { i },
+    });
+  }
+}
+
+/** Lets a test play attacker: drop the append-only triggers, then run raw SQL. */
+function tamper(store: Store, sql: string, ...params: unknown[]): void {
+  const db = store.connection;
+  db.exec('DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete;');
+  db.prepare(sql).run(...params);
+}
+
+describe('audit log', () => {
+  it('appends events with every identifying field and links each to the previous hash', () => {
+    const { store, clock } = openTemp();
+    const decided = auditFieldsFromDecision(allowDecision);
+    const first = store.audit.append({
+      kind: AuditKind.policyDecided,
+      sessionId: 's-1',
+      agentId: 'assistant',
+      surface: 'chat',
+      runId: 'run-1',
+      callId: 'call-1',
+      tool: 'write_file',
+      standingApprovalId: 'stand-1',
+      ...decided,
+    });
+    expect(first).toMatchObject({
+      seq: 1,
+      at: clock.now,
+      kind: 'policy_decided',
+      sessionId: 's-1',
+      agentId: 'assistant',
+      surface: 'chat',
+      runId: 'run-1',
+      callId: 'call-1',
+      tool: 'write_file',
+      risk: 'write-local',
+      ruleId: 'mode.allow',
+      resource: '/work/p/src/a.ts',
+      status: 'allow',
+      standingApprovalId: 'stand-1',
+      prevHash: GENESIS_HASH,
+      detail: { reason: 'mode_allow', ruleSource: 'mode', step: 9, targets: allowDecision.targets },
+    });
+    const second = store.audit.append({ kind: AuditKind.rootChanged, resource: '/work/other' });
+    expect(second.prevHash).toBe(first.hash);
+    expect(store.audit.list()).toEqual([first, second]);
+    expect(store.audit.verifyChain()).toEqual({ ok: true, count: 2, headSeq: 2, headHash: second.hash });
+  });
+
+  it('knows every lifecycle, grant and root-change kind', () => {
+    expect(AUDIT_KINDS).toEqual([
+      'proposed',
+      'policy_decided',
+      'approval_requested',
+      'approval_resolved',
+      'started',
+      'completed',
+      'failed',
+      'interrupted',
+      'session_approval_granted',
+      'session_approval_revoked',
+      'standing_approval_granted',
+      'standing_approval_revoked',
+      'root_changed',
+    ]);
+  });
+
+  it('refuses unknown kinds and bad fields before writing', () => {
+    const { store } = openTemp();
+    expect(() => store.audit.append({ kind: 'deleted' as AuditKind })).toThrow(
+      expect.objectContaining({ code: 'invalid_input', message: expect.stringContaining('kind') }),
+    );
+    expect(() => store.audit.append({ kind: AuditKind.proposed, risk: 'root' as 'read' })).toThrow(/risk/);
+    expect(store.audit.head()).toBeNull();
+  });
+
+  it('lists one run, pages with afterSeq and limit', () => {
+    const { store } = openTemp();
+    fill(store, 10);
+    expect(store.audit.list({ runId: 'run-a' }).map((e) => e.seq)).toEqual([1, 3, 5, 7, 9]);
+    expect(store.audit.list({ runId: 'run-a', afterSeq: 3, limit: 2 }).map((e) => e.seq)).toEqual([5, 7]);
+    expect(store.audit.list({ afterSeq: 8 }).map((e) => e.seq)).toEqual([9, 10]);
+  });
+
+  it('redacts detail and resource with the store redactor', () => {
+    const { store, redactor } = openTemp();
+    redactor.registerSecret('tok-1234567890');
+    const event = store.audit.append({
+      kind: AuditKind.proposed,
+      resource: 'https://api.example.com/?q=tok-1234567890',
+      detail: {
+        args: { url: 'x', headers: { Authorization: 'Bearer tok-1234567890' } },
+        note: 'tok-1234567890',
+      },
+    });
+    expect(JSON.stringify(event)).not.toContain('tok-1234567890');
+    expect(JSON.stringify(store.audit.list())).not.toContain('tok-1234567890');
+  });
+
+  it('refuses UPDATE and DELETE with triggers', () => {
+    const { store } = openTemp();
+    fill(store, 2);
+    const db = store.connection;
+    expect(() => db.prepare("UPDATE audit_events SET status = 'x' WHERE seq = 1").run()).toThrow(
+      /append-only/,
+    );
+    expect(() => db.prepare('DELETE FROM audit_events WHERE seq = 2').run()).toThrow(/append-only/);
+    expect(store.audit.verifyChain().ok).toBe(true);
+  });
+
+  it('verifyChain names the first altered event', () => {
+    const { store } = openTemp();
+    fill(store, 6);
+    tamper(store, 'UPDATE audit_events SET detail = ? WHERE seq = 4', '{"i":99}');
+    expect(store.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 4,
+      reason: 'hash_mismatch',
+      count: 3,
+    });
+  });
+
+  it('verifyChain names the event after a deleted one', () => {
+    const { store } = openTemp();
+    fill(store, 6);
+    tamper(store, 'DELETE FROM audit_events WHERE seq = 3');
+    expect(store.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 4, reason: 'seq_gap' });
+  });
+
+  it('verifyChain catches a rewritten event whose hash was recomputed', () => {
+    const { store } = openTemp();
+    fill(store, 5);
+    const row = store.connection.prepare('SELECT * FROM audit_events WHERE seq = 2').get() as AuditRow;
+    const forged = { ...row, detail: '{"i":"forged"}' };
+    // The forger recomputes event 2's own hash; event 3 still links to the old one.
+    tamper(
+      store,
+      'UPDATE audit_events SET detail = ?, hash = ? WHERE seq = 2',
+      forged.detail,
+      hashEvent(row.prev_hash, forged),
+    );
+    expect(store.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 3,
+      reason: 'prev_hash_mismatch',
+      count: 2,
+    });
+  });
+
+  it('verifyChain catches a spliced prev_hash', () => {
+    const { store } = openTemp();
+    fill(store, 4);
+    tamper(store, 'UPDATE audit_events SET prev_hash = ? WHERE seq = 3', GENESIS_HASH);
+    expect(store.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 3,
+      reason: 'prev_hash_mismatch',
+    });
+  });
+
+  it('rolls an event back with the transaction it belongs to', () => {
+    const { store } = openTemp();
+    expect(() =>
+      store.transaction(() => {
+        store.audit.append({ kind: AuditKind.proposed });
+        throw new Error('model step failed');
+      }),
+    ).toThrow('model step failed');
+    expect(store.audit.head()).toBeNull();
+    store.audit.append({ kind: AuditKind.proposed });
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 1 });
+  });
+
+  it('maps a Decision with several or no targets', () => {
+    const two = auditFieldsFromDecision({
+      ...allowDecision,
+      targets: [
+        { argument: 'a', input: 'x', resolved: '/x', root: 'p', access: 'read' },
+        { argument: 'b', input: 'y', resolved: null, root: null, access: null },
+      ],
+    });
+    expect(two.resource).toBe('["/x","y"]');
+    expect(auditFieldsFromDecision({ ...allowDecision, targets: [] }).resource).toBeNull();
+  });
+});
