@@ -1,0 +1,42 @@
+/**
+ * Stable snake_case codes of the `ToolError`s the built-in executors raise. Path refusals at
+ * execution time carry the policy's own reason codes (`outside_roots`, `invalid_path`, …).
+ */
+export const ToolErrorCode = {
+  cancelled: 'cancelled',
+  targetNotDecided: 'target_not_decided',
+  pathGuardUnsupported: 'path_guard_unsupported',
+  noPrimaryRoot: 'no_primary_root',
+  notAFile: 'not_a_file',
+  invalidLineRange: 'invalid_line_range',
+  notADirectory: 'not_a_directory',
+  fileTooLarge: 'file_too_large',
+  binaryFile: 'binary_file',
+  contentTooLarge: 'content_too_large',
+  ioFailed: 'io_failed',
+  editNotFound: 'edit_old_not_found',
+  editAmbiguous: 'edit_old_ambiguous',
+  fileChanged: 'file_changed_during_edit',
+  invalidPattern: 'invalid_pattern',
+  searchTimeBudget: 'search_time_budget_exceeded',
+  poolQueueFull: 'pool_queue_full',
+  poolClosed: 'pool_closed',
+  processRunnerMissing: 'process_runner_missing',
+  commandFailed: 'command_failed',
+  commandTimeout: 'command_timeout',
+  gitSubcommandRefused: 'git_subcommand_refused',
+  gitOptionRefused: 'git_option_refused',
+  gitFailed: 'git_failed',
+  urlInvalid: 'url_invalid',
+  urlSchemeRefused: 'url_scheme_refused',
+  urlCredentialsRefused: 'url_credentials_refused',
+  hostRefused: 'host_refused',
+  dnsFailed: 'dns_failed',
+  headerRefused: 'header_refused',
+  tooManyRedirects: 'too_many_redirects',
+  httpTimeout: 'http_timeout',
+  httpFailed: 'http_failed',
+  platformUnavailable: 'platform_unavailable',
+  sendFailed: 'send_failed',
+} as const;
+export type ToolErrorCode = (typeof ToolErrorCode)[keyof typeof ToolErrorCode];

@@ -1,0 +1,14 @@
+/**
+ * Secrets (DESIGN.md §10): the store seam and its backends, and the resolver tools use. See
+ * README.md in this folder for choosing a backend.
+ */
+export { assertSecretName, SecretStoreError, SecretStoreErrorCode } from './store.ts';
+export type { SecretStore } from './store.ts';
+export { MemorySecretStore } from './memory.ts';
+export { EnvSecretStore, SECRET_ENV_PREFIX, secretEnvName } from './env.ts';
+export { DEFAULT_KEYRING_SERVICE, KeyringSecretStore, openKeyringStore } from './keyring.ts';
+export type { KeyringEntry, KeyringEntryFactory, KeyringStoreOptions } from './keyring.ts';
+export { openSecretStore, SecretBackend } from './open.ts';
+export type { OpenSecretStoreOptions } from './open.ts';
+export { createSecretResolver } from './resolver.ts';
+export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
