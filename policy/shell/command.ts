@@ -1,0 +1,231 @@
+/**
+ * Analysis of one simple command after word expansion: program identity, wrappers and code
+ * runners (recursively), cd tracking, find -exec, git config commands, hardline rules, and the
+ * reads/writes of its arguments.
+ */
+import type { CommandEnv } from './env.ts';
+import { dynamicField, literalField } from './field.ts';
+import type { Field } from './field.ts';
+import { collectFileArgs } from './fileargs.ts';
+import { parseFind } from './find.ts';
+import { analyzeGitConfigs, parseGit } from './git.ts';
+import { CODE_RUNNERS } from './interpreters.ts';
+import { parseOptions } from './options.ts';
+import { programNames } from './program.ts';
+import { applyCommandRules } from './rules.ts';
+import { WRAPPERS } from './wrappers.ts';
+
+/** Most wrapper layers and nested commands one command line may expand to. */
+export const MAX_LAYERS = 48;
+
+/** Most find starting points an -exec command is checked against, one by one. */
+const MAX_FIND_STARTS = 16;
+
+/** Environment variables whose value is a shell command run by a program (git, pagers, editors, bash). */
+const COMMAND_VARS = new Set([
+  'GIT_SSH_COMMAND',
+  'GIT_SSH',
+  'GIT_PAGER',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_ASKPASS',
+  'GIT_PROXY_COMMAND',
+  'SSH_ASKPASS',
+  'SUDO_ASKPASS',
+  'PAGER',
+  'MANPAGER',
+  'SYSTEMD_PAGER',
+  'EDITOR',
+  'VISUAL',
+  'FCEDIT',
+  'LESSOPEN',
+  'LESSCLOSE',
+  'BROWSER',
+  'BASH_ENV',
+  'ENV',
+  'PROMPT_COMMAND',
+]);
+
+/** Variables that inject git configuration (an alias or push refspec could hide there). */
+const GIT_CONFIG_VARS = /^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/;
+
+/** Builtins that evaluate subscripts/arithmetic in their arguments (code can hide in a literal). */
+const INDIRECT = new Set([
+  'let',
+  'read',
+  'mapfile',
+  'readarray',
+  'unset',
+  'test',
+  '[',
+  'getopts',
+  'wait',
+  'declare',
+  'typeset',
+  'local',
+  'export',
+  'readonly',
+]);
+
+/** True when a literal holds command-substitution syntax that bash could evaluate later. */
+export function isCodeLike(f: Field): boolean {
+  return f.value !== null && /\$\(|`|[<>]\(/.test(f.value);
+}
+
+/**
+ * Checks a `NAME=value` assignment (prefix, `env`, `export`): command-valued variables have their
+ * value analyzed as code; git config injection is unanalyzable.
+ */
+export function checkAssignment(name: string, value: Field | null, env: CommandEnv): void {
+  if (GIT_CONFIG_VARS.test(name)) {
+    env.unanalyzable('unanalyzable.git-alias', `${name} injects git configuration`);
+    return;
+  }
+  if (!COMMAND_VARS.has(name)) return;
+  if (value === null || value.value === null) {
+    env.unanalyzable('unanalyzable.dynamic-code', `${name} holds a command that is not literal`);
+    return;
+  }
+  if (value.value !== '') env.analyzeCode(value.value);
+}
+
+function checkAssignmentWords(args: readonly Field[], env: CommandEnv): void {
+  for (const f of args) {
+    const m =
+      f.value === null
+        ? /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(f.prefix)
+        : /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(f.value);
+    if (m === null) continue;
+    const name = m[1] ?? '';
+    checkAssignment(name, f.value === null ? null : literalField(f.value.slice(name.length + 1)), env);
+  }
+}
+
+function cd(kind: 'cd' | 'pushd' | 'popd', args: readonly Field[], env: CommandEnv): void {
+  const p = parseOptions(args, { stopAtOperand: true });
+  const target = p.operands[0] ?? null;
+  if (p.splittable) {
+    env.changeDir(kind, dynamicField(true));
+    return;
+  }
+  if (target !== null && target.value !== null && /^[+-]\d+$/.test(target.value)) {
+    env.changeDir(kind, dynamicField(false));
+    return;
+  }
+  env.changeDir(kind, target);
+}
+
+function substitute(argv: readonly Field[], token: string, start: Field): Field[] {
+  return argv.map((f) => {
+    if (f.value === null || !f.value.includes(token)) return f;
+    if (start.value === null) return dynamicField(false);
+    if (f.value === token) return start;
+    return literalField(f.value.split(token).join(start.value));
+  });
+}
+
+function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): void {
+  const f = parseFind(args);
+  const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
+  starts.forEach((s) => env.read(s));
+  if (f.deletes) starts.forEach((s) => env.write(s, false));
+  f.outputs.forEach((o) => env.write(o, true));
+  for (const e of f.execs) {
+    const list = starts.length > MAX_FIND_STARTS ? [dynamicField(false)] : starts;
+    for (const s of list) analyzeArgv(substitute(e.argv, '{}', s), env, budget);
+  }
+}
+
+/** fd / fdfind -x / -X: the command after it, with placeholders only known at run time. */
+function fdExec(args: readonly Field[], env: CommandEnv, budget: { n: number }): void {
+  const i = args.findIndex((a) => ['-x', '--exec', '-X', '--exec-batch'].includes(a.value ?? ''));
+  if (i < 0) return;
+  let argv = args.slice(i + 1);
+  const end = argv.findIndex((a) => a.value === ';');
+  if (end >= 0) argv = argv.slice(0, end);
+  const placeholder = /\{[/.]*\/?\.?\}/;
+  const hasPlaceholder = argv.some((a) => a.value !== null && placeholder.test(a.value));
+  const expanded = argv.map((a) => (a.value !== null && placeholder.test(a.value) ? dynamicField(false) : a));
+  analyzeArgv(hasPlaceholder ? expanded : [...expanded, dynamicField(false)], env, budget);
+}
+
+/**
+ * Analyzes one expanded command line (`argv[0]` is the program). Reports every finding to `env`;
+ * never throws for valid fields. `budget` bounds wrapper layers and nested commands.
+ */
+export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n: number } = { n: 0 }): void {
+  const first = argv[0];
+  if (first === undefined) return;
+  if (++budget.n > MAX_LAYERS) {
+    env.unanalyzable('unanalyzable.limit-exceeded', 'too many nested wrappers or commands');
+    return;
+  }
+  if (first.value === null || first.glob) {
+    env.unanalyzable('unanalyzable.dynamic-program', 'the program name is not a literal word');
+    return;
+  }
+  const names = programNames(first);
+  const name = names[0];
+  if (name === undefined) return;
+  env.noteProgram(names);
+  const args = argv.slice(1);
+  if (first.value.includes('/') && env.wasWritten(first)) {
+    env.unanalyzable(
+      'unanalyzable.generated-script',
+      `${first.value} is written earlier in the same command`,
+    );
+    return;
+  }
+  if (names.some((n) => INDIRECT.has(n)) && args.some(isCodeLike)) {
+    env.unanalyzable(
+      'unanalyzable.indirect-evaluation',
+      `${name} may evaluate a command substitution held in a literal`,
+    );
+  }
+  if (name === 'printf' && args.some((a) => a.value?.startsWith('-v')) && args.some(isCodeLike)) {
+    env.unanalyzable(
+      'unanalyzable.indirect-evaluation',
+      'printf -v may evaluate a subscript held in a literal',
+    );
+  }
+  if (name === 'cd' || name === 'pushd' || name === 'popd' || name === 'chdir') {
+    cd(name === 'chdir' ? 'cd' : name, args, env);
+    return;
+  }
+  if (name === 'hash' && args.some((a) => a.value === null || a.value.startsWith('-p'))) {
+    env.unanalyzable('unanalyzable.dynamic-program', 'hash -p rebinds a command name');
+    return;
+  }
+  if (name === 'enable' && args.some((a) => a.value === null || /^-[a-z]*f/.test(a.value))) {
+    env.unanalyzable('unanalyzable.dynamic-program', 'enable -f loads a builtin from a shared object');
+    return;
+  }
+  if (name === 'env' || name === 'sudo' || name === 'doas' || name === 'export')
+    checkAssignmentWords(args, env);
+  const runner = names.map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n]).find((w) => w !== undefined);
+  if (runner !== undefined) {
+    const r = runner(args, env, name);
+    switch (r.kind) {
+      case 'exec':
+        for (const inner of r.argvs) analyzeArgv(inner, r.env ?? env, budget);
+        return;
+      case 'code':
+        env.analyzeCode(r.code, {
+          sameShell: r.sameShell === true,
+          ...(r.fromStdin === true ? { stdin: { kind: 'inherit' } as const } : {}),
+        });
+        return;
+      case 'done':
+        return;
+      case 'unknown':
+        env.unanalyzable(r.ruleId, r.detail);
+        return;
+    }
+  }
+  if (name === 'git') analyzeGitConfigs(parseGit(args), env);
+  applyCommandRules(names, args, env);
+  if (name === 'find' || name === 'gfind') find(args, env, budget);
+  else if (name === 'fd' || name === 'fdfind') fdExec(args, env, budget);
+  for (const n of names) collectFileArgs(n, args, env);
+}

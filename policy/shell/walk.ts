@@ -1,0 +1,683 @@
+/**
+ * The walk over a bash syntax tree: every simple command in lists, pipelines, `&`, subshells,
+ * groups, loops, conditionals, functions, command and process substitutions (also inside
+ * strings, here-documents, redirections and expansions) is analyzed with its context (stdin,
+ * background, enclosing functions, working directory). Literal code in `sh -c`, `eval`, ... and
+ * backtick bodies is parsed again, one level deeper, up to MAX_DEPTH.
+ */
+import type { Node } from 'web-tree-sitter';
+import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
+import { CwdScope } from './cwd.ts';
+import type { CommandEnv, StdinSource, Verdict } from './env.ts';
+import { literalField } from './field.ts';
+import type { Field } from './field.ts';
+import type { Findings } from './findings.ts';
+import { parseFind } from './find.ts';
+import { deviceKind } from './paths.ts';
+import type { BashParser } from './parser.ts';
+import { programNames } from './program.ts';
+import { wordFields } from './words.ts';
+
+/** Most nested parses (sh -c inside eval inside backticks ...) before the command is unanalyzable. */
+export const MAX_DEPTH = 8;
+
+/** The context a statement runs in. */
+export interface WalkContext {
+  readonly stdin: StdinSource;
+  /** Names of the functions whose body encloses the statement. */
+  readonly funcs: readonly string[];
+  /** True in a pipeline of several stages or in the background. */
+  readonly async: boolean;
+  /** True when the statement may or may not run (a cd then only adds a possible cwd). */
+  readonly conditional: boolean;
+}
+
+/** The context of a command string at the top. */
+export const TOP: WalkContext = { stdin: { kind: 'inherit' }, funcs: [], async: false, conditional: false };
+
+const STATEMENTS = new Set([
+  'c_style_for_statement',
+  'case_statement',
+  'command',
+  'compound_statement',
+  'declaration_command',
+  'for_statement',
+  'function_definition',
+  'if_statement',
+  'list',
+  'negated_command',
+  'pipeline',
+  'redirected_statement',
+  'subshell',
+  'test_command',
+  'unset_command',
+  'variable_assignment',
+  'variable_assignments',
+  'while_statement',
+]);
+
+const CONDITIONAL = new Set([
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'case_item',
+  'do_group',
+]);
+
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+
+/** Node types whose text bash expands but the grammar may leave unstructured. */
+const SCANNED = new Set(['regex', 'extglob_pattern', 'word', 'string_content', 'heredoc_content', 'number']);
+
+/** Node types that hold literal text where `\` + newline is not a line continuation. */
+const LITERAL_CONTEXT = new Set([
+  'raw_string',
+  'ansi_c_string',
+  'comment',
+  'heredoc_body',
+  'heredoc_content',
+]);
+
+function hasUnescaped(text: string, needle: RegExp): boolean {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') {
+      i++;
+      continue;
+    }
+    needle.lastIndex = i;
+    const m = needle.exec(text);
+    if (m !== null && m.index === i) return true;
+  }
+  return false;
+}
+
+/**
+ * Positions of `\` + newline line continuations outside literal contexts. tree-sitter-bash
+ * treats them as token separators, bash removes them (so `r\<newline>m` is `rm`).
+ */
+function continuationCuts(root: Node, text: string): number[] {
+  const cuts: number[] = [];
+  let from = 0;
+  for (;;) {
+    const p = text.indexOf('\\\n', from);
+    if (p < 0) break;
+    from = p + 2;
+    let run = 0;
+    for (let k = p; k >= 0 && text[k] === '\\'; k--) run++;
+    if (run % 2 === 0) continue;
+    let n: Node | null = root.descendantForIndex(p, p + 1);
+    let literal = false;
+    while (n !== null) {
+      if (LITERAL_CONTEXT.has(n.type)) {
+        literal = true;
+        break;
+      }
+      n = n.parent;
+    }
+    if (!literal) cuts.push(p);
+  }
+  return cuts;
+}
+
+function fieldsOf(nodes: readonly Node[]): Field[] {
+  return nodes.flatMap((n) => wordFields(n));
+}
+
+function namedChildren(node: Node): Node[] {
+  return node.namedChildren.filter((c): c is Node => c !== null);
+}
+
+function allChildren(node: Node): Node[] {
+  return node.children.filter((c): c is Node => c !== null);
+}
+
+/** Renders a literal printf format with %s/%% and simple escapes; null when it uses anything else. */
+function renderPrintf(format: string, args: readonly string[]): string | null {
+  if (/\\[^nt\\]/.test(format) || /%[^s%]/.test(format)) return null;
+  const unescaped = format.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
+  const slots = (unescaped.match(/%s/g) ?? []).length;
+  let out = '';
+  let i = 0;
+  do {
+    out += unescaped.replace(/%(s|%)/g, (_, c: string) => (c === '%' ? '%' : (args[i++] ?? '')));
+  } while (slots > 0 && i < args.length);
+  return out;
+}
+
+function itemsOf(text: string): Field[] | null {
+  if (/["'\\]/.test(text)) return null;
+  return text
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .map(literalField);
+}
+
+/** Walks one parsed command string (or nested code) and reports to shared findings. */
+export class Walker {
+  private source = '';
+
+  constructor(
+    private readonly parser: BashParser,
+    private readonly findings: Findings,
+    private readonly depth: number,
+    private scope: CwdScope,
+  ) {}
+
+  /** Parses and walks `code` (line continuations folded first, as bash does). */
+  run(code: string, ctx: WalkContext): void {
+    let text = code;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      let again: string | null = null;
+      const parsed = this.parser.withTree(text, (root) => {
+        const cuts = continuationCuts(root, text);
+        if (cuts.length > 0) {
+          let out = '';
+          let last = 0;
+          for (const c of cuts) {
+            out += text.slice(last, c);
+            last = c + 2;
+          }
+          again = out + text.slice(last);
+          return true;
+        }
+        this.source = text;
+        if (root.hasError) this.findings.cannot('unanalyzable.parse-error', 'the command has a syntax error');
+        this.visit(root, ctx);
+        return true;
+      });
+      if (parsed === null) {
+        this.findings.cannot('unanalyzable.parse-error', 'the parser produced no tree');
+        return;
+      }
+      if (again === null) return;
+      text = again;
+    }
+    this.findings.cannot('unanalyzable.parse-error', 'line continuations could not be folded');
+  }
+
+  private nested(code: string, ctx: WalkContext, sameShell: boolean): void {
+    if (this.depth + 1 > MAX_DEPTH) {
+      this.findings.cannot('unanalyzable.depth-exceeded', `nested code deeper than ${MAX_DEPTH} levels`);
+      return;
+    }
+    const scope = sameShell ? this.scope : this.scope.clone();
+    new Walker(this.parser, this.findings, this.depth + 1, scope).run(code, ctx);
+  }
+
+  private subshell(fn: () => void): void {
+    const saved = this.scope;
+    this.scope = saved.clone();
+    try {
+      fn();
+    } finally {
+      this.scope = saved;
+    }
+  }
+
+  private visit(node: Node, ctx: WalkContext): void {
+    switch (node.type) {
+      case 'program':
+      case 'compound_statement':
+      case 'negated_command':
+        this.sequence(node, ctx);
+        return;
+      case 'subshell':
+        this.subshell(() => this.sequence(node, ctx));
+        return;
+      case 'list':
+        this.list(node, ctx);
+        return;
+      case 'pipeline':
+        this.pipeline(
+          namedChildren(node).filter((c) => STATEMENTS.has(c.type) || c.type === 'ERROR'),
+          ctx,
+        );
+        return;
+      case 'command':
+        this.command(node, ctx);
+        return;
+      case 'redirected_statement':
+        this.redirected(node, ctx);
+        return;
+      case 'function_definition':
+        this.functionDefinition(node, ctx);
+        return;
+      case 'test_command':
+        this.codeLikeIn(node, 'a test may evaluate a subscript held in a literal');
+        this.expr(node, ctx);
+        return;
+      case 'declaration_command':
+      case 'unset_command':
+      case 'variable_assignments':
+        this.declaration(node, ctx);
+        return;
+      case 'variable_assignment':
+        this.assignment(node, ctx);
+        return;
+      case 'comment':
+        return;
+      case 'ERROR':
+        this.findings.cannot('unanalyzable.parse-error', 'the command has a syntax error');
+        this.sequence(node, ctx);
+        return;
+      default:
+        if (CONDITIONAL.has(node.type)) this.sequence(node, { ...ctx, conditional: true });
+        else this.sequence(node, ctx);
+    }
+  }
+
+  /** Statements in order; a statement followed by `&` runs in the background (a subshell). */
+  private sequence(node: Node, ctx: WalkContext): void {
+    const children = allChildren(node);
+    children.forEach((child, i) => {
+      if (!child.isNamed) return;
+      if (child.type === 'comment') return;
+      if (STATEMENTS.has(child.type) || child.type === 'ERROR' || CONDITIONAL.has(child.type)) {
+        const background = children[i + 1]?.type === '&';
+        if (background) this.subshell(() => this.visit(child, { ...ctx, async: true, conditional: true }));
+        else this.visit(child, ctx);
+      } else if (REDIRECTS.has(child.type)) {
+        this.redirects([child], ctx);
+      } else {
+        this.expr(child, ctx);
+      }
+    });
+  }
+
+  private list(node: Node, ctx: WalkContext): void {
+    let first = true;
+    for (const child of namedChildren(node)) {
+      if (child.type === 'comment') continue;
+      this.visit(child, first ? ctx : { ...ctx, conditional: true });
+      first = false;
+    }
+  }
+
+  private pipeline(stages: readonly Node[], ctx: WalkContext, firstStdin?: StdinSource): void {
+    stages.forEach((stage, i) => {
+      const prev = stages[i - 1];
+      const stdin = i === 0 ? (firstStdin ?? ctx.stdin) : prev ? this.pipeSource(prev) : ctx.stdin;
+      this.subshell(() =>
+        this.visit(stage, { ...ctx, stdin, async: stages.length > 1 || ctx.async, conditional: true }),
+      );
+    });
+  }
+
+  /** What a pipeline stage feeds the next one, when it is a literal echo/printf or a find. */
+  private pipeSource(stage: Node): StdinSource {
+    const opaque: StdinSource = { kind: 'pipe', code: null, items: null };
+    if (stage.type !== 'command') return opaque;
+    try {
+      const words = namedChildren(stage).filter(
+        (c) => c.type !== 'variable_assignment' && !REDIRECTS.has(c.type),
+      );
+      const fields = fieldsOf(words);
+      const name = fields[0] ? programNames(fields[0])[0] : undefined;
+      const args = fields.slice(1);
+      if (name === 'find') {
+        const f = parseFind(args);
+        return { kind: 'pipe', code: null, items: f.starts.length > 0 ? f.starts : [literalField('.')] };
+      }
+      if (args.some((a) => a.value === null || a.glob)) return opaque;
+      const values = args.map((a) => a.value as string);
+      if (name === 'echo') {
+        let i = 0;
+        let newline = true;
+        while (/^-[neE]+$/.test(values[i] ?? '')) {
+          if ((values[i] ?? '').includes('n')) newline = false;
+          i++;
+        }
+        const text = values.slice(i).join(' ');
+        if (text.includes('\\')) return opaque;
+        return { kind: 'pipe', code: text + (newline ? '\n' : ''), items: itemsOf(text) };
+      }
+      if (name === 'printf') {
+        const start = values[0] === '--' ? 1 : 0;
+        const format = values[start];
+        if (format === undefined || format.startsWith('-')) return opaque;
+        const text = renderPrintf(format, values.slice(start + 1));
+        return text === null ? opaque : { kind: 'pipe', code: text, items: itemsOf(text) };
+      }
+    } catch {
+      return opaque;
+    }
+    return opaque;
+  }
+
+  private command(node: Node, ctx: WalkContext): void {
+    const words: Node[] = [];
+    const redirects: Node[] = [];
+    for (const child of namedChildren(node)) {
+      if (child.type === 'variable_assignment') this.assignment(child, ctx);
+      else if (REDIRECTS.has(child.type)) redirects.push(child);
+      else if (STATEMENTS.has(child.type)) this.visit(child, ctx);
+      else if (child.type !== 'comment') words.push(child);
+    }
+    for (const w of words) this.expr(w, ctx);
+    const r = this.redirects(redirects, ctx);
+    const argv = fieldsOf(words);
+    this.taint(argv);
+    const env = this.env({ ...ctx, stdin: r.stdin ?? ctx.stdin });
+    analyzeArgv(argv, env);
+    this.continuations(r.continuations, node, ctx);
+  }
+
+  private redirected(node: Node, ctx: WalkContext): void {
+    const body = node.childForFieldName('body');
+    const redirects = namedChildren(node).filter((c) => REDIRECTS.has(c.type));
+    const r = this.redirects(redirects, ctx);
+    const inner: WalkContext = { ...ctx, stdin: r.stdin ?? ctx.stdin };
+    if (body !== null) this.visit(body, inner);
+    for (const c of namedChildren(node)) {
+      if (c !== body && !REDIRECTS.has(c.type) && c.id !== body?.id) this.expr(c, ctx);
+    }
+    this.continuations(r.continuations, body, ctx);
+  }
+
+  /** Statements the grammar hangs under a here-document (`cat <<EOF | sh`, `cat <<EOF && x`). */
+  private continuations(nodes: readonly Node[], source: Node | null, ctx: WalkContext): void {
+    for (const c of nodes) {
+      if (c.type === 'pipeline') {
+        const stages = namedChildren(c).filter((s) => STATEMENTS.has(s.type) || s.type === 'ERROR');
+        const first = source ? this.pipeSource(source) : ({ kind: 'pipe', code: null, items: null } as const);
+        this.pipeline(stages, { ...ctx, async: true }, first);
+      } else {
+        this.visit(c, { ...ctx, conditional: true });
+      }
+    }
+  }
+
+  /**
+   * Applies redirections: output targets are writes (a device target is hardline), input
+   * sources set stdin. Returns the stdin they give and statements hung under here-documents.
+   */
+  private redirects(
+    nodes: readonly Node[],
+    ctx: WalkContext,
+  ): { stdin: StdinSource | null; continuations: Node[] } {
+    let stdin: StdinSource | null = null;
+    const continuations: Node[] = [];
+    for (const r of nodes) {
+      const fd = namedChildren(r).find((c) => c.type === 'file_descriptor')?.text ?? null;
+      const forStdin = fd === null || fd === '0';
+      if (r.type === 'file_redirect') {
+        this.expr(r, ctx);
+        const op = allChildren(r).find((c) => !c.isNamed)?.type ?? '';
+        const dest = fieldsOf(r.childrenForFieldName('destination').filter((c): c is Node => c !== null));
+        if (op === '<') {
+          if (forStdin) stdin = { kind: 'opaque' };
+          dest.forEach((d) => this.env(ctx).read(d));
+        } else if (['>', '>>', '>|', '&>', '&>>'].includes(op)) {
+          this.redirectWrite(dest);
+        } else if (op === '>&' || op === '<&') {
+          const dup = dest.every((d) => d.value !== null && /^(\d+-?|-)$/.test(d.value));
+          if (!dup && op === '>&') this.redirectWrite(dest);
+          if (!dup && op === '<&' && forStdin) stdin = { kind: 'opaque' };
+        } else if (op !== '>&-' && op !== '<&-') {
+          this.findings.cannot('unanalyzable.parse-error', `unsupported redirection ${op}`);
+        }
+      } else if (r.type === 'herestring_redirect') {
+        this.expr(r, ctx);
+        const value = fieldsOf(namedChildren(r).filter((c) => c.type !== 'file_descriptor'));
+        const code = value.length === 1 && value[0]?.value != null ? value[0].value + '\n' : null;
+        if (forStdin) stdin = { kind: 'herestring', code };
+      } else if (r.type === 'heredoc_redirect') {
+        if (forStdin) stdin = { kind: 'opaque' };
+        this.heredoc(r, ctx, continuations);
+      }
+    }
+    return { stdin, continuations };
+  }
+
+  private redirectWrite(fields: readonly Field[]): void {
+    for (const f of fields) {
+      const r = this.scope.resolve(f);
+      if (r.unknown) {
+        this.findings.cannot(
+          'unanalyzable.dynamic-argument',
+          'a redirection to a path only known at run time',
+        );
+      }
+      for (const ref of r.refs) {
+        const kind = deviceKind(ref.text, ref.glob);
+        if (kind === 'device')
+          this.findings.hit('hardline.block-device-redirect', `redirection into ${ref.text}`);
+        else if (kind !== 'benign') this.findings.addWrite(ref.text);
+      }
+    }
+  }
+
+  private heredoc(node: Node, ctx: WalkContext, continuations: Node[]): void {
+    const children = namedChildren(node);
+    const start = children.find((c) => c.type === 'heredoc_start')?.text ?? '';
+    const end = children.find((c) => c.type === 'heredoc_end');
+    const body = children.find((c) => c.type === 'heredoc_body');
+    const quoted = /['"\\]/.test(start);
+    const delimiter = start.replace(/\\(.)/g, '$1').replace(/['"]/g, '');
+    const stripTabs = allChildren(node).some((c) => c.type === '<<-');
+    const norm = (line: string): string => (stripTabs ? line.replace(/^\t+/, '') : line);
+    if (end === undefined || end.text !== delimiter) {
+      this.findings.cannot('unanalyzable.heredoc-delimiter', 'a here-document without its exact end line');
+    } else {
+      const lineStart = this.source.lastIndexOf('\n', end.startIndex - 1) + 1;
+      const nl = this.source.indexOf('\n', end.endIndex);
+      const line = this.source.slice(lineStart, nl < 0 ? this.source.length : nl);
+      if (norm(line) !== delimiter) {
+        this.findings.cannot(
+          'unanalyzable.heredoc-delimiter',
+          'a here-document end line that bash would not accept',
+        );
+      }
+    }
+    if (body !== undefined) {
+      if (body.text.split('\n').some((l) => norm(l) === delimiter)) {
+        this.findings.cannot('unanalyzable.heredoc-delimiter', 'a here-document that bash would end earlier');
+      }
+      if (!quoted) {
+        if (body.childCount === 0) this.scan(body);
+        else this.expr(body, ctx);
+      }
+    }
+    for (const c of children) {
+      if (c.type === 'file_redirect' || c.type === 'herestring_redirect' || c.type === 'heredoc_redirect') {
+        const r = this.redirects([c], ctx);
+        continuations.push(...r.continuations);
+      } else if (STATEMENTS.has(c.type) || c.type === 'ERROR') {
+        continuations.push(c);
+      }
+    }
+  }
+
+  private functionDefinition(node: Node, ctx: WalkContext): void {
+    const nameNode = node.childForFieldName('name');
+    const name = nameNode ? (wordFields(nameNode)[0]?.value ?? null) : null;
+    const body = node.childForFieldName('body');
+    const inner: WalkContext = {
+      ...ctx,
+      funcs: name === null ? ctx.funcs : [...ctx.funcs, name.toLowerCase()],
+      conditional: true,
+    };
+    if (body !== null) this.visit(body, inner);
+    this.redirects(
+      node.childrenForFieldName('redirect').filter((c): c is Node => c !== null),
+      ctx,
+    );
+  }
+
+  private assignment(node: Node, ctx: WalkContext): void {
+    this.expr(node, ctx);
+    const nameNode = node.childForFieldName('name');
+    const valueNode = node.childForFieldName('value');
+    const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
+    if (name === 'HOME') this.scope.homeTainted = true;
+    if (name === 'CDPATH') this.scope.cdpathTainted = true;
+    const values =
+      valueNode === null
+        ? []
+        : valueNode.type === 'array'
+          ? fieldsOf(namedChildren(valueNode))
+          : wordFields(valueNode);
+    if (values.some(isCodeLike)) {
+      this.findings.cannot(
+        'unanalyzable.indirect-evaluation',
+        'a variable holds command-substitution syntax',
+      );
+    }
+    if (name !== null) {
+      const single = values.length === 1 ? (values[0] ?? null) : valueNode === null ? literalField('') : null;
+      checkAssignment(name, single, this.env(ctx));
+    }
+  }
+
+  private declaration(node: Node, ctx: WalkContext): void {
+    for (const c of namedChildren(node)) {
+      if (c.type === 'variable_assignment') this.assignment(c, ctx);
+      else {
+        this.expr(c, ctx);
+        if (c.type !== 'variable_name' && wordFields(c).some(isCodeLike)) {
+          this.findings.cannot(
+            'unanalyzable.indirect-evaluation',
+            'a declaration argument holds command-substitution syntax',
+          );
+        }
+      }
+    }
+  }
+
+  private codeLikeIn(node: Node, detail: string): void {
+    const stack: Node[] = [node];
+    while (stack.length > 0) {
+      const n = stack.pop() as Node;
+      if (n.type === 'raw_string' || n.type === 'string' || n.type === 'ansi_c_string') {
+        if (wordFields(n).some(isCodeLike)) this.findings.cannot('unanalyzable.indirect-evaluation', detail);
+        continue;
+      }
+      if (n.type === 'command_substitution' || n.type === 'process_substitution') continue;
+      stack.push(...namedChildren(n));
+    }
+  }
+
+  /** Records HOME / CDPATH rebinding by read, declare, printf -v, ... (tilde and cd then turn dynamic). */
+  private taint(argv: readonly Field[]): void {
+    for (const f of argv.slice(1)) {
+      const v = f.value ?? '';
+      if (v === 'HOME' || v.startsWith('HOME=')) this.scope.homeTainted = true;
+      if (v === 'CDPATH' || v.startsWith('CDPATH=')) this.scope.cdpathTainted = true;
+    }
+  }
+
+  private scan(node: Node): void {
+    if (hasUnescaped(node.text, /\$\(|`/y)) {
+      this.findings.cannot('unanalyzable.hidden-substitution', `a command substitution inside ${node.type}`);
+    }
+  }
+
+  /** Walks a non-statement subtree: substitutions are analyzed, unstructured text is scanned. */
+  private expr(node: Node, ctx: WalkContext): void {
+    switch (node.type) {
+      case 'command_substitution':
+        this.commandSubstitution(node, ctx);
+        return;
+      case 'process_substitution': {
+        const writeSide = node.text.startsWith('>(');
+        const stdin: StdinSource = writeSide ? { kind: 'pipe', code: null, items: null } : ctx.stdin;
+        this.subshell(() => this.sequence(node, { ...ctx, stdin, async: true, conditional: true }));
+        return;
+      }
+      case 'comment':
+      case 'raw_string':
+      case 'ansi_c_string':
+        return;
+      case 'heredoc_redirect':
+        this.heredoc(node, ctx, []);
+        return;
+      default:
+        if (STATEMENTS.has(node.type) || node.type === 'ERROR') {
+          this.visit(node, ctx);
+          return;
+        }
+        if (SCANNED.has(node.type) && node.childCount === 0) this.scan(node);
+        for (const c of allChildren(node)) if (c.isNamed) this.expr(c, ctx);
+    }
+  }
+
+  private commandSubstitution(node: Node, ctx: WalkContext): void {
+    const inner: WalkContext = { ...ctx, conditional: true };
+    if (node.firstChild?.type === '`') {
+      const text = node.text;
+      const body = text.slice(1, text.endsWith('`') && text.length > 1 ? -1 : undefined);
+      if (body.includes('\\')) {
+        let inString = false;
+        for (let p = node.parent; p !== null; p = p.parent) if (p.type === 'string') inString = true;
+        const unescaped = body.replace(inString ? /\\([\\`$"])/g : /\\([\\`$])/g, '$1');
+        this.nested(unescaped, inner, false);
+        return;
+      }
+    }
+    this.subshell(() => this.sequence(node, inner));
+  }
+
+  private env(ctx: WalkContext): CommandEnv {
+    const findings = this.findings;
+    const scope = (): CwdScope => this.scope;
+    const env: CommandEnv = {
+      depth: this.depth,
+      stdin: ctx.stdin,
+      hardline: (id, detail) => findings.hit(id, detail),
+      unanalyzable: (id, detail) => findings.cannot(id, detail),
+      verdict: (v: Verdict) => {
+        if (v === null) return;
+        if ('match' in v) findings.hit(v.match, v.detail);
+        else findings.cannot(v.unknown, v.detail);
+      },
+      resolve: (f) => scope().resolve(f),
+      read: (f) => {
+        const r = scope().resolve(f);
+        for (const ref of r.refs) if (deviceKind(ref.text) === null) findings.reads.add(ref.text);
+      },
+      write: (f, content) => {
+        const r = scope().resolve(f);
+        if (r.unknown && content) {
+          findings.cannot(
+            'unanalyzable.dynamic-argument',
+            'a command writes into a path only known at run time',
+          );
+        }
+        for (const ref of r.refs) {
+          const kind = deviceKind(ref.text, ref.glob);
+          if (kind === 'device' || deviceKind(ref.win ?? '') === 'device') {
+            findings.hit('hardline.block-device-write', `a command writes to ${ref.text}`);
+          } else if (kind !== 'benign') {
+            findings.addWrite(ref.text);
+          }
+        }
+      },
+      wasWritten: (f) =>
+        scope()
+          .resolve(f)
+          .refs.some((ref) => findings.wasWritten(ref.text)),
+      analyzeCode: (code, options) =>
+        this.nested(code, { ...ctx, stdin: options?.stdin ?? ctx.stdin }, options?.sameShell === true),
+      changeDir: (kind, target) => scope().change(kind, target, ctx.conditional),
+      withStdin: (stdin) => this.env({ ...ctx, stdin }),
+      noteProgram: (names) => {
+        if (ctx.async && names.some((n) => ctx.funcs.includes(n))) {
+          findings.hit(
+            'hardline.fork-bomb',
+            `function ${names[0] ?? ''} calls itself in a pipeline or background`,
+          );
+        }
+      },
+    };
+    return env;
+  }
+}
+
+/** Runs a whole command string through a fresh walker at depth 0. */
+export function walkCommand(parser: BashParser, findings: Findings, command: string): void {
+  new Walker(parser, findings, 0, new CwdScope()).run(command, TOP);
+}
