@@ -3,7 +3,7 @@
  * pipeline's point of view; the path guard is the only place that touches the file system.
  */
 import type { ReasonCode, RuleRef, Target } from './decision.ts';
-import type { PathAccess } from './risk.ts';
+import type { PathAccess, ToolRisk } from './risk.ts';
 import type { WorkspaceRoot } from './roots.ts';
 
 /** A hard denial found by a seam: the pipeline stops with `deny` and this reason and rule. */
@@ -15,7 +15,8 @@ export interface Denial {
 }
 
 /** Outcome of resolving one path argument against the roots. */
-export type PathResolution = { readonly ok: true; readonly target: Target } | ({ readonly ok: false } & Denial);
+export type PathResolution =
+  { readonly ok: true; readonly target: Target } | ({ readonly ok: false } & Denial);
 
 /**
  * Steps 2 and 3 for paths: sensitive host paths, never-writable paths, canonicalization and
@@ -28,7 +29,12 @@ export interface PathGuard {
    */
   checkSensitive(input: string, access: PathAccess, roots: readonly WorkspaceRoot[]): Denial | null;
   /** Step 3: canonicalize `input` and check it lies in a root that grants `access`. */
-  resolve(argument: string, input: string, access: PathAccess, roots: readonly WorkspaceRoot[]): PathResolution;
+  resolve(
+    argument: string,
+    input: string,
+    access: PathAccess,
+    roots: readonly WorkspaceRoot[],
+  ): PathResolution;
 }
 
 /** What shell analysis found in one command string (step 2). */
@@ -51,5 +57,5 @@ export interface CommandAnalyzer {
 
 /** Step 4: the delegation guard of a child run; null when the call is inside the envelope. */
 export interface DelegationGuard {
-  check(tool: string, risk: import('./risk.ts').ToolRisk, targets: readonly Target[]): Denial | null;
+  check(tool: string, risk: ToolRisk, targets: readonly Target[]): Denial | null;
 }

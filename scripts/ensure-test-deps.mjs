@@ -16,7 +16,9 @@ if (!has('nats-server')) missing.push('nats-server');
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {
     console.log(`ensure-test-deps: installing ${missing.join(', ')} with apt-get…`);
-    execFileSync('sh', ['-c', `apt-get update -q && apt-get install -y -q ${missing.join(' ')}`], { stdio: 'inherit' });
+    execFileSync('sh', ['-c', `apt-get update -q && apt-get install -y -q ${missing.join(' ')}`], {
+      stdio: 'inherit',
+    });
   } else {
     console.error(
       `The tests need: ${missing.join(', ')}.\n` +

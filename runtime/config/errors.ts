@@ -1,0 +1,56 @@
+import type { z } from 'zod';
+
+/** A config file that cannot be used. `problems` name the JSON path and what was expected. */
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+    options?: ErrorOptions,
+  ) {
+    super(`${file}: invalid config\n  ${problems.join('\n  ')}`, options);
+    this.name = 'ConfigError';
+  }
+}
+
+const SECRET_KEY = /(token|secret|password|passwd|credential|api_?key|authorization|cookie|private)/i;
+
+/** A JSON path as `a.b[0].c`. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? String(seg) : `.${String(seg)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+function describe(value: unknown, path: readonly PropertyKey[]): string {
+  // Never echo a value that sits under a secret-looking key: config errors reach terminals and logs.
+  if (path.some((p) => typeof p === 'string' && SECRET_KEY.test(p))) return `a ${typeof value}`;
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** One readable line per zod issue: `agents.assistant.mode: expected "allow" | "ask" | "deny", got "yolo"`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const where = jsonPath(issue.path);
+    const got =
+      'input' in issue && issue.input !== undefined ? `, got ${describe(issue.input, issue.path)}` : '';
+    switch (issue.code) {
+      case 'invalid_value':
+        return `${where}: expected ${issue.values.map((v) => JSON.stringify(v)).join(' | ')}${got}`;
+      case 'invalid_type':
+        return `${where}: expected ${issue.expected}${'input' in issue && issue.input === undefined ? ', but it is missing' : got}`;
+      case 'unrecognized_keys':
+        return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+      default:
+        return `${where}: ${issue.message}${got}`;
+    }
+  });
+}

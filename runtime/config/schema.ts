@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { McpAnnotations } from '../../policy/mcp.ts';
+import { PathRuleInput } from '../../policy/paths/index.ts';
+import { Interaction, Mode, RootAccess } from '../../policy/risk.ts';
+import { ToolRule } from '../../policy/rules.ts';
+
+/** A reference to a secret by name; the value lives in the secret store, never in config. */
+export const SecretRef = z.strictObject({ secret: z.string().min(1) });
+
+const Root = z.strictObject({
+  id: z.string().min(1),
+  path: z.string().min(1),
+  access: RootAccess,
+  primary: z.boolean().optional(),
+  source: z.enum(['workspace', 'user-grant', 'task']).optional(),
+  deny: z.array(z.string().min(1)).optional(),
+});
+
+const Budget = z.strictObject({
+  modelCalls: z.int().positive().optional(),
+  toolCalls: z.int().positive().optional(),
+  wallTimeMs: z.int().positive().optional(),
+});
+
+const Model = z.strictObject({
+  provider: z.enum(['scripted', 'openai-compatible']),
+  /** For `scripted`: a JSON file of steps, relative to the config's folder. */
+  script: z.string().optional(),
+  baseUrl: z.string().optional(),
+  model: z.string().optional(),
+  apiKey: SecretRef.optional(),
+});
+
+const Agent = z.strictObject({
+  mode: Mode.default('ask'),
+  tools: z.array(z.string().min(1)).optional(),
+  rules: z.array(ToolRule).default([]),
+  model: Model.optional(),
+  budget: Budget.optional(),
+  interaction: Interaction.optional(),
+});
+
+const McpServer = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.union([z.string(), SecretRef])).default({}),
+  /** Tools the server is known to offer, with the annotations it reports (untrusted hints). */
+  tools: z.record(z.string(), z.strictObject({ annotations: McpAnnotations.optional() })).default({}),
+});
+
+const Scheduled = z.strictObject({
+  id: z.string().min(1),
+  agent: z.string().min(1),
+  cron: z.string().min(1),
+  message: z.string(),
+});
+
+const SensitiveEntry = PathRuleInput.extend({ kind: z.enum(['sensitive', 'never-writable']) });
+
+/**
+ * The shape of `snotra.config.json` (DESIGN.md §12). Strict: an unknown key is an error, so a
+ * misspelt restriction is never silently ignored.
+ */
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  stateDir: z.string().min(1).default('.snotra'),
+  workspace: z
+    .strictObject({ roots: z.array(Root).min(1) })
+    .default({ roots: [{ id: 'workspace', path: '.', access: 'read-write', primary: true }] }),
+  agents: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]+$/), Agent)
+    .default({ assistant: { mode: 'ask', rules: [] } }),
+  /** Security metadata of extension/skill tools, and the user's local overrides for MCP tools. */
+  tools: z.record(z.string().min(1), z.record(z.string(), z.unknown())).default({}),
+  mcp: z
+    .strictObject({ servers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), McpServer).default({}) })
+    .default({ servers: {} }),
+  surfaces: z
+    .strictObject({
+      chat: z.strictObject({ agent: z.string().min(1).optional() }).optional(),
+      scheduled: z.array(Scheduled).default([]),
+      goalLoops: z.array(z.record(z.string(), z.unknown())).default([]),
+      platforms: z.array(z.record(z.string(), z.unknown())).default([]),
+    })
+    .default({ scheduled: [], goalLoops: [], platforms: [] }),
+  sidecar: z
+    .strictObject({
+      port: z.int().min(0).max(65535).default(0),
+      allowedOrigins: z.array(z.string()).default([]),
+      limits: z
+        .strictObject({
+          bodyBytes: z.int().positive().optional(),
+          frameBytes: z.int().positive().optional(),
+          connections: z.int().positive().optional(),
+          requestsPerMinute: z.int().positive().optional(),
+        })
+        .optional(),
+    })
+    .default({ port: 0, allowedOrigins: [] }),
+  bus: z.strictObject({ url: z.string().optional(), credentials: SecretRef.optional() }).default({}),
+  /** Extra sensitive or never-writable paths: config can only make the built-in list stricter. */
+  sensitivePaths: z.array(SensitiveEntry).default([]),
+});
+export type Config = z.infer<typeof ConfigSchema>;
+export type AgentConfig = z.infer<typeof Agent>;

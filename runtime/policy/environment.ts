@@ -1,0 +1,34 @@
+import { homedir } from 'node:os';
+import type { CommandAnalyzer, PathGuard } from '../../policy/seams.ts';
+import { join } from 'node:path';
+import { createPathGuard } from '../../policy/paths/index.ts';
+import { createShellAnalyzer } from '../../policy/shell/index.ts';
+import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
+
+/** The I/O-backed parts of the policy for one config: the path guard and the shell analyzer. */
+export interface PolicyEnvironment {
+  readonly paths: PathGuard;
+  readonly shell: CommandAnalyzer;
+}
+
+/**
+ * Builds the path guard (with the runtime's own state dir and config file as sensitive paths,
+ * plus the config's extra entries) and loads the shell parser once.
+ */
+export async function createPolicyEnvironment(loaded: LoadedConfig): Promise<PolicyEnvironment> {
+  const extra = loaded.config.sensitivePaths;
+  const asRule = (e: (typeof extra)[number]) => ({
+    id: e.id,
+    description: e.description,
+    patterns: e.patterns,
+  });
+  const paths = createPathGuard({
+    home: homedir(),
+    stateDir: loaded.config.stateDir,
+    // With embedded defaults, protect the config file an agent could otherwise create.
+    configFile: loaded.file ?? join(loaded.dir, CONFIG_FILE_NAME),
+    extraSensitive: extra.filter((e) => e.kind === 'sensitive').map(asRule),
+    extraNeverWritable: extra.filter((e) => e.kind === 'never-writable').map(asRule),
+  });
+  return { paths, shell: await createShellAnalyzer() };
+}

@@ -1,0 +1,47 @@
+import { isBuiltinTool } from '../../policy/builtins.ts';
+import { isMcpToolName, McpOverride } from '../../policy/mcp.ts';
+import { ToolRegistry } from '../../policy/registry.ts';
+import { ConfigError, formatIssues } from '../config/errors.ts';
+import type { LoadedConfig } from '../config/load.ts';
+
+/**
+ * The tool registry of a config: the built-ins, extension and skill tools declared under
+ * `tools.<name>` (an entry with nothing but `source` is unannotated; one that fails the metadata
+ * schema is invalid — both need a human for every call), and MCP tools declared by servers, with
+ * the user's overrides under `tools["mcp:<server>:<tool>"]`.
+ */
+export function registryFromConfig(loaded: LoadedConfig): ToolRegistry {
+  const { config } = loaded;
+  const registry = ToolRegistry.withBuiltins();
+  const problems: string[] = [];
+  const overrides = new Map<string, McpOverride>();
+  for (const [name, entry] of Object.entries(config.tools)) {
+    if (isBuiltinTool(name)) {
+      problems.push(
+        `tools.${name}: built-in tool metadata cannot be changed in config; use agents.<id>.rules to restrict it`,
+      );
+      continue;
+    }
+    if (isMcpToolName(name)) {
+      const parsed = McpOverride.safeParse(entry, { reportInput: true });
+      if (!parsed.success) {
+        problems.push(...formatIssues(parsed.error.issues).map((p) => `tools["${name}"].${p}`));
+        continue;
+      }
+      overrides.set(name, parsed.data);
+      const [, server = '', tool = ''] = name.split(':');
+      registry.registerMcp(server, name.slice(`mcp:${server}:`.length) || tool, parsed.data);
+      continue;
+    }
+    const source = entry.source === 'skill' ? 'skill' : 'extension';
+    const keys = Object.keys(entry).filter((k) => k !== 'source');
+    registry.register(name, source, keys.length === 0 ? undefined : { source, ...entry });
+  }
+  for (const [server, def] of Object.entries(config.mcp.servers)) {
+    for (const [tool, info] of Object.entries(def.tools)) {
+      registry.registerMcp(server, tool, overrides.get(`mcp:${server}:${tool}`), info.annotations);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(loaded.file ?? '(config)', problems);
+  return registry;
+}

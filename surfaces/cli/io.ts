@@ -1,0 +1,24 @@
+/** Where a CLI command writes; injected so commands are testable in process. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Standard input as a stream of lines (for `--stdin`). */
+  stdinLines(): AsyncIterable<string>;
+}
+
+/** Exit codes shared by every command (documented in README.md). */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  /** `policy check`: the decision is approval-required. */
+  approvalRequired: 10,
+  /** `policy check`: the decision is deny. */
+  denied: 11,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A usage error: bad flags or arguments. The message says what was wrong. */
+export class UsageError extends Error {
+  readonly code = 'usage';
+}
