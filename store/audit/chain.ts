@@ -56,13 +56,17 @@ export function hashEvent(prevHash: string, row: Omit<AuditRow, 'hash' | 'prev_h
 }
 
 /**
- * Verifies rows given in seq order: seqs contiguous from 1, each `prev_hash` equal to the hash
- * before it, each `hash` equal to its recomputed hash. Stops at the first broken event.
+ * Verifies rows given in seq order: seqs contiguous from 1 (or from `start.seq + 1`), each
+ * `prev_hash` equal to the hash before it (GENESIS_HASH or `start.hash` for the first), each
+ * `hash` equal to its recomputed hash. Stops at the first broken event.
  */
-export function verifyRows(rows: Iterable<AuditRow>): ChainVerification {
+export function verifyRows(
+  rows: Iterable<AuditRow>,
+  start: { readonly seq: number; readonly hash: string } = { seq: 0, hash: GENESIS_HASH },
+): ChainVerification {
   let count = 0;
-  let prevHash = GENESIS_HASH;
-  let prevSeq = 0;
+  let prevHash = start.hash;
+  let prevSeq = start.seq;
   for (const row of rows) {
     const fail = (reason: ChainBreak, message: string): ChainVerification => ({
       ok: false,

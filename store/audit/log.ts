@@ -38,6 +38,7 @@ export class AuditLog {
   private readonly all: Statement<[number, number]>;
   private readonly byRun: Statement<[string, number, number]>;
   private readonly ordered: Statement<[]>;
+  private readonly after: Statement<[number]>;
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
@@ -50,6 +51,7 @@ export class AuditLog {
     this.all = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.byRun = db.prepare('SELECT * FROM audit_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.ordered = db.prepare('SELECT * FROM audit_events ORDER BY seq');
+    this.after = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
   }
 
   /** Validates, redacts and appends one event in its own transaction (or the caller's). */
@@ -133,9 +135,14 @@ export class AuditLog {
     return this.tail.get() ?? null;
   }
 
-  /** Walks the whole chain from the first event; names the first broken event if any. */
-  verifyChain(): ChainVerification {
-    return verifyRows(this.ordered.iterate() as Iterable<AuditRow>);
+  /**
+   * Walks the chain from the first event and names the first broken one. Given `from` (the
+   * `headSeq` and `headHash` of an earlier successful verification), it verifies only the
+   * events after it: incremental checks of a growing log.
+   */
+  verifyChain(from?: { readonly seq: number; readonly hash: string }): ChainVerification {
+    if (from === undefined) return verifyRows(this.ordered.iterate() as Iterable<AuditRow>);
+    return verifyRows(this.after.iterate(from.seq) as Iterable<AuditRow>, from);
   }
 }
 

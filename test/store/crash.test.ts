@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Redactor, openStore } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
+import { tempDir } from './helpers.ts';
+
+const WRITER = join(import.meta.dirname, 'crash-writer.ts');
+const KILLS = Number(process.env.SNOTRA_CRASH_KILLS ?? 50);
+
+interface Killed {
+  /** The last audit seq the child reported as committed. */
+  lastCommitted: number;
+  ready: boolean;
+}
+
+/** Starts the writer and SIGKILLs it at a random moment: mid-startup or mid-write. */
+function runAndKill(path: string, round: number): Promise<Killed> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const state: Killed = { lastCommitted: 0, ready: false };
+    let buffer = '';
+    let stderr = '';
+    const kill = (): void => void child.kill('SIGKILL');
+    // Odd rounds: a delay from spawn, which may land while the store opens or migrates.
+    if (round % 2 === 1) setTimeout(kill, 150 + Math.random() * 450);
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === 'ready') {
+          state.ready = true;
+          if (round % 2 === 0) setTimeout(kill, Math.random() * 120);
+        } else if (line.startsWith('c ')) {
+          state.lastCommitted = Math.max(state.lastCommitted, Number(line.slice(2)));
+        }
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') reject(new Error(`writer exited on its own (${code}): ${stderr}`));
+    });
+    child.on('close', () => resolve(state));
+  });
+}
+
+interface Progress {
+  verified: { seq: number; hash: string } | null;
+}
+
+/** Everything that must hold after a crash; returns the number of audit events. */
+function checkInvariants(store: Store, killed: Killed, progress: Progress): number {
+  expect(store.integrityCheck()).toBe('ok');
+  const chain = store.audit.verifyChain(progress.verified ?? undefined);
+  expect(chain).toMatchObject({ ok: true });
+  if (chain.ok && chain.headSeq !== null) progress.verified = { seq: chain.headSeq, hash: chain.headHash };
+  const head = store.audit.head()?.seq ?? 0;
+  expect(head, 'a committed event was lost').toBeGreaterThanOrEqual(killed.lastCommitted);
+
+  const db = store.connection;
+  const byCall = new Map<string, Set<string>>();
+  for (const row of db
+    .prepare(
+      "SELECT call_id, kind FROM audit_events WHERE kind IN ('started','completed','failed','interrupted')",
+    )
+    .iterate() as Iterable<{ call_id: string; kind: string }>) {
+    const kinds = byCall.get(row.call_id) ?? new Set<string>();
+    kinds.add(row.kind);
+    byCall.set(row.call_id, kinds);
+  }
+  const ledger = db.prepare('SELECT call_id, status FROM tool_calls').all() as Array<{
+    call_id: string;
+    status: string;
+  }>;
+  const ledgerCalls = new Set(ledger.map((row) => row.call_id));
+  for (const row of ledger) {
+    const kinds = byCall.get(row.call_id);
+    expect(kinds?.has('started'), `ledger ${row.call_id} without audit started`).toBe(true);
+    if (row.status !== 'started')
+      expect(kinds?.has(row.status), `ledger ${row.call_id} ${row.status} without audit`).toBe(true);
+    for (const final of ['completed', 'failed']) {
+      if (kinds?.has(final))
+        expect(row.status, `audit ${final} for ${row.call_id} but ledger disagrees`).toBe(final);
+    }
+  }
+  for (const callId of byCall.keys())
+    expect(ledgerCalls.has(callId), `audit for ${callId} without ledger row`).toBe(true);
+
+  const approvals = db.prepare('SELECT id, status FROM approvals').all() as Array<{
+    id: string;
+    status: string;
+  }>;
+  const resolved = new Set(
+    (
+      db.prepare("SELECT detail FROM audit_events WHERE kind = 'approval_resolved'").pluck().all() as string[]
+    ).map((detail) => (JSON.parse(detail) as { approvalId: string }).approvalId),
+  );
+  for (const approval of approvals) expect(resolved.has(approval.id)).toBe(approval.status !== 'pending');
+  return head;
+}
+
+describe('crash safety', () => {
+  it(`keeps the database, the chain and ledger/audit pairing intact across ${KILLS} SIGKILLs`, async () => {
+    const path = join(tempDir(), 'snotra.db');
+    const progress: Progress = { verified: null };
+    let events = 0;
+    let interrupted = 0;
+    for (let round = 0; round < KILLS; round++) {
+      const killed = await runAndKill(path, round);
+      const store = openStore({ path, redactor: new Redactor() });
+      try {
+        events = checkInvariants(store, killed, progress);
+        // What the runtime does at boot: calls caught mid-flight become interrupted, audited.
+        interrupted += store.ledger.markInterrupted().length;
+        checkInvariants(store, killed, progress);
+      } finally {
+        store.close();
+      }
+    }
+    const store = openStore({ path, redactor: new Redactor(), readonly: true });
+    try {
+      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: events });
+    } finally {
+      store.close();
+    }
+    expect(events).toBeGreaterThan(KILLS * 10);
+    expect(interrupted).toBeGreaterThan(0);
+  }, 120_000);
+});
