@@ -1,0 +1,114 @@
+import { fromPromise } from 'xstate';
+import type { Decision } from '../../policy/decision.ts';
+import type { PolicyContext } from '../../policy/context.ts';
+import { evaluate } from '../../policy/evaluate.ts';
+import type { ApprovalRecord, Store } from '../../store/index.ts';
+import { auditFieldsFromDecision } from '../../store/index.ts';
+import type {
+  AuditStep,
+  ExecuteInput,
+  Observation,
+  OpenApprovalInput,
+  ProposedCall,
+  RunContext,
+} from '../../machines/run/types.ts';
+import { runMachine } from '../../machines/run/machine.ts';
+import type { ModelProvider } from '../model/provider.ts';
+import { executeOnce, type ExecuteDeps } from './execute.ts';
+
+/** What the run effects need from the runtime. */
+export interface RunEffectDeps extends ExecuteDeps {
+  readonly store: Store;
+  readonly model: ModelProvider;
+  /** The policy context for a run's next call (approvals and roots as they are now). */
+  readonly policyFor: (context: RunContext) => PolicyContext;
+  /** How long an approval request stays open, in ms. */
+  readonly approvalTtlMs: number;
+  readonly clock: () => number;
+  /** Called once an approval record exists (new or found again after a restart). */
+  readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
+}
+
+function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
+  return {
+    sessionId: ctx.sessionId,
+    agentId: ctx.agentId,
+    surface: ctx.surface,
+    runId: ctx.runId,
+    callId: call?.id ?? null,
+    tool: call?.tool ?? null,
+  };
+}
+
+/**
+ * The run machine provided with its real effects: the model provider, the one policy engine,
+ * the Inbox and the ledger-protected executor. Audit events `proposed` and `policy_decided` are
+ * written here; `approval_requested`/`approval_resolved` by the Inbox and `started`/`completed`
+ * by the ledger, each in the same transaction as the state it records.
+ */
+export function provideRunMachine(deps: RunEffectDeps) {
+  return runMachine.provide({
+    actors: {
+      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) =>
+        deps.model.step({
+          runId: input.context.runId,
+          agentId: input.context.agentId,
+          step: input.context.used.modelCalls,
+          transcript: input.context.transcript,
+        }),
+      ),
+      decide: fromPromise(
+        async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
+          return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
+        },
+      ),
+      openApproval: fromPromise(async ({ input }: { input: OpenApprovalInput }) => {
+        const { context, call, decision, approvalId } = input;
+        const now = deps.clock();
+        const target = decision.targets[0];
+        const { approval } = deps.store.approvals.create({
+          id: approvalId,
+          callId: `${context.runId}:${call.id}`,
+          runId: context.runId,
+          sessionId: context.sessionId,
+          taskId: context.taskId,
+          agentId: context.agentId,
+          parentRunId: context.parentRunId,
+          surface: context.surface,
+          tool: call.tool,
+          args: call.args,
+          target: target ? (target.resolved ?? target.input) : null,
+          risk: decision.risk,
+          reason: decision.reason,
+          ruleId: decision.rule.id,
+          idempotencyKey: `call:${context.runId}:${call.id}`,
+          resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
+          createdAt: now,
+          expiresAt: now + deps.approvalTtlMs,
+        });
+        deps.onApprovalOpened(approval, context);
+        return { approvalId: approval.id };
+      }),
+      executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> =>
+        executeOnce(input, deps),
+      ),
+    },
+    actions: {
+      audit: ({ context }, params: { step: AuditStep }) => {
+        const call = context.calls[context.cursor];
+        if (params.step === 'proposed') {
+          deps.store.audit.append({
+            ...auditBase(context, call),
+            kind: 'proposed',
+            detail: { args: call?.args },
+          });
+        } else if (params.step === 'policy_decided' && context.decision !== null) {
+          const { detail, ...fields } = auditFieldsFromDecision(context.decision);
+          deps.store.audit.append({ ...auditBase(context, call), ...fields, kind: 'policy_decided', detail });
+        }
+        // approval_requested/approval_resolved are written by the Inbox in the same transaction as
+        // the approval row; run_* steps are run states, persisted with the snapshot.
+      },
+    },
+  });
+}

@@ -1,0 +1,116 @@
+import type { Decision } from '../../policy/decision.ts';
+import type { ToolRegistry } from '../../policy/registry.ts';
+import type { Store } from '../../store/index.ts';
+import type { ExecuteInput, Observation } from '../../machines/run/types.ts';
+import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
+
+/** What the ledger-protected execution needs from the runtime. */
+export interface ExecuteDeps {
+  readonly store: Store;
+  readonly registry: ToolRegistry;
+  readonly executors: Readonly<Record<string, ToolExecutor>>;
+  /** Per-run execution context pieces (roots as they are now, path guard, secrets, cancel signal). */
+  readonly contextFor: (
+    runId: string,
+  ) => Omit<ToolExecutionContext, 'runId' | 'callId' | 'idempotencyKey' | 'decision'>;
+  /** Turns a tool result or error into model-visible content: size-capped and redacted, in one place. */
+  readonly toObservationContent: (value: unknown) => unknown;
+  /** Run metadata for ledger and audit rows. */
+  readonly runMeta: (runId: string) => { sessionId: string; agentId: string; surface: string };
+}
+
+function resourceOf(decision: Decision): string | null {
+  const t = decision.targets[0];
+  return t ? (t.resolved ?? t.input) : null;
+}
+
+/**
+ * Executes one allowed or approved call exactly once, behind the ledger (DESIGN.md §3):
+ * a completed call returns its stored result and never runs again; a failed one reports its
+ * stored failure; a call found interrupted by a crash is retried only when its tool is
+ * idempotent, otherwise reported to the model as `tool.interrupted`. The `started` row and its
+ * audit event are one transaction, written before the tool runs; the result and its audit
+ * `completed` event are one transaction after.
+ */
+export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promise<Observation> {
+  const { call, decision, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  const existing = deps.store.ledger.lookup(idempotencyKey);
+  if (existing?.status === 'completed') return { kind: 'tool.result', ...base, content: existing.result };
+  if (existing?.status === 'failed')
+    return { kind: 'tool.failed', ...base, message: errorMessage(existing.error) };
+
+  const tool = deps.registry.get(call.tool);
+  const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
+  const meta = deps.runMeta(runId);
+  if (existing?.status === 'interrupted' || existing?.status === 'started') {
+    // A `started` row seen here was cut by a crash (this life never re-enters a running call).
+    if (existing.status === 'started') deps.store.ledger.markInterrupted({ runId });
+    const idempotent = tool?.status === 'ok' && tool.metadata.idempotent === true;
+    if (!idempotent || executor === undefined) {
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message:
+          'the call was interrupted by a restart and its tool is not idempotent, so it was not run again; check its effect before retrying',
+      };
+    }
+    deps.store.ledger.retryInterrupted(idempotencyKey, { durable: true });
+  } else {
+    const begun = deps.store.ledger.beginCall(
+      {
+        idempotencyKey,
+        callId: call.id,
+        runId,
+        sessionId: meta.sessionId,
+        agentId: meta.agentId,
+        surface: meta.surface,
+        tool: call.tool,
+        risk: decision.risk,
+        ruleId: decision.rule.id,
+        resource: resourceOf(decision),
+        standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
+      },
+      { durable: decision.risk === 'external' },
+    );
+    if (!begun.created) return executeOnce(input, deps);
+  }
+  if (executor === undefined) {
+    deps.store.ledger.failCall(idempotencyKey, {
+      code: 'no_executor',
+      message: `no executor for tool ${call.tool}`,
+    });
+    return { kind: 'tool.failed', ...base, message: `the runtime has no executor for ${call.tool}` };
+  }
+  const args = (call.args ?? {}) as Record<string, unknown>;
+  try {
+    const result = await executor.execute(args, {
+      ...deps.contextFor(runId),
+      runId,
+      callId: call.id,
+      idempotencyKey,
+      decision,
+    });
+    const content = deps.toObservationContent(result);
+    deps.store.ledger.completeCall(idempotencyKey, content);
+    return { kind: 'tool.result', ...base, content };
+  } catch (err) {
+    const safe = deps.toObservationContent({
+      error: { code: codeOf(err), message: (err as Error)?.message ?? String(err) },
+    });
+    deps.store.ledger.failCall(idempotencyKey, safe);
+    return { kind: 'tool.failed', ...base, message: errorMessage(safe) };
+  }
+}
+
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'tool_error';
+}
+
+function errorMessage(stored: unknown): string {
+  const e = (stored as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if (e && typeof e.message === 'string')
+    return typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message;
+  return 'the tool failed';
+}

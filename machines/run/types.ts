@@ -1,0 +1,126 @@
+import type { Decision } from '../../policy/decision.ts';
+import type { Interaction } from '../../policy/risk.ts';
+
+/** A tool call the model proposed. `id` is unique within its run. */
+export interface ProposedCall {
+  readonly id: string;
+  readonly tool: string;
+  readonly args: unknown;
+}
+
+/** What one model step returns: tool calls to make, or the final answer. */
+export type ModelStepOutput =
+  | { readonly kind: 'calls'; readonly calls: readonly ProposedCall[]; readonly text?: string }
+  | { readonly kind: 'final'; readonly text: string };
+
+/**
+ * What the model sees after a call. `tool.denied` carries the reason code and a message without
+ * secrets; `tool.interrupted` reports a call cut by a crash that was not retried.
+ */
+export type Observation =
+  | {
+      readonly kind: 'tool.result';
+      readonly callId: string;
+      readonly tool: string;
+      readonly content: unknown;
+    }
+  | {
+      readonly kind: 'tool.denied';
+      readonly callId: string;
+      readonly tool: string;
+      readonly reason: string;
+      readonly message: string;
+    }
+  | { readonly kind: 'tool.failed'; readonly callId: string; readonly tool: string; readonly message: string }
+  | {
+      readonly kind: 'tool.interrupted';
+      readonly callId: string;
+      readonly tool: string;
+      readonly message: string;
+    };
+
+/** One entry of a run's transcript, as the model is shown it. */
+export type TranscriptEntry =
+  | { readonly role: 'user'; readonly text: string }
+  | { readonly role: 'assistant'; readonly text?: string; readonly calls?: readonly ProposedCall[] }
+  | { readonly role: 'observation'; readonly observation: Observation };
+
+/** Budgets of the authority model: model calls, tool calls and wall time. */
+export interface Budget {
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  readonly wallTimeMs: number;
+}
+
+/** How a run ended. */
+export interface RunOutcome {
+  readonly status: 'completed' | 'failed' | 'denied';
+  readonly reason: string;
+  readonly text?: string;
+}
+
+/** The input a run starts from. */
+export interface RunInput {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly taskId: string | null;
+  readonly parentRunId: string | null;
+  readonly surface: string;
+  readonly interaction: Interaction;
+  readonly message: string;
+  readonly budget: Budget;
+  /** Milliseconds since the epoch when the run started (injected clock). */
+  readonly startedAt: number;
+}
+
+/** The persisted context of a run: everything needed to resume it after a restart. */
+export interface RunContext extends RunInput {
+  readonly transcript: readonly TranscriptEntry[];
+  readonly calls: readonly ProposedCall[];
+  readonly cursor: number;
+  readonly decision: Decision | null;
+  readonly approvalId: string | null;
+  readonly used: { readonly modelCalls: number; readonly toolCalls: number };
+  /** How often each distinct denied call (tool + arguments) was proposed. */
+  readonly denials: Readonly<Record<string, number>>;
+  readonly outcome: RunOutcome | null;
+}
+
+/** Events a run accepts from outside. */
+export type RunEvent =
+  | {
+      readonly type: 'APPROVAL_DECIDED';
+      readonly approvalId: string;
+      readonly decision: 'approved' | 'denied' | 'expired';
+      readonly user: string | null;
+    }
+  | { readonly type: 'CANCEL'; readonly reason: string }
+  | { readonly type: 'DEADLINE' };
+
+/** The input of the effect that executes one approved or allowed call behind the ledger. */
+export interface ExecuteInput {
+  readonly runId: string;
+  readonly call: ProposedCall;
+  readonly decision: Decision;
+  /** Stable for the call across restarts: the ledger key. */
+  readonly idempotencyKey: string;
+}
+
+/** The input of the effect that records an approval request (idempotent by approval id). */
+export interface OpenApprovalInput {
+  readonly context: RunContext;
+  readonly call: ProposedCall;
+  readonly decision: Decision;
+  readonly approvalId: string;
+}
+
+/** Audit lifecycle steps the run machine reports (DESIGN.md §3). */
+export type AuditStep =
+  | 'proposed'
+  | 'policy_decided'
+  | 'approval_requested'
+  | 'approval_resolved'
+  | 'run_completed'
+  | 'run_failed'
+  | 'run_denied';

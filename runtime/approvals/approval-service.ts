@@ -1,0 +1,107 @@
+import { createActor, type Actor } from 'xstate';
+import { approvalMachine } from '../../machines/approval/machine.ts';
+import type { ApprovalDecision, ApprovalRecord, DecideResult, Store } from '../../store/index.ts';
+
+/** Where resolved approvals go: the run waiting on it, and whoever listens (bus, surfaces). */
+export interface ApprovalSinks {
+  deliver(approval: ApprovalRecord): void;
+  resolved(approval: ApprovalRecord): void;
+}
+
+/**
+ * The approvals of a running runtime. Each pending approval is an approval actor whose deadline
+ * is data (`expiresAt`) with a timer re-armed from it on boot. Decisions are decided in the store
+ * first (single use, atomic across processes); the actor and the run only follow what the store
+ * says, so a decision made by the CLI in another process is picked up by `sync`.
+ */
+export class ApprovalService {
+  readonly #actors = new Map<string, Actor<typeof approvalMachine>>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly sinks: ApprovalSinks,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Tracks an approval (new, or found again at boot); resolves it at once when already decided. */
+  track(approval: ApprovalRecord): void {
+    if (approval.status !== 'pending') {
+      this.#finish(approval);
+      return;
+    }
+    if (this.#actors.has(approval.id)) return;
+    const actor = createActor(approvalMachine, {
+      input: { approvalId: approval.id, runId: approval.runId ?? '', expiresAt: approval.expiresAt },
+    }).start();
+    this.#actors.set(approval.id, actor);
+    const due = Math.max(0, approval.expiresAt - this.clock());
+    const timer = setTimeout(() => this.#expire(approval.id), Math.min(due, 2 ** 31 - 1));
+    timer.unref();
+    this.#timers.set(approval.id, timer);
+  }
+
+  /** Re-arms every pending approval of the store (at boot). */
+  rearm(): void {
+    for (const approval of this.store.approvals.listPending()) this.track(approval);
+  }
+
+  /**
+   * A human decision from an authenticated surface (in-process API or sidecar). Single use:
+   * a second, stale or expired decision changes nothing and says why.
+   */
+  decide(id: string, decision: ApprovalDecision, user: string): DecideResult {
+    const result = this.store.approvals.decide(id, decision, user, this.clock());
+    const stored = result.ok ? result.approval : this.store.approvals.get(id);
+    if (stored !== null && stored.status !== 'pending') this.#finish(stored);
+    return result;
+  }
+
+  /** Picks up a decision another process wrote to the store (the CLI), if any. */
+  sync(id: string): void {
+    const approval = this.store.approvals.get(id);
+    if (approval !== null && approval.status !== 'pending') this.#finish(approval);
+  }
+
+  /** Syncs every tracked approval with the store (fallback when a notification was lost). */
+  syncAll(): void {
+    for (const id of [...this.#actors.keys()]) this.sync(id);
+  }
+
+  /** Stops every approval actor and timer (the records stay in the store). */
+  stop(): void {
+    for (const t of this.#timers.values()) clearTimeout(t);
+    for (const a of this.#actors.values()) a.stop();
+    this.#timers.clear();
+    this.#actors.clear();
+  }
+
+  #expire(id: string): void {
+    for (const approval of this.store.approvals.expireDue(this.clock())) this.#finish(approval);
+    this.sync(id);
+  }
+
+  #finish(approval: ApprovalRecord): void {
+    const actor = this.#actors.get(approval.id);
+    if (actor !== undefined) {
+      const now = this.clock();
+      if (approval.status === 'expired')
+        actor.send({ type: 'EXPIRE', now: Math.max(now, approval.expiresAt) });
+      else if (approval.status === 'approved' || approval.status === 'denied') {
+        actor.send({
+          type: 'DECIDE',
+          decision: approval.status,
+          user: approval.decidedBy ?? 'unknown',
+          now: approval.decidedAt ?? now,
+        });
+      }
+      actor.stop();
+      this.#actors.delete(approval.id);
+      const t = this.#timers.get(approval.id);
+      if (t) clearTimeout(t);
+      this.#timers.delete(approval.id);
+      this.sinks.resolved(approval);
+    }
+    this.sinks.deliver(approval);
+  }
+}

@@ -1,0 +1,89 @@
+import { userInfo } from 'node:os';
+import type {
+  ApprovalDecision,
+  ApprovalRecord,
+  DecideResult,
+  PendingFilter,
+  RunSummary,
+} from '../../store/index.ts';
+import { descendsFrom } from './ancestry.ts';
+import { openLocalStore, runtimePid } from './local-store.ts';
+import { notifyRuntime } from './socket.ts';
+
+/** A decision refused because it came from a process the runtime started (an agent's shell). */
+export class AgentDecisionError extends Error {
+  readonly code = 'decision_from_agent_process';
+}
+
+/** Pending approvals of a state dir, optionally by session, task or agent. */
+export function listPending(stateDir: string, filter: PendingFilter = {}): ApprovalRecord[] {
+  const store = openLocalStore(stateDir, true);
+  try {
+    return store.approvals.listPending(filter);
+  } finally {
+    store.close();
+  }
+}
+
+/** One approval (any status), or null. */
+export function showApproval(stateDir: string, id: string): ApprovalRecord | null {
+  const store = openLocalStore(stateDir, true);
+  try {
+    return store.approvals.get(id);
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Decides an approval as the local user (the CLI surface). Refused when this process descends
+ * from the runtime (an agent's shell command). The decision is written to the store (single use,
+ * atomic); then the running runtime, if any, is told to look. Returns the store's verdict and
+ * whether a runtime was notified (when none runs, it resumes the run at its next start).
+ */
+export async function decideAsLocalUser(
+  stateDir: string,
+  id: string,
+  decision: ApprovalDecision,
+): Promise<{ result: DecideResult; notified: boolean; user: string }> {
+  const pid = runtimePid(stateDir);
+  if (pid !== null && descendsFrom(pid)) {
+    throw new AgentDecisionError(
+      'approvals cannot be decided from a process started by the runtime (an agent’s tool)',
+    );
+  }
+  const user = `local:${userInfo().username}`;
+  const store = openLocalStore(stateDir, false);
+  let result: DecideResult;
+  try {
+    result = store.approvals.decide(id, decision, user);
+  } finally {
+    store.close();
+  }
+  const notified = result.ok ? await notifyRuntime(stateDir, { v: 1, type: 'approval_decided', id }) : false;
+  return { result, notified, user };
+}
+
+/** Runs of a state dir (newest first as the store lists them). */
+export function listRuns(stateDir: string): RunSummary[] {
+  const store = openLocalStore(stateDir, true);
+  try {
+    return store.snapshots.list();
+  } finally {
+    store.close();
+  }
+}
+
+/** One run's summary and its stored context (redacted), or null. */
+export function showRun(stateDir: string, runId: string): { summary: RunSummary; context: unknown } | null {
+  const store = openLocalStore(stateDir, true);
+  try {
+    const stored = store.snapshots.get(runId);
+    if (stored === null) return null;
+    const summary = store.snapshots.list().find((r) => r.runId === runId);
+    if (summary === undefined) return null;
+    return { summary, context: (stored.snapshot as { context?: unknown }).context ?? null };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,186 @@
+import { createActor, type Actor, type SnapshotFrom } from 'xstate';
+import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
+import type { provideRunMachine } from '../../actors/run/effects.ts';
+import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
+
+type RunMachine = ReturnType<typeof provideRunMachine>;
+type RunActor = Actor<RunMachine>;
+type RunSnapshot = SnapshotFrom<RunMachine>;
+
+/** What the host reports about runs. */
+export interface RunHostEvents {
+  onStatus(runId: string, status: RunStatus, context: RunContext): void;
+  onEnded(runId: string, outcome: RunOutcome, context: RunContext): void;
+}
+
+/** Maps a run snapshot to the run lifecycle status stored beside it. */
+export function statusOf(snapshot: RunSnapshot): RunStatus {
+  const v = snapshot.value;
+  if (typeof v === 'string') {
+    if (
+      v === 'waiting_for_approval' ||
+      v === 'resuming' ||
+      v === 'completed' ||
+      v === 'failed' ||
+      v === 'denied'
+    )
+      return v;
+  }
+  return 'running';
+}
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied']);
+
+/**
+ * Hosts run actors: starts them, persists every snapshot change (so a crash resumes from the
+ * last step), parks unattended runs waiting for a human (snapshot persisted, actor stopped),
+ * and brings a parked run back to deliver a decision. A run is live in at most one actor.
+ */
+export class RunHost {
+  readonly #live = new Map<string, RunActor>();
+  readonly #delivered = new Set<string>();
+  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  #machine: RunMachine | null = null;
+  #stopping = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly events: RunHostEvents,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Sets the provided run machine (done once, after the effects are wired to this host). */
+  setMachine(machine: RunMachine): void {
+    this.#machine = machine;
+  }
+
+  /** Ids of the runs that have a live actor now. */
+  liveRuns(): string[] {
+    return [...this.#live.keys()];
+  }
+
+  /** Whether a run has a live actor. */
+  isLive(runId: string): boolean {
+    return this.#live.has(runId);
+  }
+
+  /** Starts a new run. */
+  start(input: RunInput): void {
+    if (this.#live.has(input.runId) || this.store.snapshots.get(input.runId) !== null) {
+      throw new Error(`run ${input.runId} already exists`);
+    }
+    this.#spawn(input, undefined);
+  }
+
+  /**
+   * Restores a persisted run (after a restart or to deliver a decision to a parked run).
+   * Returns false when there is nothing to restore (unknown or terminal run).
+   */
+  restore(runId: string): boolean {
+    if (this.#live.has(runId)) return true;
+    const stored = this.store.snapshots.get(runId);
+    if (stored === null || TERMINAL.has(stored.status)) return false;
+    const snapshot = stored.snapshot as unknown as RunSnapshot;
+    const input = (snapshot as unknown as { context: RunInput }).context;
+    this.#spawn(input, snapshot);
+    return true;
+  }
+
+  /**
+   * Delivers a human decision (or an expiry) to the run waiting on it, restoring the run when
+   * it is parked. Each approval is delivered at most once.
+   */
+  deliver(approval: ApprovalRecord): void {
+    if (approval.status === 'pending' || approval.runId === null || this.#delivered.has(approval.id)) return;
+    if (!this.#live.has(approval.runId) && !this.restore(approval.runId)) return;
+    const actor = this.#live.get(approval.runId);
+    if (actor === undefined) return;
+    this.#delivered.add(approval.id);
+    actor.send({
+      type: 'APPROVAL_DECIDED',
+      approvalId: approval.id,
+      decision: approval.status,
+      user: approval.decidedBy,
+    });
+  }
+
+  /** Persists and stops a run's actor: the run stays parked in the store until a decision. */
+  park(runId: string): void {
+    const actor = this.#live.get(runId);
+    if (actor === undefined) return;
+    this.#persist(runId, actor.getSnapshot(), actor);
+    this.#drop(runId);
+    actor.stop();
+  }
+
+  /** Stops every live actor after persisting it; used at shutdown. */
+  stopAll(): void {
+    this.#stopping = true;
+    for (const [runId, actor] of [...this.#live]) {
+      this.#persist(runId, actor.getSnapshot(), actor);
+      this.#drop(runId);
+      actor.stop();
+    }
+  }
+
+  #spawn(input: RunInput, snapshot: RunSnapshot | undefined): void {
+    if (this.#machine === null) throw new Error('RunHost: no run machine set');
+    const actor =
+      snapshot === undefined
+        ? createActor(this.#machine, { input })
+        : createActor(this.#machine, { input, snapshot });
+    this.#live.set(input.runId, actor);
+    let last: RunStatus | null = null;
+    actor.subscribe({
+      next: (s) => {
+        if (this.#live.get(input.runId) !== actor) return;
+        this.#persist(input.runId, s, actor);
+        const status = statusOf(s);
+        if (status !== last) {
+          last = status;
+          this.events.onStatus(input.runId, status, s.context);
+        }
+        if (s.status === 'done') {
+          this.#drop(input.runId);
+          this.events.onEnded(input.runId, s.output ?? { status: 'failed', reason: 'no_outcome' }, s.context);
+        }
+      },
+      error: () => {
+        // Effects report failures as events; an error here is a bug in the machine wiring.
+        this.#drop(input.runId);
+      },
+    });
+    this.#armDeadline(input);
+    actor.start();
+  }
+
+  #armDeadline(input: RunInput): void {
+    const due = input.startedAt + input.budget.wallTimeMs - this.clock();
+    const timer = setTimeout(
+      () => this.#live.get(input.runId)?.send({ type: 'DEADLINE' }),
+      Math.max(0, Math.min(due, 2 ** 31 - 1)),
+    );
+    timer.unref();
+    this.#deadlines.set(input.runId, timer);
+  }
+
+  #drop(runId: string): void {
+    this.#live.delete(runId);
+    const t = this.#deadlines.get(runId);
+    if (t) clearTimeout(t);
+    this.#deadlines.delete(runId);
+  }
+
+  #persist(runId: string, s: RunSnapshot, actor: RunActor): void {
+    if (this.#stopping && !this.#live.has(runId)) return;
+    const ctx = s.context;
+    this.store.snapshots.put({
+      runId,
+      agentId: ctx.agentId,
+      surface: ctx.surface,
+      status: statusOf(s),
+      parentRunId: ctx.parentRunId,
+      snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,
+    });
+  }
+}

@@ -1,0 +1,413 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createActor, type Actor } from 'xstate';
+import { provideRunMachine } from '../actors/run/effects.ts';
+import type { ModelProvider } from '../actors/model/provider.ts';
+import type { SecretResolver, ToolExecutor } from '../actors/tools/types.ts';
+import { agentMachine, type AgentMessage } from '../machines/agent/machine.ts';
+import type { RunContext, RunOutcome } from '../machines/run/types.ts';
+import type { ToolRegistry } from '../policy/registry.ts';
+import type { Interaction } from '../policy/risk.ts';
+import {
+  openStore,
+  Redactor,
+  createLogger,
+  type ApprovalDecision,
+  type ApprovalRecord,
+  type DecideResult,
+  type Store,
+} from '../store/index.ts';
+import { ApprovalService } from './approvals/approval-service.ts';
+import {
+  connectBus,
+  startEmbeddedNats,
+  subject,
+  subjectPattern,
+  type Bus,
+  type BusTarget,
+  type EmbeddedNats,
+} from './bus/index.ts';
+import type { LoadedConfig } from './config/load.ts';
+import { startControlSocket } from './control/socket.ts';
+import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
+import { agentPolicyContext } from './policy/agent-context.ts';
+import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
+import { registryFromConfig } from './policy/registry-from-config.ts';
+import { RunHost } from './runs/run-host.ts';
+import { RUNTIME_FILE } from './runtime-file.ts';
+import { startSchedules } from './scheduler.ts';
+
+export { RUNTIME_FILE };
+
+/** Default budgets of a run when the agent's config sets none. */
+export const DEFAULT_BUDGET = { modelCalls: 50, toolCalls: 100, wallTimeMs: 10 * 60_000 } as const;
+
+/** How to start a runtime. */
+export interface RuntimeOptions {
+  readonly loaded: LoadedConfig;
+  readonly model: ModelProvider;
+  readonly executors?: Readonly<Record<string, ToolExecutor>>;
+  readonly secrets?: SecretResolver;
+  readonly clock?: () => number;
+  /** Where logs go (redacted); defaults to stderr. */
+  readonly logDestination?: NodeJS.WritableStream;
+  /** How long an approval stays open (ms); default one day. */
+  readonly approvalTtlMs?: number;
+  /** Fallback poll for decisions written by another process (ms); default 1000. */
+  readonly syncIntervalMs?: number;
+  /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
+  readonly busTarget?: BusTarget;
+}
+
+/** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
+export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
+
+const noSecrets: SecretResolver = {
+  resolve: async (name) => {
+    throw Object.assign(
+      new Error(`no secret store is configured; secret ${JSON.stringify(name)} cannot be resolved`),
+      {
+        code: 'secret_store_unavailable',
+      },
+    );
+  },
+};
+
+/**
+ * The Snotra runtime: store, bus, policy, agents, runs and approvals wired together. Start it
+ * with `Runtime.start`; stop it with `stop()`. At start it restores every run that was not
+ * finished, re-arms approval deadlines and resumes runs whose decision arrived while it was down.
+ */
+export class Runtime {
+  readonly #agents = new Map<string, Actor<typeof agentMachine>>();
+  readonly #waiters = new Map<string, (outcome: RunOutcome) => void>();
+  readonly #approvalListeners = new Set<ApprovalListener>();
+  readonly #abort = new AbortController();
+  #syncTimer: NodeJS.Timeout | null = null;
+  #stopSchedules: () => void = () => {};
+  #control: { close: () => Promise<void> } | null = null;
+  #stopped = false;
+
+  private constructor(
+    readonly loaded: LoadedConfig,
+    readonly store: Store,
+    readonly bus: Bus<RuntimeKinds>,
+    private readonly nats: EmbeddedNats | null,
+    readonly registry: ToolRegistry,
+    readonly policyEnv: PolicyEnvironment,
+    readonly runs: RunHost,
+    readonly approvals: ApprovalService,
+    readonly logger: Logger,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Starts a runtime on a config; see the class doc for what happens at boot. */
+  static async start(options: RuntimeOptions): Promise<Runtime> {
+    const { loaded } = options;
+    const clock = options.clock ?? Date.now;
+    const stateDir = loaded.config.stateDir;
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const redactor = new Redactor();
+    const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
+      name: 'snotra',
+    });
+    const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
+    let nats: EmbeddedNats | null = null;
+    let bus: Bus<RuntimeKinds>;
+    try {
+      if (options.busTarget === undefined) {
+        nats = await startEmbeddedNats({ stateDir, logger });
+      }
+      bus = await connectBus({
+        target: options.busTarget ?? (nats as EmbeddedNats).target(),
+        kinds: RUNTIME_KINDS,
+        source: 'runtime',
+        logger,
+      });
+    } catch (err) {
+      await nats?.stop();
+      store.close();
+      throw err;
+    }
+    const registry = registryFromConfig(loaded);
+    const policyEnv = await createPolicyEnvironment(loaded);
+    let runtime: Runtime | null = null;
+    const runs = new RunHost(
+      store,
+      {
+        onStatus: (runId, status, ctx) => {
+          if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);
+        },
+        onEnded: (runId, outcome, ctx) => {
+          if (runtime !== null) runtime.#onRunEnded(runId, outcome, ctx);
+        },
+      },
+      clock,
+    );
+    const approvals = new ApprovalService(
+      store,
+      {
+        deliver: (a) => runs.deliver(a),
+        resolved: (a) => {
+          if (a.status !== 'pending') {
+            bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
+              approvalId: a.id,
+              runId: a.runId,
+              status: a.status,
+            });
+          }
+        },
+      },
+      clock,
+    );
+    runtime = new Runtime(loaded, store, bus, nats, registry, policyEnv, runs, approvals, logger, clock);
+    const rt = runtime;
+    runs.setMachine(
+      provideRunMachine({
+        store,
+        model: options.model,
+        registry,
+        executors: options.executors ?? {},
+        clock,
+        approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
+        policyFor: (ctx) => rt.#policyFor(ctx),
+        contextFor: () => ({
+          roots: rt.#roots(),
+          paths: policyEnv.paths,
+          signal: rt.#abort.signal,
+          secrets: options.secrets ?? noSecrets,
+        }),
+        toObservationContent: (value) => store.redactor.redact(value),
+        runMeta: (runId) => rt.#runMeta(runId),
+        onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
+      }),
+    );
+    writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
+      mode: 0o600,
+    });
+    await rt.#boot(options.syncIntervalMs ?? 1000);
+    return rt;
+  }
+
+  /** Sends a chat message (attended) to an agent and resolves with the run's outcome. */
+  async chat(
+    agentId: string,
+    text: string,
+    opts: { sessionId?: string; interaction?: Interaction } = {},
+  ): Promise<{ runId: string; outcome: RunOutcome }> {
+    const messageId = randomUUID();
+    const runId = `${agentId}:${messageId}`;
+    const done = new Promise<RunOutcome>((resolve) => this.#waiters.set(runId, resolve));
+    this.send(agentId, {
+      messageId,
+      sessionId: opts.sessionId ?? `chat:${messageId}`,
+      taskId: null,
+      parentRunId: null,
+      surface: 'chat',
+      interaction: opts.interaction ?? 'attended',
+      text,
+    });
+    return { runId, outcome: await done };
+  }
+
+  /**
+   * Starts an unattended run for a task (scheduled or triggered). Resolves with the run id once
+   * the message is on the bus; the run parks in the Inbox whenever it needs a human.
+   */
+  runTask(agentId: string, taskId: string, text: string): string {
+    const messageId = randomUUID();
+    this.send(agentId, {
+      messageId,
+      sessionId: `task:${taskId}`,
+      taskId,
+      parentRunId: null,
+      surface: 'scheduled',
+      interaction: 'unattended',
+      text,
+    });
+    return `${agentId}:${messageId}`;
+  }
+
+  /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
+  waitForRun(runId: string): Promise<RunOutcome> {
+    const stored = this.store.snapshots.get(runId);
+    if (
+      stored !== null &&
+      (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'denied')
+    ) {
+      const ctx = (stored.snapshot as { context?: RunContext }).context;
+      return Promise.resolve(ctx?.outcome ?? { status: stored.status, reason: 'stored' });
+    }
+    return new Promise((resolve) => {
+      const prev = this.#waiters.get(runId);
+      this.#waiters.set(runId, (o) => {
+        prev?.(o);
+        resolve(o);
+      });
+    });
+  }
+
+  /** Publishes a message to an agent over the bus. */
+  send(agentId: string, message: Omit<AgentMessage, 'type'>): void {
+    if (!this.#agents.has(agentId)) throw new Error(`unknown agent ${JSON.stringify(agentId)}`);
+    this.bus.publish(subject('agent', agentId, 'message'), 'agent.message', message);
+  }
+
+  /** A human decision from an authenticated in-process surface. Single use; says why when it changes nothing. */
+  decide(approvalId: string, decision: ApprovalDecision, user: string): DecideResult {
+    return this.approvals.decide(approvalId, decision, user);
+  }
+
+  /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
+  onApproval(listener: ApprovalListener): () => void {
+    this.#approvalListeners.add(listener);
+    return () => this.#approvalListeners.delete(listener);
+  }
+
+  /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#abort.abort();
+    if (this.#syncTimer) clearInterval(this.#syncTimer);
+    this.#stopSchedules();
+    for (const a of this.#agents.values()) a.stop();
+    this.runs.stopAll();
+    this.approvals.stop();
+    await this.#control?.close();
+    await this.bus.close().catch(() => {});
+    await this.nats?.stop();
+    rmSync(join(this.loaded.config.stateDir, RUNTIME_FILE), { force: true });
+    this.store.close();
+  }
+
+  async #boot(syncIntervalMs: number): Promise<void> {
+    // Calls cut by a crash: never silently re-run (see executeOnce).
+    this.store.ledger.markInterrupted();
+    for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
+    this.approvals.rearm();
+    for (const run of this.store.snapshots.list()) {
+      if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
+      if (run.status === 'waiting_for_approval') {
+        const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
+          ?.context;
+        const approval = ctx?.approvalId ? this.store.approvals.get(ctx.approvalId) : null;
+        if (approval !== null && approval.status !== 'pending') this.runs.deliver(approval);
+        continue; // Still pending: the run stays parked until a decision.
+      }
+      this.runs.restore(run.runId);
+    }
+    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id));
+    this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
+    this.#syncTimer.unref();
+    this.#stopSchedules = startSchedules(this.loaded.config.surfaces.scheduled, (task) => {
+      this.runTask(task.agent, task.id, task.message);
+    });
+  }
+
+  #startAgent(agentId: string): void {
+    const actor = createActor(
+      agentMachine.provide({
+        actions: {
+          // Deferred: creating an actor inside another actor's action is not allowed in XState.
+          startRun: (_, { message, runId }) => queueMicrotask(() => this.#startRun(agentId, message, runId)),
+          refuse: (_, { message, reason }) =>
+            this.logger.warn({ agentId, messageId: message.messageId, reason }, 'message refused'),
+        },
+      }),
+      { input: { agentId, maxConcurrentRuns: 16 } },
+    ).start();
+    this.#agents.set(agentId, actor);
+    this.bus.subscribe(subjectPattern('agent', agentId, 'message'), 'agent.message', (env) => {
+      actor.send({ type: 'MESSAGE', ...env.payload });
+    });
+  }
+
+  #startRun(agentId: string, message: AgentMessage, runId: string): void {
+    const def = this.loaded.config.agents[agentId];
+    this.runs.start({
+      runId,
+      agentId,
+      sessionId: message.sessionId,
+      taskId: message.taskId,
+      parentRunId: message.parentRunId,
+      surface: message.surface,
+      interaction: message.interaction,
+      message: message.text,
+      budget: { ...DEFAULT_BUDGET, ...def?.budget },
+      startedAt: this.clock(),
+    });
+  }
+
+  #policyFor(ctx: RunContext) {
+    return agentPolicyContext(this.loaded, ctx.agentId, {
+      registry: this.registry,
+      paths: this.policyEnv.paths,
+      shell: this.policyEnv.shell,
+      interaction: ctx.interaction,
+      sessionId: ctx.sessionId,
+      taskId: ctx.taskId,
+      sessionApprovals: this.store.sessionApprovals.listActive(ctx.sessionId),
+      standingApprovals: ctx.taskId === null ? [] : this.store.standingApprovals.listActive(ctx.taskId),
+    });
+  }
+
+  #roots() {
+    return this.loaded.config.workspace.roots.map((r) => ({
+      ...r,
+      primary: r.primary ?? false,
+      source: r.source ?? 'workspace',
+    }));
+  }
+
+  #runMeta(runId: string) {
+    const stored = this.store.snapshots.get(runId);
+    const ctx = (stored?.snapshot as { context?: RunContext } | undefined)?.context;
+    return {
+      sessionId: ctx?.sessionId ?? 'unknown',
+      agentId: ctx?.agentId ?? 'unknown',
+      surface: ctx?.surface ?? 'unknown',
+    };
+  }
+
+  #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
+    this.approvals.track(approval);
+    if (approval.status !== 'pending') return;
+    this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
+      approvalId: approval.id,
+      runId: approval.runId,
+      agentId: approval.agentId,
+      parentRunId: approval.parentRunId,
+      tool: approval.tool,
+      risk: approval.risk,
+      reason: approval.reason,
+      expiresAt: approval.expiresAt,
+    });
+    for (const l of this.#approvalListeners) l(approval, ctx.interaction);
+    if (ctx.interaction === 'unattended') {
+      // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
+      setImmediate(() => {
+        if (this.store.approvals.get(approval.id)?.status === 'pending') this.runs.park(ctx.runId);
+      });
+    }
+  }
+
+  #onRunStatus(runId: string, status: string, ctx: RunContext): void {
+    if (this.#stopped) return;
+    this.bus.publish(subject('run', runId, 'status'), 'run.status', {
+      runId,
+      agentId: ctx.agentId,
+      status: status as 'running',
+      ...(ctx.outcome ? { reason: ctx.outcome.reason } : {}),
+    });
+  }
+
+  #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
+    this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
+    const waiter = this.#waiters.get(runId);
+    this.#waiters.delete(runId);
+    waiter?.(outcome);
+  }
+}

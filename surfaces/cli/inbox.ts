@@ -1,0 +1,92 @@
+import { parseArgs } from 'node:util';
+import { decideAsLocalUser, listPending, showApproval } from '../../runtime/control/inbox.ts';
+import type { ApprovalRecord } from '../../store/index.ts';
+import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { stateDirOf } from './state-dir.ts';
+
+const USAGE =
+  'usage: snotra inbox list [--session S] [--task T] [--agent A] [--json]\n' +
+  '       snotra inbox show ID [--json]\n' +
+  '       snotra inbox approve ID | deny ID\n' +
+  '  (all take --state-dir D or --config F)';
+
+function line(a: ApprovalRecord): string {
+  const when = new Date(a.expiresAt).toISOString();
+  return `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`;
+}
+
+/** `snotra inbox list|show|approve|deny`: the Inbox as the local user sees it. */
+export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
+  const [action, ...rest] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: {
+        'state-dir': { type: 'string' },
+        config: { type: 'string' },
+        session: { type: 'string' },
+        task: { type: 'string' },
+        agent: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const stateDir = stateDirOf(values, cwd);
+  switch (action) {
+    case 'list': {
+      const filter = {
+        ...(values.session ? { sessionId: values.session } : {}),
+        ...(values.task ? { taskId: values.task } : {}),
+        ...(values.agent ? { agentId: values.agent } : {}),
+      };
+      const pending = listPending(stateDir, filter);
+      for (const a of pending) io.stdout(`${values.json ? JSON.stringify(a) : line(a)}\n`);
+      if (!values.json && pending.length === 0) io.stdout('no pending approvals\n');
+      return ExitCode.ok;
+    }
+    case 'show': {
+      const id = positionals[0];
+      if (id === undefined) throw new UsageError(`inbox show needs an approval id\n${USAGE}`);
+      const a = showApproval(stateDir, id);
+      if (a === null) {
+        io.stderr(`snotra inbox: no approval ${JSON.stringify(id)}\n`);
+        return ExitCode.failure;
+      }
+      io.stdout(
+        values.json
+          ? `${JSON.stringify(a)}\n`
+          : `${line(a)}\n  args: ${JSON.stringify(a.args)}\n  rule: ${a.ruleId}\n`,
+      );
+      return ExitCode.ok;
+    }
+    case 'approve':
+    case 'deny': {
+      const id = positionals[0];
+      if (id === undefined) throw new UsageError(`inbox ${action} needs an approval id\n${USAGE}`);
+      const { result, notified, user } = await decideAsLocalUser(
+        stateDir,
+        id,
+        action === 'approve' ? 'approved' : 'denied',
+      );
+      if (!result.ok) {
+        io.stderr(`snotra inbox: ${result.reason}: ${result.message}\n`);
+        return ExitCode.failure;
+      }
+      const out = { id, status: result.approval.status, decidedBy: user, runtimeNotified: notified };
+      io.stdout(
+        values.json
+          ? `${JSON.stringify(out)}\n`
+          : `${id}: ${result.approval.status} by ${user}${notified ? '' : ' (no runtime running: the run resumes at its next start)'}\n`,
+      );
+      return ExitCode.ok;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}

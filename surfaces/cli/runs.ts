@@ -1,0 +1,53 @@
+import { parseArgs } from 'node:util';
+import { listRuns, showRun } from '../../runtime/control/inbox.ts';
+import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { stateDirOf } from './state-dir.ts';
+
+const USAGE =
+  'usage: snotra runs list [--json] | snotra runs show RUN [--json]  (with --state-dir D or --config F)';
+
+/** `snotra runs list|show`: persisted runs and their state. */
+export async function runsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
+  const [action, ...rest] = argv;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: {
+        'state-dir': { type: 'string' },
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const stateDir = stateDirOf(values, cwd);
+  if (action === 'list') {
+    for (const r of listRuns(stateDir)) {
+      io.stdout(
+        values.json
+          ? `${JSON.stringify(r)}\n`
+          : `${r.runId}  ${r.status}  agent=${r.agentId}  surface=${r.surface}  updated=${new Date(r.updatedAt).toISOString()}\n`,
+      );
+    }
+    return ExitCode.ok;
+  }
+  if (action === 'show') {
+    const id = positionals[0];
+    if (id === undefined) throw new UsageError(USAGE);
+    const run = showRun(stateDir, id);
+    if (run === null) {
+      io.stderr(`snotra runs: no run ${JSON.stringify(id)}\n`);
+      return ExitCode.failure;
+    }
+    io.stdout(
+      `${JSON.stringify(values.json ? run : { ...run.summary, outcome: (run.context as { outcome?: unknown })?.outcome ?? null }, null, values.json ? 0 : 2)}\n`,
+    );
+    return ExitCode.ok;
+  }
+  throw new UsageError(USAGE);
+}
