@@ -123,7 +123,10 @@ const WINDOWS_VARS: Readonly<Record<string, readonly [string, ProtectedClass]>> 
   '%public%': ['c:/users/public', 'home'],
 };
 
-/** Names a "delete the contents" glob must be able to match to count as a whole-directory glob. */
+/**
+ * Names a "delete the contents" glob (`*`, `?*`, `.*`, `[a-z]*`) matches at least three of; a
+ * narrow glob like `e?c` is not one (it is matched against the directory names instead).
+ */
 const CONTENT_PROBES = [
   'bin',
   'etc',
@@ -131,11 +134,11 @@ const CONTENT_PROBES = [
   'var',
   'home',
   'documents',
-  'desktop',
-  '.ssh',
-  '.config',
   'windows',
   'a',
+  '.ssh',
+  '.config',
+  '.bashrc',
 ];
 
 function escapeRegex(c: string): string {
@@ -203,7 +206,7 @@ function compMatches(part: string, def: Comp): boolean {
 function isContentsGlob(part: string): boolean {
   if (!hasGlob(part)) return false;
   const re = componentRegex(part);
-  return CONTENT_PROBES.some((p) => re.test(p));
+  return CONTENT_PROBES.filter((p) => re.test(p)).length >= 3;
 }
 
 function matchDefs(parts: readonly string[], defs: readonly Def[]): ProtectedClass | null {

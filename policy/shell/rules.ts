@@ -97,7 +97,7 @@ function recursiveOnProtected(
           detail: `${what}: a non-literal option with a protected path`,
         };
   }
-  if (recursive && unknown) {
+  if (recursive && (unknown || splittable)) {
     return { unknown: 'unanalyzable.dynamic-argument', detail: `${what} of a path only known at run time` };
   }
   if (maybeRecursive && splittable) {

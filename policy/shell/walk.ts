@@ -248,7 +248,7 @@ export class Walker {
         return;
       case 'test_command':
         this.codeLikeIn(node, 'a test may evaluate a subscript held in a literal');
-        this.expr(node, ctx);
+        this.exprChildren(node, ctx);
         return;
       case 'declaration_command':
       case 'unset_command':
@@ -297,13 +297,21 @@ export class Walker {
     }
   }
 
-  private pipeline(stages: readonly Node[], ctx: WalkContext, firstStdin?: StdinSource): void {
+  private pipeline(
+    stages: readonly Node[],
+    ctx: WalkContext,
+    firstStdin?: StdinSource,
+    lastRedirects?: readonly Node[],
+  ): void {
     stages.forEach((stage, i) => {
       const prev = stages[i - 1];
       const stdin = i === 0 ? (firstStdin ?? ctx.stdin) : prev ? this.pipeSource(prev) : ctx.stdin;
-      this.subshell(() =>
-        this.visit(stage, { ...ctx, stdin, async: stages.length > 1 || ctx.async, conditional: true }),
-      );
+      const stageCtx = { ...ctx, stdin, async: stages.length > 1 || ctx.async, conditional: true };
+      this.subshell(() => {
+        if (lastRedirects !== undefined && i === stages.length - 1)
+          this.withRedirects(stage, lastRedirects, stageCtx);
+        else this.visit(stage, stageCtx);
+      });
     });
   }
 
@@ -369,12 +377,34 @@ export class Walker {
   private redirected(node: Node, ctx: WalkContext): void {
     const body = node.childForFieldName('body');
     const redirects = namedChildren(node).filter((c) => REDIRECTS.has(c.type));
-    const r = this.redirects(redirects, ctx);
-    const inner: WalkContext = { ...ctx, stdin: r.stdin ?? ctx.stdin };
-    if (body !== null) this.visit(body, inner);
     for (const c of namedChildren(node)) {
-      if (c !== body && !REDIRECTS.has(c.type) && c.id !== body?.id) this.expr(c, ctx);
+      if (!REDIRECTS.has(c.type) && c.id !== body?.id) this.expr(c, ctx);
     }
+    if (body !== null) this.withRedirects(body, redirects, ctx);
+  }
+
+  /**
+   * Runs `body` with `redirects`. The grammar attaches a trailing redirection to a whole list or
+   * pipeline (`cd /dev && echo x > sda`); bash attaches it to the last command, so it is carried
+   * down to the last statement (and sees the cwd the list leaves).
+   */
+  private withRedirects(body: Node, redirects: readonly Node[], ctx: WalkContext): void {
+    if (body.type === 'list') {
+      const parts = namedChildren(body).filter((c) => c.type !== 'comment');
+      parts.forEach((part, i) => {
+        const partCtx = i === 0 ? ctx : { ...ctx, conditional: true };
+        if (i === parts.length - 1) this.withRedirects(part, redirects, partCtx);
+        else this.visit(part, partCtx);
+      });
+      return;
+    }
+    if (body.type === 'pipeline') {
+      const stages = namedChildren(body).filter((c) => STATEMENTS.has(c.type) || c.type === 'ERROR');
+      this.pipeline(stages, ctx, undefined, redirects);
+      return;
+    }
+    const r = this.redirects(redirects, ctx);
+    this.visit(body, { ...ctx, stdin: r.stdin ?? ctx.stdin });
     this.continuations(r.continuations, body, ctx);
   }
 
@@ -509,7 +539,7 @@ export class Walker {
   }
 
   private assignment(node: Node, ctx: WalkContext): void {
-    this.expr(node, ctx);
+    this.exprChildren(node, ctx);
     const nameNode = node.childForFieldName('name');
     const valueNode = node.childForFieldName('value');
     const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
@@ -601,8 +631,12 @@ export class Walker {
           return;
         }
         if (SCANNED.has(node.type) && node.childCount === 0) this.scan(node);
-        for (const c of allChildren(node)) if (c.isNamed) this.expr(c, ctx);
+        this.exprChildren(node, ctx);
     }
+  }
+
+  private exprChildren(node: Node, ctx: WalkContext): void {
+    for (const c of allChildren(node)) if (c.isNamed) this.expr(c, ctx);
   }
 
   private commandSubstitution(node: Node, ctx: WalkContext): void {
