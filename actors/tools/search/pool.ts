@@ -23,14 +23,15 @@ export interface FileWorkerPoolOptions {
 const WORKER_URL = new URL('./worker.mjs', import.meta.url).href;
 
 /**
- * A piscina pool running `worker.mjs`. Guarantees: at most `maxQueue` tasks wait; beyond that
- * `run` rejects with `ToolError` `pool_queue_full`; aborting a running task's signal terminates
+ * A piscina pool running `worker.mjs`. Guarantees: at most `maxThreads` tasks run and
+ * `maxQueue` wait; beyond that `scan` rejects at once with `ToolError` `pool_queue_full`; aborting a running task's signal terminates
  * the thread running it (so a runaway regular expression is stopped) and rejects with the abort
  * reason; after `close()` new work is refused with `pool_closed`.
  */
 export class FileWorkerPool {
   private readonly pool: Piscina<ScanTask, ScanResult>;
   private closed = false;
+  private accepted = 0;
   /** The configured queue bound. */
   readonly maxQueue: number;
   /** The configured thread bound. */
@@ -48,25 +49,37 @@ export class FileWorkerPool {
     });
   }
 
+  /** Tasks accepted and not finished yet (running or waiting). */
+  get pending(): number {
+    return this.accepted;
+  }
+
   /** Tasks waiting for a thread now. */
   get queueSize(): number {
-    return this.pool.queueSize;
+    return Math.max(0, this.accepted - this.maxThreads);
   }
 
   /** Runs one scan task; see the class guarantees for the errors. */
   async scan(task: ScanTask, signal?: AbortSignal): Promise<ScanResult> {
     if (this.closed) throw new ToolError(ToolErrorCode.poolClosed, 'the file worker pool is closed');
+    // Counted here rather than left to piscina, whose queue bound ignores tasks with a signal.
+    if (this.accepted >= this.maxThreads + this.maxQueue) throw this.full();
+    this.accepted += 1;
     try {
       return await this.pool.run(task, signal === undefined ? {} : { signal });
     } catch (error) {
-      if (error instanceof Error && error.message === 'Task queue is at limit') {
-        throw new ToolError(
-          ToolErrorCode.poolQueueFull,
-          `the file worker pool is busy (${this.maxQueue} tasks waiting); try again shortly`,
-        );
-      }
+      if (error instanceof Error && error.message === 'Task queue is at limit') throw this.full();
       throw error;
+    } finally {
+      this.accepted -= 1;
     }
+  }
+
+  private full(): ToolError {
+    return new ToolError(
+      ToolErrorCode.poolQueueFull,
+      `the file worker pool is busy (${this.maxQueue} tasks waiting); try again shortly`,
+    );
   }
 
   /** Ends the threads; running tasks are aborted. */
