@@ -68,6 +68,15 @@ export class TransactionRunner {
     return this.db.inTransaction;
   }
 
+  /**
+   * Runs `fn`, whose only write is one SQL statement, atomically: inside an open transaction it
+   * runs as is (a failing statement changes nothing by itself, so no savepoint is needed),
+   * otherwise in its own non-durable transaction.
+   */
+  runStatement<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : (this.runner.immediate(fn) as T);
+  }
+
   /** Runs `fn` atomically; see the module comment for what `durable` means. */
   run<T>(fn: () => T, options: TransactionOptions = {}): T {
     const durable = options.durable === true;

@@ -29,12 +29,39 @@ export type ChainVerification =
     };
 
 /**
- * The hash of one event: sha256 over the previous hash and the event's content as a JSON
- * array in a fixed column order (every column except `hash` and `prev_hash`, which is hashed
- * in front). Equal content always gives equal bytes.
+ * The hashed content of an event, in this fixed order: v, seq, at, kind, session_id, agent_id,
+ * surface, run_id, call_id, tool, risk, rule_id, resource, status, standing_approval_id, detail.
  */
+export type HashedFields = [
+  v: number,
+  seq: number,
+  at: number,
+  kind: string,
+  sessionId: string | null,
+  agentId: string | null,
+  surface: string | null,
+  runId: string | null,
+  callId: string | null,
+  tool: string | null,
+  risk: string | null,
+  ruleId: string | null,
+  resource: string | null,
+  status: string | null,
+  standingApprovalId: string | null,
+  detail: string,
+];
+
+/**
+ * The hash of one event: sha256 over the previous hash, a newline and the event's fields as a
+ * JSON array in the fixed HashedFields order. Equal content always gives equal bytes.
+ */
+export function hashFields(prevHash: string, fields: HashedFields): string {
+  return hash('sha256', `${prevHash}\n${JSON.stringify(fields)}`, 'hex');
+}
+
+/** The hash of a stored row (every column except `hash`; `prev_hash` is hashed in front). */
 export function hashEvent(prevHash: string, row: Omit<AuditRow, 'hash' | 'prev_hash'>): string {
-  const content = JSON.stringify([
+  return hashFields(prevHash, [
     row.v,
     row.seq,
     row.at,
@@ -52,7 +79,6 @@ export function hashEvent(prevHash: string, row: Omit<AuditRow, 'hash' | 'prev_h
     row.standing_approval_id,
     row.detail,
   ]);
-  return hash('sha256', `${prevHash}\n${content}`, 'hex');
 }
 
 /**

@@ -3,7 +3,8 @@ import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
-import { GENESIS_HASH, hashEvent, verifyRows } from './chain.ts';
+import { GENESIS_HASH, hashFields, verifyRows } from './chain.ts';
+import type { HashedFields } from './chain.ts';
 import type { ChainVerification } from './chain.ts';
 import { AUDIT_EVENT_VERSION, AuditEventInput } from './types.ts';
 import type { AuditEvent, AuditFields, AuditKind, AuditRow } from './types.ts';
@@ -44,7 +45,7 @@ export class AuditLog {
     const db = ctx.db;
     this.tail = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1');
     this.insert = db.prepare(
-      `INSERT INTO audit_events (seq, v, at, kind, session_id, agent_id, surface, run_id, call_id, tool, risk,
+      `INSERT INTO audit_events (v, seq, at, kind, session_id, agent_id, surface, run_id, call_id, tool, risk,
          rule_id, resource, status, standing_approval_id, detail, prev_hash, hash)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
@@ -58,7 +59,8 @@ export class AuditLog {
   append(input: AuditEventInput): AuditEvent {
     assertWritable(this.ctx, 'audit.append');
     const parsed = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor);
-    return this.ctx.tx.run(() => this.record({ ...parsed, at: parsed.at ?? this.ctx.clock() }));
+    parsed.at ??= this.ctx.clock();
+    return this.ctx.tx.runStatement(() => this.record(parsed as AuditRecord));
   }
 
   /**
@@ -71,47 +73,48 @@ export class AuditLog {
     }
     const detail = this.ctx.redactor.redact(event.detail ?? null);
     const last = this.tail.get();
-    const prevHash = last?.hash ?? GENESIS_HASH;
-    const content = {
-      seq: (last?.seq ?? 0) + 1,
-      v: AUDIT_EVENT_VERSION,
-      at: event.at,
+    const prevHash = last === undefined ? GENESIS_HASH : last.hash;
+    // The fields in hash order (see chain.ts), which is also the INSERT column order.
+    const fields: HashedFields = [
+      AUDIT_EVENT_VERSION,
+      last === undefined ? 1 : last.seq + 1,
+      event.at,
+      event.kind,
+      event.sessionId ?? null,
+      event.agentId ?? null,
+      event.surface ?? null,
+      event.runId ?? null,
+      event.callId ?? null,
+      event.tool ?? null,
+      event.risk ?? null,
+      event.ruleId ?? null,
+      toStoredText(this.ctx, event.resource),
+      event.status ?? null,
+      event.standingApprovalId ?? null,
+      JSON.stringify(detail) ?? 'null',
+    ];
+    const hash = hashFields(prevHash, fields);
+    this.insert.run(...fields, prevHash, hash);
+    return {
+      seq: fields[1],
+      v: fields[0],
+      at: fields[2],
       kind: event.kind,
-      session_id: event.sessionId ?? null,
-      agent_id: event.agentId ?? null,
-      surface: event.surface ?? null,
-      run_id: event.runId ?? null,
-      call_id: event.callId ?? null,
-      tool: event.tool ?? null,
+      sessionId: fields[4],
+      agentId: fields[5],
+      surface: fields[6],
+      runId: fields[7],
+      callId: fields[8],
+      tool: fields[9],
       risk: event.risk ?? null,
-      rule_id: event.ruleId ?? null,
-      resource: toStoredText(this.ctx, event.resource),
-      status: event.status ?? null,
-      standing_approval_id: event.standingApprovalId ?? null,
-      detail: JSON.stringify(detail) ?? 'null',
+      ruleId: fields[11],
+      resource: fields[12],
+      status: fields[13],
+      standingApprovalId: fields[14],
+      detail,
+      prevHash,
+      hash,
     };
-    const row: AuditRow = { ...content, prev_hash: prevHash, hash: hashEvent(prevHash, content) };
-    this.insert.run(
-      row.seq,
-      row.v,
-      row.at,
-      row.kind,
-      row.session_id,
-      row.agent_id,
-      row.surface,
-      row.run_id,
-      row.call_id,
-      row.tool,
-      row.risk,
-      row.rule_id,
-      row.resource,
-      row.status,
-      row.standing_approval_id,
-      row.detail,
-      row.prev_hash,
-      row.hash,
-    );
-    return eventOf(row, detail);
   }
 
   /** Events in seq order, optionally of one run, after a seq, limited. */

@@ -1,7 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import type { AuditLog } from '../audit/log.ts';
+import type { AuditLog, AuditRecord } from '../audit/log.ts';
 import { AuditKind } from '../audit/types.ts';
-import type { AuditFields } from '../audit/types.ts';
 import { assertWritable, fromStoredJson, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError, quote } from '../errors.ts';
@@ -22,7 +21,7 @@ export interface LedgerTimeOptions {
  */
 export class ToolCallLedger {
   private readonly byKey: Statement<[string], LedgerRow>;
-  private readonly insert: Statement<LedgerRow>;
+  private readonly insert: Statement<unknown[]>;
   private readonly finish: Statement<[CallStatus, string | null, string | null, number, string]>;
   private readonly setStatus: Statement<[CallStatus, number, number | null, string]>;
   private readonly started: Statement<[], LedgerRow>;
@@ -37,8 +36,7 @@ export class ToolCallLedger {
     this.insert = db.prepare(
       `INSERT INTO tool_calls (idempotency_key, v, call_id, run_id, session_id, agent_id, surface, tool, risk,
          rule_id, resource, standing_approval_id, status, attempt, result, error, started_at, finished_at)
-       VALUES (@idempotency_key, @v, @call_id, @run_id, @session_id, @agent_id, @surface, @tool, @risk,
-         @rule_id, @resource, @standing_approval_id, @status, @attempt, @result, @error, @started_at, @finished_at)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
     );
     this.finish = db.prepare(
       'UPDATE tool_calls SET status = ?, result = ?, error = ?, finished_at = ? WHERE idempotency_key = ?',
@@ -61,8 +59,6 @@ export class ToolCallLedger {
     assertWritable(this.ctx, 'ledger.beginCall');
     const call = parseInput(BeginCallInput, input, 'ledger.beginCall', this.ctx.redactor);
     return this.ctx.tx.run((): BeginCallResult => {
-      const existing = this.byKey.get(call.idempotencyKey);
-      if (existing) return { created: false, entry: this.toEntry(existing) };
       const row: LedgerRow = {
         idempotency_key: call.idempotencyKey,
         v: LEDGER_RECORD_VERSION,
@@ -83,14 +79,36 @@ export class ToolCallLedger {
         started_at: call.at ?? this.ctx.clock(),
         finished_at: null,
       };
-      this.insert.run(row);
-      this.audit.record({
-        ...auditFieldsOf(row),
-        kind: AuditKind.started,
-        at: row.started_at,
-        status: CallStatus.started,
-        detail: { ...asObject(call.detail), idempotencyKey: row.idempotency_key, attempt: 1 },
-      });
+      const inserted = this.insert.run(
+        row.idempotency_key,
+        row.v,
+        row.call_id,
+        row.run_id,
+        row.session_id,
+        row.agent_id,
+        row.surface,
+        row.tool,
+        row.risk,
+        row.rule_id,
+        row.resource,
+        row.standing_approval_id,
+        row.status,
+        row.attempt,
+        row.result,
+        row.error,
+        row.started_at,
+        row.finished_at,
+      );
+      if (inserted.changes === 0) {
+        return { created: false, entry: this.toEntry(this.byKey.get(row.idempotency_key) as LedgerRow) };
+      }
+      this.audit.record(
+        auditRecord(row, AuditKind.started, row.started_at, {
+          ...asObject(call.detail),
+          idempotencyKey: row.idempotency_key,
+          attempt: 1,
+        }),
+      );
       return { created: true, entry: this.toEntry(row) };
     }, options);
   }
@@ -117,13 +135,12 @@ export class ToolCallLedger {
       const rows = options.runId === undefined ? this.started.all() : this.startedOfRun.all(options.runId);
       return rows.map((row) => {
         this.setStatus.run(CallStatus.interrupted, row.attempt, at, row.idempotency_key);
-        this.audit.record({
-          ...auditFieldsOf(row),
-          kind: AuditKind.interrupted,
-          at,
-          status: CallStatus.interrupted,
-          detail: { idempotencyKey: row.idempotency_key, attempt: row.attempt },
-        });
+        this.audit.record(
+          auditRecord(row, AuditKind.interrupted, at, {
+            idempotencyKey: row.idempotency_key,
+            attempt: row.attempt,
+          }),
+        );
         return this.toEntry({ ...row, status: CallStatus.interrupted, finished_at: at });
       });
     });
@@ -148,13 +165,7 @@ export class ToolCallLedger {
         const at = options.at ?? this.ctx.clock();
         const attempt = row.attempt + 1;
         this.setStatus.run(CallStatus.started, attempt, null, idempotencyKey);
-        this.audit.record({
-          ...auditFieldsOf(row),
-          kind: AuditKind.started,
-          at,
-          status: CallStatus.started,
-          detail: { idempotencyKey, attempt, retry: true },
-        });
+        this.audit.record(auditRecord(row, AuditKind.started, at, { idempotencyKey, attempt, retry: true }));
         return this.toEntry({ ...row, status: CallStatus.started, attempt, finished_at: null });
       },
       { durable: options.durable === true },
@@ -193,17 +204,22 @@ export class ToolCallLedger {
       const result = status === CallStatus.completed ? text : null;
       const error = status === CallStatus.failed ? text : null;
       this.finish.run(status, result, error, at, key);
-      this.audit.record({
-        ...auditFieldsOf(row),
-        kind: status === CallStatus.completed ? AuditKind.completed : AuditKind.failed,
-        at,
-        status,
-        detail:
+      this.audit.record(
+        auditRecord(
+          row,
+          status === CallStatus.completed ? AuditKind.completed : AuditKind.failed,
+          at,
           status === CallStatus.completed
             ? { idempotencyKey: key, attempt: row.attempt }
             : { idempotencyKey: key, attempt: row.attempt, error: redacted },
-      });
-      return this.toEntry({ ...row, status, result, error, finished_at: at });
+        ),
+      );
+      return this.toEntry(
+        { ...row, status, result, error, finished_at: at },
+        status === CallStatus.completed
+          ? { result: redacted, error: null }
+          : { result: null, error: redacted },
+      );
     });
   }
 
@@ -219,7 +235,7 @@ export class ToolCallLedger {
     return row;
   }
 
-  private toEntry(row: LedgerRow): LedgerEntry {
+  private toEntry(row: LedgerRow, parsed?: { result: unknown; error: unknown }): LedgerEntry {
     const where = `tool_calls[${row.idempotency_key}]`;
     return {
       idempotencyKey: row.idempotency_key,
@@ -235,27 +251,40 @@ export class ToolCallLedger {
       standingApprovalId: row.standing_approval_id,
       status: row.status,
       attempt: row.attempt,
-      result: fromStoredJson(this.ctx, row.result, `${where}.result`),
-      error: fromStoredJson(this.ctx, row.error, `${where}.error`),
+      result: parsed ? parsed.result : fromStoredJson(this.ctx, row.result, `${where}.result`),
+      error: parsed ? parsed.error : fromStoredJson(this.ctx, row.error, `${where}.error`),
       startedAt: row.started_at,
       finishedAt: row.finished_at,
     };
   }
 }
 
-/** The audit fields a ledger row carries into its events. */
-function auditFieldsOf(row: LedgerRow): AuditFields {
+/** The audit event of a ledger state change: the row's identity plus kind, time and detail. */
+function auditRecord(
+  row: LedgerRow,
+  kind:
+    | typeof AuditKind.started
+    | typeof AuditKind.completed
+    | typeof AuditKind.failed
+    | typeof AuditKind.interrupted,
+  at: number,
+  detail: Record<string, unknown>,
+): AuditRecord {
   return {
+    kind,
+    at,
     sessionId: row.session_id,
     agentId: row.agent_id,
     surface: row.surface,
     runId: row.run_id,
     callId: row.call_id,
     tool: row.tool,
-    risk: row.risk as AuditFields['risk'],
+    risk: row.risk as AuditRecord['risk'],
     ruleId: row.rule_id,
     resource: row.resource,
+    status: kind,
     standingApprovalId: row.standing_approval_id,
+    detail,
   };
 }
 
