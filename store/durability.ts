@@ -58,6 +58,7 @@ export interface TransactionOptions {
 export class TransactionRunner {
   private readonly runner: { immediate: (fn: () => unknown) => unknown; (fn: () => unknown): unknown };
   private outerDurable = false;
+  private gen = 0;
 
   constructor(private readonly db: Database) {
     this.runner = db.transaction((fn: () => unknown) => fn());
@@ -69,12 +70,22 @@ export class TransactionRunner {
   }
 
   /**
+   * Changes whenever a transaction starts or anything rolls back: data cached while it stays
+   * the same (the audit chain's tail) is still what the database holds.
+   */
+  get generation(): number {
+    return this.gen;
+  }
+
+  /**
    * Runs `fn`, whose only write is one SQL statement, atomically: inside an open transaction it
    * runs as is (a failing statement changes nothing by itself, so no savepoint is needed),
    * otherwise in its own non-durable transaction.
    */
   runStatement<T>(fn: () => T): T {
-    return this.db.inTransaction ? fn() : (this.runner.immediate(fn) as T);
+    if (this.db.inTransaction) return fn();
+    this.gen++;
+    return this.invoke(() => this.runner.immediate(fn));
   }
 
   /** Runs `fn` atomically; see the module comment for what `durable` means. */
@@ -88,16 +99,26 @@ export class TransactionRunner {
             'transaction; open the enclosing one with store.transaction(fn, { durable: true })',
         );
       }
-      return this.runner(fn) as T;
+      return this.invoke(() => this.runner(fn));
     }
-    if (!durable) return this.runner.immediate(fn) as T;
+    this.gen++;
+    if (!durable) return this.invoke(() => this.runner.immediate(fn));
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      return this.runner.immediate(fn) as T;
+      return this.invoke(() => this.runner.immediate(fn));
     } finally {
       this.outerDurable = false;
       this.db.pragma('synchronous = NORMAL');
+    }
+  }
+
+  private invoke<T>(call: () => unknown): T {
+    try {
+      return call() as T;
+    } catch (error) {
+      this.gen++;
+      throw error;
     }
   }
 }

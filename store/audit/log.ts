@@ -40,6 +40,12 @@ export class AuditLog {
   private readonly byRun: Statement<[string, number, number]>;
   private readonly ordered: Statement<[]>;
   private readonly after: Statement<[number]>;
+  /**
+   * The chain's tail as of this transaction generation: inside one write transaction only this
+   * connection appends, so it saves a lookup per event; any rollback or new transaction
+   * invalidates it.
+   */
+  private cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
@@ -72,12 +78,16 @@ export class AuditLog {
       throw new StoreStateError(StateErrorCode.durabilityMismatch, 'audit.record needs an open transaction');
     }
     const detail = this.ctx.redactor.redact(event.detail ?? null);
-    const last = this.tail.get();
-    const prevHash = last === undefined ? GENESIS_HASH : last.hash;
+    const generation = this.ctx.tx.generation;
+    if (this.cached.generation !== generation) {
+      const last = this.tail.get();
+      this.cached = { generation, seq: last?.seq ?? 0, hash: last?.hash ?? GENESIS_HASH };
+    }
+    const prevHash = this.cached.hash;
     // The fields in hash order (see chain.ts), which is also the INSERT column order.
     const fields: HashedFields = [
       AUDIT_EVENT_VERSION,
-      last === undefined ? 1 : last.seq + 1,
+      this.cached.seq + 1,
       event.at,
       event.kind,
       event.sessionId ?? null,
@@ -95,6 +105,7 @@ export class AuditLog {
     ];
     const hash = hashFields(prevHash, fields);
     this.insert.run(...fields, prevHash, hash);
+    this.cached = { generation, seq: fields[1], hash };
     return {
       seq: fields[1],
       v: fields[0],

@@ -22,7 +22,7 @@ export interface LedgerTimeOptions {
 export class ToolCallLedger {
   private readonly byKey: Statement<[string], LedgerRow>;
   private readonly insert: Statement<unknown[]>;
-  private readonly finish: Statement<[CallStatus, string | null, string | null, number, string]>;
+  private readonly finish: Statement<[CallStatus, string | null, string | null, number, string], LedgerRow>;
   private readonly setStatus: Statement<[CallStatus, number, number | null, string]>;
   private readonly started: Statement<[], LedgerRow>;
   private readonly startedOfRun: Statement<[string], LedgerRow>;
@@ -39,7 +39,8 @@ export class ToolCallLedger {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
     );
     this.finish = db.prepare(
-      'UPDATE tool_calls SET status = ?, result = ?, error = ?, finished_at = ? WHERE idempotency_key = ?',
+      `UPDATE tool_calls SET status = ?, result = ?, error = ?, finished_at = ?
+       WHERE idempotency_key = ? AND status = 'started' RETURNING *`,
     );
     this.setStatus = db.prepare(
       'UPDATE tool_calls SET status = ?, attempt = ?, finished_at = ? WHERE idempotency_key = ?',
@@ -189,21 +190,23 @@ export class ToolCallLedger {
     options: LedgerTimeOptions,
   ): LedgerEntry {
     assertWritable(this.ctx, where);
+    // Redact before the transaction: the write lock is held only for the writes.
+    const redacted = this.ctx.redactor.redact(payload ?? null);
+    const text = JSON.stringify(redacted) ?? 'null';
+    const result = status === CallStatus.completed ? text : null;
+    const error = status === CallStatus.failed ? text : null;
     return this.ctx.tx.run(() => {
-      const row = this.mustGet(where, key);
-      if (row.status !== CallStatus.started) {
+      const at = options.at ?? this.ctx.clock();
+      // One conditional UPDATE: only a `started` row changes; anything else is reported below.
+      const row = this.finish.get(status, result, error, at, key);
+      if (row === undefined) {
+        const current = this.mustGet(where, key);
         throw new StoreStateError(
           StateErrorCode.callNotStarted,
-          `${where}: call ${quote(key)} is ${row.status}, not started; nothing was written`,
-          { idempotencyKey: key, status: row.status },
+          `${where}: call ${quote(key)} is ${current.status}, not started; nothing was written`,
+          { idempotencyKey: key, status: current.status },
         );
       }
-      const at = options.at ?? this.ctx.clock();
-      const redacted = this.ctx.redactor.redact(payload ?? null);
-      const text = JSON.stringify(redacted) ?? 'null';
-      const result = status === CallStatus.completed ? text : null;
-      const error = status === CallStatus.failed ? text : null;
-      this.finish.run(status, result, error, at, key);
       this.audit.record(
         auditRecord(
           row,
@@ -215,7 +218,7 @@ export class ToolCallLedger {
         ),
       );
       return this.toEntry(
-        { ...row, status, result, error, finished_at: at },
+        row,
         status === CallStatus.completed
           ? { result: redacted, error: null }
           : { result: null, error: redacted },

@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_KINDS, AuditKind, GENESIS_HASH, auditFieldsFromDecision } from '../../store/index.ts';
+import {
+  AUDIT_KINDS,
+  AuditKind,
+  GENESIS_HASH,
+  auditFieldsFromDecision,
+  openStore,
+} from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { hashEvent } from '../../store/audit/chain.ts';
 import type { AuditRow } from '../../store/audit/types.ts';
-import { allowDecision, openTemp } from './helpers.ts';
+import { allowDecision, openTemp, track } from './helpers.ts';
 
 function fill(store: Store, n: number): void {
   for (let i = 0; i < n; i++) {
@@ -184,6 +190,35 @@ describe('audit log', () => {
     expect(store.audit.head()).toBeNull();
     store.audit.append({ kind: AuditKind.proposed });
     expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 1 });
+  });
+
+  it('continues the chain correctly after a nested rollback inside a transaction', () => {
+    const { store } = openTemp();
+    store.transaction(() => {
+      store.audit.append({ kind: AuditKind.proposed, callId: 'a' });
+      expect(() =>
+        store.transaction(() => {
+          store.audit.append({ kind: AuditKind.proposed, callId: 'b' });
+          throw new Error('inner step failed');
+        }),
+      ).toThrow('inner step failed');
+      store.audit.append({ kind: AuditKind.proposed, callId: 'c' });
+    });
+    expect(store.audit.list().map((e) => [e.seq, e.callId])).toEqual([
+      [1, 'a'],
+      [2, 'c'],
+    ]);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2 });
+  });
+
+  it('sees events appended by another connection', () => {
+    const { store, path, redactor } = openTemp();
+    store.audit.append({ kind: AuditKind.proposed, callId: 'a' });
+    const other = track(openStore({ path, redactor }));
+    other.audit.append({ kind: AuditKind.proposed, callId: 'b' });
+    store.audit.append({ kind: AuditKind.proposed, callId: 'c' });
+    expect(store.audit.list().map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 3 });
   });
 
   it('maps a Decision with several or no targets', () => {
