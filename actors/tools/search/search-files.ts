@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   nodeFs,
@@ -168,6 +169,9 @@ export function createSearchFilesExecutor(options: SearchFilesOptions): ToolExec
   };
 }
 
+/** Main-thread work between two yields to the event loop. */
+const YIELD_AFTER_MS = 4;
+
 type TaskTemplate = Omit<ScanTask, 'dirs' | 'files' | 'maxFiles' | 'maxMatches'>;
 
 interface RunOutcome {
@@ -288,7 +292,7 @@ async function orchestrate(
 /**
  * Keeps only matches in files the path guard still resolves to exactly that path inside a
  * readable root (no sensitive path, no deny glob, no symlink on the way). Yields to the event
- * loop between small batches.
+ * loop every few milliseconds.
  */
 async function confirmMatches(
   matches: readonly ScanMatch[],
@@ -299,7 +303,7 @@ async function confirmMatches(
 ): Promise<SearchMatch[]> {
   const verdict = new Map<string, boolean>();
   const kept: SearchMatch[] = [];
-  let checks = 0;
+  let sliceStart = performance.now();
   const sorted = [...matches].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   for (const m of sorted) {
     const absolute = singleFile ? start : join(start, m.file);
@@ -308,8 +312,10 @@ async function confirmMatches(
       const now = guard.resolve('path', absolute, 'read', ctx.roots);
       ok = now.ok && now.target.resolved === absolute;
       verdict.set(absolute, ok);
-      checks += 1;
-      if (checks % 25 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (performance.now() - sliceStart > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
     }
     if (ok) kept.push({ file: singleFile ? '' : m.file, line: m.line, text: m.text });
   }

@@ -2,11 +2,20 @@
 // way under tsx, vitest and plain node. Types: see protocol.ts (ScanTask -> ScanResult).
 import { Buffer } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { constants as osConstants, setPriority } from 'node:os';
 import { join } from 'node:path';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const LINES_BETWEEN_CLOCK_CHECKS = 4096;
+
+// Background work yields the CPU to the event loop: on Linux the nice value is per thread, so
+// this lowers only this pool thread. Best effort (refused in some sandboxes; no effect elsewhere).
+try {
+  setPriority(osConstants.priority.PRIORITY_BELOW_NORMAL);
+} catch {
+  // Keep the default priority.
+}
 
 /**
  * Reads a regular file of at most `maxBytes`. Returns a Buffer, or a skip reason.
