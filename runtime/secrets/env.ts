@@ -51,7 +51,7 @@ export class EnvSecretStore implements SecretStore {
   }
 
   /** Refused: the env-backed store is read-only. */
-  async set(name: string): Promise<void> {
+  async set(name: string, _value: string): Promise<void> {
     assertSecretName(name);
     throw new SecretStoreError(
       SecretStoreErrorCode.readOnly,
