@@ -6,9 +6,10 @@
 import type { CommandEnv } from './env.ts';
 import { dynamicField, literalField } from './field.ts';
 import type { Field } from './field.ts';
+import { CONTAINER_RUNNERS } from './containers.ts';
 import { collectFileArgs } from './fileargs.ts';
 import { parseFind } from './find.ts';
-import { analyzeGitConfigs, parseGit } from './git.ts';
+import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
 import { CODE_RUNNERS } from './interpreters.ts';
 import { parseOptions } from './options.ts';
 import { programNames } from './program.ts';
@@ -68,6 +69,30 @@ const INDIRECT = new Set([
   'readonly',
 ]);
 
+/** Reserved words; as a command name they betray a parse the grammar got wrong. */
+const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'while',
+  'until',
+  'for',
+  'select',
+  'case',
+  'esac',
+  'in',
+  'function',
+  '[[',
+  ']]',
+]);
+
 /** True when a literal holds command-substitution syntax that bash could evaluate later. */
 export function isCodeLike(f: Field): boolean {
   return f.value !== null && /\$\(|`|[<>]\(/.test(f.value);
@@ -88,6 +113,10 @@ export function checkAssignment(name: string, value: Field | null, env: CommandE
     return;
   }
   if (value.value !== '') env.analyzeCode(value.value);
+}
+
+function isAssignmentWord(f: Field): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*=/.test(f.value ?? f.prefix);
 }
 
 function checkAssignmentWords(args: readonly Field[], env: CommandEnv): void {
@@ -155,8 +184,26 @@ function fdExec(args: readonly Field[], env: CommandEnv, budget: { n: number }):
  * never throws for valid fields. `budget` bounds wrapper layers and nested commands.
  */
 export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n: number } = { n: 0 }): void {
+  // `time FOO=1 cmd` assigns (time is a keyword); elsewhere a NAME=VALUE program fails to run.
+  // Either way, treating it as an assignment is the stricter reading.
+  let start = 0;
+  while (start < argv.length - 1 && isAssignmentWord(argv[start] as Field)) {
+    checkAssignmentWords([argv[start] as Field], env);
+    start++;
+  }
+  if (start > 0) argv = argv.slice(start);
   const first = argv[0];
   if (first === undefined) return;
+  if (first.value !== null && !first.quoted && RESERVED.has(first.value)) {
+    // tree-sitter-bash reads `! if ...`, `time { ...; }`, `! until ...` as commands named by
+    // the reserved word: the structure is unreliable, the rest is still checked.
+    env.unanalyzable(
+      'unanalyzable.parse-error',
+      `the parser read the reserved word ${first.value} as a command`,
+    );
+    analyzeArgv(argv.slice(1), env, budget);
+    return;
+  }
   if (++budget.n > MAX_LAYERS) {
     env.unanalyzable('unanalyzable.limit-exceeded', 'too many nested wrappers or commands');
     return;
@@ -203,13 +250,18 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   }
   if (name === 'env' || name === 'sudo' || name === 'doas' || name === 'export')
     checkAssignmentWords(args, env);
-  const runner = names.map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n]).find((w) => w !== undefined);
+  const runner = names
+    .map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n] ?? CONTAINER_RUNNERS[n])
+    .find((w) => w !== undefined);
   if (runner !== undefined) {
     const r = runner(args, env, name);
     switch (r.kind) {
-      case 'exec':
-        for (const inner of r.argvs) analyzeArgv(inner, r.env ?? env, budget);
+      case 'exec': {
+        const base = r.env ?? env;
+        const innerEnv = r.chdir !== undefined ? base.withChdir(r.chdir) : base;
+        for (const inner of r.argvs) analyzeArgv(inner, innerEnv, budget);
         return;
+      }
       case 'code':
         env.analyzeCode(r.code, {
           sameShell: r.sameShell === true,
@@ -223,7 +275,11 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
         return;
     }
   }
-  if (name === 'git') analyzeGitConfigs(parseGit(args), env);
+  if (name === 'git') {
+    const parsed = parseGit(args);
+    analyzeGitConfigs(parsed, env);
+    analyzeGitConfigCommand(parsed, env);
+  }
   applyCommandRules(names, args, env);
   if (name === 'find' || name === 'gfind') find(args, env, budget);
   else if (name === 'fd' || name === 'fdfind') fdExec(args, env, budget);

@@ -67,6 +67,19 @@ export class CwdScope {
   /** Resolves a field against every possible cwd. */
   resolve(f: Field): Resolved {
     if (f.value === null || f.pattern === null) return { refs: [], unknown: true };
+    if (f.tilde && /^~[+-](\/|$)/.test(f.value)) {
+      // ~+ is $PWD, ~- is $OLDPWD.
+      if (f.value.startsWith('~-')) return { refs: [], unknown: true };
+      const rest = f.value.slice(2).replace(/^\//, '');
+      const restPattern = f.pattern.slice(2).replace(/^\//, '');
+      return this.resolve({
+        ...f,
+        value: rest === '' ? '.' : rest,
+        pattern: restPattern === '' ? '.' : restPattern,
+        tilde: false,
+        win: null,
+      });
+    }
     const ref = refOf(f as Field & { value: string; pattern: string });
     if (isAnchored(f)) return { refs: [ref], unknown: f.tilde && this.homeTainted };
     const refs: PathRef[] = [];

@@ -65,4 +65,6 @@ export interface CommandEnv {
   changeDir(kind: 'cd' | 'pushd' | 'popd', target: Field | null): void;
   /** A copy of this env with another stdin. */
   withStdin(stdin: StdinSource): CommandEnv;
+  /** A copy of this env whose working directory is `target` (env -C, sudo -D, sudo -i). */
+  withChdir(target: Field): CommandEnv;
 }

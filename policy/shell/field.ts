@@ -30,6 +30,8 @@ export interface Field {
   readonly glob: boolean;
   /** True when the field is (or contains) a process substitution `<(...)` / `>(...)`. */
   readonly proc: boolean;
+  /** True when any part of the word was quoted or escaped (so it is never a reserved word). */
+  readonly quoted: boolean;
 }
 
 const GLOB_CHARS = '*?[';
@@ -46,6 +48,7 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
   let glob = false;
   let proc = false;
   let tilde = false;
+  let quoted = false;
   atoms.forEach((a, i) => {
     if (a.k === 'home') {
       const next = atoms[i + 1];
@@ -68,6 +71,7 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
       return;
     }
     if (i === 0 && a.c === '~' && !a.q) tilde = true;
+    quoted ||= a.q;
     if (!dynamic) prefix += a.c;
     value += a.c;
     win += a.w;
@@ -75,8 +79,8 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
     if (!a.q && GLOB_CHARS.includes(a.c)) glob = true;
   });
   return dynamic
-    ? { value: null, win: null, pattern: null, prefix, splittable, tilde, glob, proc }
-    : { value, win, pattern, prefix, splittable: false, tilde, glob, proc: false };
+    ? { value: null, win: null, pattern: null, prefix, splittable, tilde, glob, proc, quoted: true }
+    : { value, win, pattern, prefix, splittable: false, tilde, glob, proc: false, quoted };
 }
 
 /** A field for a literal string that was quoted (no globbing, no tilde). */
@@ -92,6 +96,7 @@ export function literalField(value: string): Field {
     tilde: false,
     glob: false,
     proc: false,
+    quoted: true,
   };
 }
 
@@ -106,10 +111,23 @@ export function dynamicField(splittable: boolean): Field {
     tilde: false,
     glob: false,
     proc: false,
+    quoted: true,
   };
 }
 
 /** True when the field is fully literal. */
 export function isLiteral(f: Field): f is Field & { value: string; win: string; pattern: string } {
   return f.value !== null;
+}
+
+/**
+ * The words xargs reads from literal text (split at blanks and newlines), or null when the text
+ * has quotes or backslashes (xargs would interpret them).
+ */
+export function itemsOf(text: string): Field[] | null {
+  if (/["'\\]/.test(text)) return null;
+  return text
+    .split(/\s+/)
+    .filter((w) => w !== '')
+    .map(literalField);
 }

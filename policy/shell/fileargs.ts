@@ -34,7 +34,7 @@ function patternFirst(p: ParsedOptions, ...programOptions: string[]): readonly F
 }
 
 const GREP: OptionSpec = {
-  shortValue: 'efmABCdDgtTjMrE',
+  shortValue: 'efmABCdD',
   longValue: [
     'regexp',
     'file',
@@ -62,8 +62,10 @@ const GREP: OptionSpec = {
   ],
 };
 
-const grep: Collector = (args, env) => {
-  const p = parseOptions(args, GREP);
+const RG: OptionSpec = { ...GREP, shortValue: 'efmABCgtTjMrE' };
+
+const grep: Collector = (args, env, name) => {
+  const p = parseOptions(args, name === 'rg' || name === 'ag' ? RG : GREP);
   flagValues(p, 'f', 'file', 'exclude-from', 'ignore-file').forEach((f) => env.read(f));
   patternFirst(p, 'e', 'f', 'regexp', 'file').forEach((f) => env.read(f));
 };
@@ -387,15 +389,6 @@ const openssl: Collector = (args, env) => {
   }
 };
 
-const ssh: Collector = (args, env) => {
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]?.value;
-    const next = args[i + 1];
-    if ((v === '-i' || v === '-F') && next) env.read(next);
-    else if (v?.startsWith('-i') && v.length > 2) env.read(literalField(v.slice(2)));
-  }
-};
-
 const windowsTargets: Collector = (args, env) => {
   for (const f of args) {
     const v = f.value;
@@ -539,6 +532,14 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     p.operands.forEach((f) => env.write(f, true));
   },
   tee: writeAll({ longFlags: ['append', 'ignore-interrupts', 'output-error'] }, true),
+  sponge: writeAll({}, true),
+  ddrescue: (args, env) => {
+    const p = parseOptions(args, { shortValue: 'bcimMOsSxKTV' });
+    const [input, output] = p.operands;
+    if (input) env.read(input);
+    if (output) env.write(output, true);
+  },
+  dcfldd: dd,
   dd,
   curl,
   wget,
@@ -574,7 +575,6 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   sort,
   uniq,
   openssl,
-  ssh,
   del: windowsTargets,
   erase: windowsTargets,
   rd: windowsTargets,

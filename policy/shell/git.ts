@@ -164,6 +164,7 @@ export function gitVerdict(parse: GitParse): Verdict {
     return { unknown: 'unanalyzable.dynamic-argument', detail: 'git subcommand is not literal' };
   }
   const name = sub.value.toLowerCase();
+  if (name === 'config') return null;
   if (name === 'filter-branch') return { match: 'hardline.git-filter-branch', detail: 'git filter-branch' };
   if (name === 'filter-repo') return { match: 'hardline.git-filter-repo', detail: 'git filter-repo' };
   if (name !== 'push') return null;
@@ -186,4 +187,51 @@ export function gitVerdict(parse: GitParse): Verdict {
     };
   }
   return null;
+}
+
+const CONFIG: OptionSpec = {
+  shortValue: 'fe',
+  longValue: ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'],
+  longFlags: [
+    'global',
+    'system',
+    'local',
+    'worktree',
+    'add',
+    'replace-all',
+    'unset',
+    'unset-all',
+    'get',
+    'get-all',
+    'list',
+  ],
+};
+
+/**
+ * `git config KEY VALUE` (and `git config set KEY VALUE`): setting an alias or a remote push
+ * refspec is unanalyzable (a later command could run it), a command-valued key has its value
+ * analyzed as code.
+ */
+export function analyzeGitConfigCommand(parse: GitParse, env: CommandEnv): void {
+  if (parse.sub?.value?.toLowerCase() !== 'config') return;
+  const p = parseOptions(parse.args, CONFIG);
+  let operands = p.operands;
+  if (operands[0]?.value === 'set') operands = operands.slice(1);
+  const [keyField, valueField] = operands;
+  if (keyField === undefined || valueField === undefined) return;
+  if (keyField.value === null) {
+    env.unanalyzable('unanalyzable.git-alias', 'git config of a key only known at run time');
+    return;
+  }
+  const key = keyField.value.toLowerCase();
+  if (key.startsWith('alias.') || /^remote\..*\.(push|mirror)$/.test(key) || key.startsWith('include')) {
+    env.unanalyzable('unanalyzable.git-alias', `git config ${key} changes what later git commands run`);
+    return;
+  }
+  if (!isCommandKey(key)) return;
+  if (valueField.value === null) {
+    env.unanalyzable('unanalyzable.dynamic-code', `git config ${key} with a non-literal command`);
+    return;
+  }
+  env.analyzeCode(valueField.value.startsWith('!') ? valueField.value.slice(1) : valueField.value);
 }

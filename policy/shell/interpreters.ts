@@ -214,7 +214,7 @@ export const powershell: Wrapper = (args, env, name) => {
 
 /** Inline code that runs processes, deletes trees, evaluates strings or touches devices. */
 const DANGEROUS_CODE =
-  /system\s*\(|\bexec[a-z]*\s*[(\s]|popen|subprocess|spawn|child_process|\bfork\b|rmtree|rmdir|rmSync|\brm\s*\(|rimraf|unlink|os\.remove|shutil|Process\.Start|Runtime\.getRuntime|do shell script|`|\bqx\b|%x|\beval\b|Function\s*\(|__import__|importlib|\/dev\/|Remove-Item|Format-Volume|\bkill\b|ctypes|\bopen\s*\(\s*["']\|/i;
+  /system\s*\(|\bexec[a-z]*\s*[(\s]|popen|subprocess|spawn|child_process|\bfork\b|rmtree|rmdir|rmSync|\brm(_rf|_r)?\s*\(|\.rm\s*\(|rimraf|unlink|os\.remove|shutil|FileUtils|remove_dir|remove_entry|File\.delete|Dir\.delete|Process\.Start|Runtime\.getRuntime|do shell script|`|\bqx\b|%x|\beval\b|Function\s*\(|__import__|importlib|\/dev\/|Remove-Item|Format-Volume|\bkill\b|ctypes|\bopen\s*\(\s*["']\|/i;
 
 function inlineVerdict(code: Field | null | undefined, who: string): WrapResult {
   if (code === undefined) return { kind: 'done' };

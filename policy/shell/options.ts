@@ -89,6 +89,8 @@ export function parseOptions(fields: readonly Field[], spec: OptionSpec): Parsed
       continue;
     }
     const isPlus = spec.plus === true && v.startsWith('+') && v.length > 1;
+    // An unquoted glob at the start of a word may expand to names like `-rf`.
+    if (f.glob && f.pattern !== null && /^[*?[]/.test(f.pattern)) dynamicOption = true;
     if ((!v.startsWith('-') || v === '-') && !isPlus) {
       operands.push(f);
       if (spec.stopAtOperand) {

@@ -4,6 +4,7 @@
  * device, fork bombs, writes into devices) are applied by the walker with ids from ids.ts.
  */
 import type { CommandEnv, Verdict } from './env.ts';
+import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { parseFind } from './find.ts';
 import { gitVerdict, parseGit } from './git.ts';
@@ -64,6 +65,24 @@ function worst(
     unknown ||= t.unknown;
   }
   return { cls, unknown };
+}
+
+/**
+ * Windows commands read `C:\ -Recurse` as two words where bash reads one (`\ ` escapes the
+ * space): literal words are split again at backslash-space, keeping the backslash.
+ */
+export function windowsWords(args: readonly Field[]): Field[] {
+  const out: Field[] = [];
+  for (const f of args) {
+    if (f.value === null || f.win === null || !/\\ /.test(f.win)) {
+      out.push(f);
+      continue;
+    }
+    for (const piece of f.win.split(/(?<=\\) +/)) {
+      if (piece !== '') out.push({ ...literalField(piece), tilde: f.tilde && out.length === 0 });
+    }
+  }
+  return out;
 }
 
 const RM_IDS: Readonly<Record<ProtectedClass, HardlineRuleId>> = {
@@ -128,8 +147,12 @@ const rm: CommandRule = {
   ids: ['hardline.rm-recursive-root', 'hardline.rm-recursive-home', 'hardline.rm-recursive-system'],
   applies: (n) => n === 'rm' || n === 'rimraf' || n === 'srm',
   check(args, env, name) {
-    const p = parseOptions(args, RM);
+    const p = parseOptions(windowsWords(args), RM);
     const recursive = name === 'rimraf' || hasFlag(p, 'r', 'R', 'recursive');
+    if (recursive && p.operands.length === 0 && env.stdin.kind === 'pipe') {
+      // PowerShell's rm alias (Remove-Item) takes its paths from the pipeline.
+      return { unknown: 'unanalyzable.dynamic-argument', detail: 'recursive delete of paths from a pipe' };
+    }
     const maybe = !recursive && (p.dynamicOption || p.splittable);
     return recursiveOnProtected(
       recursive,
@@ -311,29 +334,36 @@ function deviceVerdict(fields: readonly Field[], env: CommandEnv, id: HardlineRu
     : null;
 }
 
+/** The `of=` operand of dd as a path field. */
+function ddTarget(f: Field & { value: string }): Field {
+  return {
+    ...f,
+    value: f.value.slice(3),
+    win: f.win?.slice(3) ?? null,
+    pattern: f.pattern?.slice(3) ?? null,
+    prefix: f.prefix.slice(3),
+    tilde: f.value.startsWith('of=~'),
+  };
+}
+
 const dd: CommandRule = {
   ids: ['hardline.dd-device'],
-  applies: (n) => n === 'dd',
+  applies: (n) => n === 'dd' || n === 'dcfldd',
   check(args, env) {
     const targets: Field[] = [];
+    let dynamic = false;
     for (const f of args) {
       if (f.value === null) {
-        if (f.prefix.startsWith('of=') || f.prefix === '' || 'of='.startsWith(f.prefix)) {
-          return { unknown: 'unanalyzable.dynamic-argument', detail: 'dd with a non-literal operand (of=?)' };
-        }
-        continue;
+        dynamic ||= f.prefix.startsWith('of=') || 'of='.startsWith(f.prefix);
+      } else if (f.value.startsWith('of=')) {
+        targets.push(ddTarget(f as Field & { value: string }));
       }
-      if (f.value.startsWith('of='))
-        targets.push({
-          ...f,
-          value: f.value.slice(3),
-          win: f.win?.slice(3) ?? null,
-          pattern: f.pattern?.slice(3) ?? null,
-          prefix: f.prefix.slice(3),
-          tilde: f.value.startsWith('of=~'),
-        });
     }
-    return deviceVerdict(targets, env, 'hardline.dd-device', 'dd writes to');
+    const v = deviceVerdict(targets, env, 'hardline.dd-device', 'dd writes to');
+    if (v !== null && 'match' in v) return v;
+    if (dynamic)
+      return { unknown: 'unanalyzable.dynamic-argument', detail: 'dd with a non-literal operand (of=?)' };
+    return v;
   },
 };
 
@@ -356,8 +386,20 @@ const partition: CommandRule = {
 
 const wipefs: CommandRule = {
   ids: ['hardline.wipefs'],
-  applies: (n) => n === 'wipefs',
-  check: (args) => (onlyInfo(args) ? null : { match: 'hardline.wipefs', detail: 'wipefs' }),
+  applies: (n) => n === 'wipefs' || n === 'blkdiscard' || n === 'nvme',
+  check(args, _env, name) {
+    if (onlyInfo(args)) return null;
+    if (name === 'nvme') {
+      const verb = args[0];
+      if (verb === undefined) return null;
+      if (verb.value === null)
+        return { unknown: 'unanalyzable.dynamic-argument', detail: 'nvme verb is not literal' };
+      return ['format', 'sanitize'].includes(verb.value)
+        ? { match: 'hardline.wipefs', detail: `nvme ${verb.value}` }
+        : null;
+    }
+    return { match: 'hardline.wipefs', detail: name };
+  },
 };
 
 const shred: CommandRule = {
@@ -546,14 +588,20 @@ const kill: CommandRule = {
     )
       return null;
     if (first?.value === '-s' || first?.value === '-n' || first?.value === '--signal') i = 2;
-    else if (first?.value?.startsWith('-') && first.value !== '--' && first.value !== '-1') i = 1;
-    else if (first?.value === '-1' && args.length > 1) i = 1;
+    else if (first?.value?.startsWith('-') && first.value !== '--' && !/^-0*1$/.test(first.value)) i = 1;
+    else if (
+      first?.value !== undefined &&
+      first.value !== null &&
+      /^-0*1$/.test(first.value) &&
+      args.length > 1
+    )
+      i = 1;
     for (; i < args.length; i++) {
       const a = args[i] as Field;
       if (a.value === '--') continue;
       if (a.value === null)
         return { unknown: 'unanalyzable.dynamic-argument', detail: 'kill of a pid only known at run time' };
-      if (a.value === '-1') return hit;
+      if (/^-0*1$/.test(a.value)) return hit;
     }
     if (args.some((a) => a.value === null))
       return { unknown: 'unanalyzable.dynamic-argument', detail: 'kill with a non-literal signal' };
@@ -606,7 +654,7 @@ const windowsDel: CommandRule = {
   ids: ['hardline.windows-recursive-delete'],
   applies: (n) => ['del', 'erase', 'rd', 'rmdir'].includes(n),
   check(args, env) {
-    const d = windowsDelete(args);
+    const d = windowsDelete(windowsWords(args));
     return recursiveOnProtected(
       d.recursive,
       !d.recursive && d.dynamic,
@@ -669,7 +717,13 @@ const removeItem: CommandRule = {
   ids: ['hardline.remove-item-recursive'],
   applies: (n) => n === 'remove-item' || n === 'ri',
   check(args, env) {
-    const d = removeItemArgs(args);
+    const d = removeItemArgs(windowsWords(args));
+    if (d.recursive && d.targets.length === 0 && env.stdin.kind === 'pipe') {
+      return {
+        unknown: 'unanalyzable.dynamic-argument',
+        detail: 'Remove-Item -Recurse of paths from the pipeline',
+      };
+    }
     return recursiveOnProtected(
       d.recursive,
       !d.recursive && d.dynamic,
@@ -723,7 +777,7 @@ const registry: CommandRule = {
         return { unknown: 'unanalyzable.dynamic-argument', detail: 'reg delete of a non-literal key' };
       return isHklm(key) ? { match: 'hardline.registry-delete-hklm', detail: 'reg delete HKLM' } : null;
     }
-    const d = removeItemArgs(args);
+    const d = removeItemArgs(windowsWords(args));
     return d.targets.some(isHklm)
       ? { match: 'hardline.registry-delete-hklm', detail: `${name} HKLM:` }
       : null;

@@ -9,7 +9,7 @@ import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
-import { literalField } from './field.ts';
+import { itemsOf, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { Findings } from './findings.ts';
 import { parseFind } from './find.ts';
@@ -146,14 +146,6 @@ function renderPrintf(format: string, args: readonly string[]): string | null {
     out += unescaped.replace(/%(s|%)/g, (_, c: string) => (c === '%' ? '%' : (args[i++] ?? '')));
   } while (slots > 0 && i < args.length);
   return out;
-}
-
-function itemsOf(text: string): Field[] | null {
-  if (/["'\\]/.test(text)) return null;
-  return text
-    .split(/\s+/)
-    .filter((w) => w !== '')
-    .map(literalField);
 }
 
 /** Walks one parsed command string (or nested code) and reports to shared findings. */
@@ -446,7 +438,7 @@ export class Walker {
         } else if (op === '>&' || op === '<&') {
           const dup = dest.every((d) => d.value !== null && /^(\d+-?|-)$/.test(d.value));
           if (!dup && op === '>&') this.redirectWrite(dest);
-          if (!dup && op === '<&' && forStdin) stdin = { kind: 'opaque' };
+          if (op === '<&' && forStdin && !dest.every((d) => d.value === '0')) stdin = { kind: 'opaque' };
         } else if (op !== '>&-' && op !== '<&-') {
           this.findings.cannot('unanalyzable.parse-error', `unsupported redirection ${op}`);
         }
@@ -655,9 +647,9 @@ export class Walker {
     this.subshell(() => this.sequence(node, inner));
   }
 
-  private env(ctx: WalkContext): CommandEnv {
+  private env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
     const findings = this.findings;
-    const scope = (): CwdScope => this.scope;
+    const scope = (): CwdScope => fixedScope ?? this.scope;
     const env: CommandEnv = {
       depth: this.depth,
       stdin: ctx.stdin,
@@ -697,7 +689,12 @@ export class Walker {
       analyzeCode: (code, options) =>
         this.nested(code, { ...ctx, stdin: options?.stdin ?? ctx.stdin }, options?.sameShell === true),
       changeDir: (kind, target) => scope().change(kind, target, ctx.conditional),
-      withStdin: (stdin) => this.env({ ...ctx, stdin }),
+      withStdin: (stdin) => this.env({ ...ctx, stdin }, fixedScope),
+      withChdir: (target) => {
+        const moved = scope().clone();
+        moved.change('cd', target, false);
+        return this.env(ctx, moved);
+      },
       noteProgram: (names) => {
         if (ctx.async && names.some((n) => ctx.funcs.includes(n))) {
           findings.hit(

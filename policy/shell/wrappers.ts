@@ -4,7 +4,7 @@
  * code for the irregular ones. Shells and interpreters live in interpreters.ts.
  */
 import type { CommandEnv } from './env.ts';
-import { dynamicField, literalField } from './field.ts';
+import { dynamicField, itemsOf, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { UnanalyzableRuleId } from './ids.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
@@ -12,8 +12,16 @@ import type { OptionSpec } from './options.ts';
 
 /** What unwrapping one layer yields. */
 export type WrapResult =
-  /** Continue with these argvs (usually one; xargs -I / find -exec may give several). */
-  | { readonly kind: 'exec'; readonly argvs: readonly (readonly Field[])[]; readonly env?: CommandEnv }
+  /**
+   * Continue with these argvs (usually one; xargs -I may give several), optionally in another
+   * env (stdin) and working directory (env -C, sudo -D, sudo -i).
+   */
+  | {
+      readonly kind: 'exec';
+      readonly argvs: readonly (readonly Field[])[];
+      readonly env?: CommandEnv;
+      readonly chdir?: Field;
+    }
   /**
    * Literal shell code to analyze recursively. `sameShell` when it runs in the current shell
    * (eval, source: a `cd` in it persists); `fromStdin` when it was read from stdin (the nested
@@ -75,12 +83,24 @@ function isWrap(x: unknown): x is WrapResult {
   return typeof x === 'object' && x !== null && 'kind' in x;
 }
 
-/** A wrapper that skips options (and fixed operands) and runs the rest. */
-function simple(spec: OptionSpec, positionals = 0, doneWhen: readonly string[] = []): Wrapper {
+/**
+ * A wrapper that skips options (and fixed operands) and runs the rest; `chdirFlags` name the
+ * options that set the inner command's working directory.
+ */
+function simple(
+  spec: OptionSpec,
+  positionals = 0,
+  doneWhen: readonly string[] = [],
+  chdirFlags: readonly string[] = [],
+): Wrapper {
   return (args, _env, name) => {
     const r = afterOptions(args, spec, positionals, name);
     if (isWrap(r)) return r;
     if (doneWhen.some((f) => hasFlag(r.parsed, f))) return { kind: 'done' };
+    const chdir = chdirFlags.length > 0 ? flagValue(r.parsed, ...chdirFlags) : undefined;
+    if (chdir !== undefined && r.argv.length > 0) {
+      return { kind: 'exec', argvs: [r.argv], chdir: chdir ?? dynamicField(false) };
+    }
     return exec(r.argv);
   };
 }
@@ -142,8 +162,19 @@ const sudo: Wrapper = (args, env, name) => {
   }
   const argv = dropAssignments(r.argv);
   if (argv.length === 0 && hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return exec([SH], env);
-  return exec(argv);
+  const login = hasFlag(r.parsed, 'i', 'login');
+  const chdir = login
+    ? homeOf(flagValue(r.parsed, 'u', 'user'))
+    : (flagValue(r.parsed, 'D', 'chdir') ?? undefined);
+  return chdir ? { kind: 'exec', argvs: [argv], chdir } : exec(argv);
 };
+
+/** The home directory of `user` as a tilde field (`~root`); dynamic when the user is not literal. */
+function homeOf(user: Field | null | undefined): Field {
+  const u = user ?? literalField('root');
+  if (u === null || u.value === null || !/^[A-Za-z0-9._-]+$/.test(u.value)) return dynamicField(false);
+  return { ...literalField('~' + u.value), tilde: true };
+}
 
 const doas: Wrapper = (args, env, name) => {
   const r = afterOptions(args, { shortValue: 'uC' }, 0, name);
@@ -174,6 +205,11 @@ const env: Wrapper = (args, _env, name) => {
   if (isWrap(r)) return r;
   const argv = dropAssignments(r.argv);
   const split = flagValue(r.parsed, 'S', 'split-string');
+  const chdir = flagValue(r.parsed, 'C', 'chdir');
+  if (chdir !== undefined) {
+    if (split !== undefined) return unknown('unanalyzable.dynamic-program', 'env -S with -C');
+    return { kind: 'exec', argvs: [argv], chdir: chdir ?? dynamicField(false) };
+  }
   if (split === undefined) return exec(argv);
   if (split === null || split.value === null || /["'\\$]/.test(split.value)) {
     return unknown('unanalyzable.dynamic-program', 'env -S with a string that is not plain literal words');
@@ -220,10 +256,14 @@ const xargs: Wrapper = (args, env, name) => {
   if (isWrap(r)) return r;
   const inner = r.argv.length > 0 ? r.argv : [literalField('echo')];
   const fromFile = hasFlag(r.parsed, 'a', 'arg-file');
-  const items: readonly Field[] =
-    !fromFile && env.stdin.kind === 'pipe' && env.stdin.items !== null
-      ? env.stdin.items
-      : [dynamicField(true)];
+  const stdin = env.stdin;
+  const literalItems =
+    stdin.kind === 'pipe'
+      ? stdin.items
+      : stdin.kind === 'herestring' && stdin.code !== null
+        ? itemsOf(stdin.code)
+        : null;
+  const items: readonly Field[] = !fromFile && literalItems !== null ? literalItems : [dynamicField(true)];
   if (items.length > MAX_ITEMS)
     return unknown('unanalyzable.limit-exceeded', 'xargs input too long to expand');
   const inherit = env.withStdin({ kind: 'inherit' });
@@ -271,15 +311,21 @@ const su: Wrapper = (args, env) => {
   const p = parseOptions(args, SU);
   if (p.splittable)
     return unknown('unanalyzable.dynamic-program', 'su: a non-literal word may change the command');
+  const operands = p.operands.filter((f) => f.value !== '-');
+  const login = p.operands.some((f) => f.value === '-') || hasFlag(p, 'l', 'login');
+  const home = login ? homeOf(hasFlag(p, 'u', 'user') ? flagValue(p, 'u', 'user') : operands[0]) : undefined;
   const code = flagValue(p, 'c', 'command', 'session-command');
   if (code !== undefined) {
     if (code === null || code.value === null)
       return unknown('unanalyzable.dynamic-code', 'su -c code is not literal');
-    return { kind: 'code', code: code.value };
+    if (home === undefined) return { kind: 'code', code: code.value };
+    if (home.value === null)
+      return unknown('unanalyzable.dynamic-argument', 'su - to a user only known at run time');
+    return { kind: 'code', code: `cd ${home.value}\n${code.value}` };
   }
-  if (hasFlag(p, 'u', 'user') && p.dashDash) return exec(p.operands);
-  const operands = p.operands.filter((f) => f.value !== '-');
-  return exec([SH, ...operands.slice(1)], env);
+  const argv = hasFlag(p, 'u', 'user') && p.dashDash ? p.operands : [SH, ...operands.slice(1)];
+  if (home !== undefined) return { kind: 'exec', argvs: [argv], chdir: home };
+  return argv[0] === SH ? exec(argv, env) : exec(argv);
 };
 
 const flock: Wrapper = (args, _env, name) => {
@@ -350,6 +396,19 @@ const at: Wrapper = (args, env) => {
   return exec([SH], env);
 };
 
+/** ssh DEST command...: the remote command is shell code (also for localhost). */
+const ssh: Wrapper = (args, env, name) => {
+  const p = parseOptions(args, { shortValue: 'bcDEeFIiJLlmOopQRSWwB', stopAtOperand: true });
+  for (let i = 0; i <= Math.min(p.rest, args.length - 1); i++) {
+    if (args[i]?.splittable)
+      return unknown('unanalyzable.dynamic-code', `${name}: a non-literal word in its options`);
+  }
+  for (const f of [...(p.flags.get('i') ?? []), ...(p.flags.get('F') ?? [])]) if (f) env.read(f);
+  const remote = args.slice(p.rest + 1);
+  if (remote.length === 0) return { kind: 'done' };
+  return joinCode(remote, `${name} remote command`);
+};
+
 const runners: Wrapper = (_args, _env, name) =>
   unknown('unanalyzable.unfollowable-runner', `${name} runs commands this analysis cannot follow`);
 
@@ -370,6 +429,7 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   pnpx: npx,
   at,
   batch: at,
+  ssh,
   parallel: runners,
   tmux: runners,
   screen: runners,
@@ -394,7 +454,15 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
     longFlags: ['append', 'verbose', 'portability', 'quiet'],
   }),
   setsid: simple({ longFlags: ['ctty', 'fork', 'wait'] }),
-  coproc: simple({}),
+  coproc: (args) => {
+    // `coproc NAME { ...; }`: NAME is only a name when a compound command follows.
+    const second = args[1];
+    const compound =
+      second !== undefined &&
+      !second.quoted &&
+      ['{', '(', 'if', 'while', 'until', 'for', 'case', 'select'].includes(second.value ?? '');
+    return exec(compound ? args.slice(1) : args);
+  },
   chroot: simple({ longValue: ['userspec', 'groups'], longFlags: ['skip-chdir'] }, 1),
   ionice: simple({ shortValue: 'cnpPu', longValue: ['class', 'classdata', 'pid', 'pgid', 'uid'] }, 0, [
     'p',
@@ -406,34 +474,44 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   ]),
   chrt: simple({ shortValue: 'TPD' }, 1, ['p', 'm', 'pid', 'max']),
   taskset: simple({ longFlags: ['all-tasks', 'cpu-list', 'pid'] }, 1, ['p', 'pid']),
-  nsenter: simple({ shortValue: 'tSG', shortOptional: 'mutinpUCrwT' }),
-  unshare: simple({
-    shortValue: 'RwSG',
-    longValue: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group', 'propagation'],
-  }),
-  'systemd-run': simple({
-    shortValue: 'pEuMH',
-    longValue: [
-      'unit',
-      'property',
-      'description',
-      'slice',
-      'setenv',
-      'uid',
-      'gid',
-      'nice',
-      'working-directory',
-      'machine',
-      'host',
-      'service-type',
-      'on-active',
-      'on-boot',
-      'on-startup',
-      'on-unit-active',
-      'on-unit-inactive',
-      'on-calendar',
-    ],
-  }),
+  nsenter: simple({ shortValue: 'tSG', shortOptional: 'mutinpUCrwT', longValue: ['wd'] }, 0, [], ['w', 'wd']),
+  unshare: simple(
+    {
+      shortValue: 'RwSG',
+      longValue: ['root', 'wd', 'setuid', 'setgid', 'map-user', 'map-group', 'propagation'],
+    },
+    0,
+    [],
+    ['w', 'wd'],
+  ),
+  'systemd-run': simple(
+    {
+      shortValue: 'pEuMH',
+      longValue: [
+        'unit',
+        'property',
+        'description',
+        'slice',
+        'setenv',
+        'uid',
+        'gid',
+        'nice',
+        'working-directory',
+        'machine',
+        'host',
+        'service-type',
+        'on-active',
+        'on-boot',
+        'on-startup',
+        'on-unit-active',
+        'on-unit-inactive',
+        'on-calendar',
+      ],
+    },
+    0,
+    [],
+    ['working-directory'],
+  ),
   strace: simple({ shortValue: 'abeEIoOpPsSuUX' }),
   ltrace: simple({ shortValue: 'aADeFlnopsuwx' }),
   pkexec: simple({ longValue: ['user'], longFlags: ['disable-internal-agent', 'keep-cwd'] }),
