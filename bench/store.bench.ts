@@ -3,7 +3,8 @@
  * where `durable` is asked). Plain tsx script: `npx tsx bench/store.bench.ts`.
  * Env: BENCH_ROUNDS (default 5), BENCH_CALLS (lifecycles per round, default 20000),
  * BENCH_GROUP (calls per group commit, default 32). Prints one JSON document: per measure the
- * median, min, max and spread ((max - min) / median) over the rounds.
+ * median, min, max and spread ((max - min) / median) over the rounds, per wall-clock second and
+ * per second of this process's CPU time (the second is stable on a shared, noisy machine).
  *
  * A lifecycle is the full audited path of an allowed call: `proposed`, `policy_decided` and the
  * ledger `started` row with its audit `started` event in one commit (before the tool would
@@ -82,51 +83,87 @@ function complete(store: Store, key: string, i: number): void {
   store.ledger.completeCall(key, { ok: true, bytesWritten: 20 + (i % 10) });
 }
 
-type Measure = (round: number) => number;
+/** A throughput sample: per wall-clock second and per second of this process's CPU time. */
+interface Sample {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/** Times `n` units of work done by `fn`. CPU time is immune to other processes on a shared machine. */
+function timed(n: number, fn: () => void): Sample {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  fn();
+  const wallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: n / wallS, cpu: n / ((cpu.user + cpu.system) / 1e6) };
+}
+
+type Measure = (round: number) => Sample;
 
 const measures: Record<string, { unit: string; run: Measure }> = {
   auditEventsPerSec: {
     unit: 'events/s (one commit each)',
     run: (round) =>
       withStore((store) => {
-        const t0 = performance.now();
-        for (let i = 0; i < CALLS; i++) {
-          store.audit.append({
-            kind: AuditKind.rootChanged,
-            runId: `run-${round}`,
-            resource: '/work/p',
-            detail: { i },
-          });
-        }
-        return CALLS / ((performance.now() - t0) / 1000);
+        return timed(CALLS, () => {
+          for (let i = 0; i < CALLS; i++) {
+            store.audit.append({
+              kind: AuditKind.rootChanged,
+              runId: `run-${round}`,
+              resource: '/w',
+              detail: { i },
+            });
+          }
+        });
       }),
+  },
+  auditEventsPerSecGrouped: {
+    unit: `events/s (group commit of ${GROUP * 4})`,
+    run: (round) =>
+      withStore((store) =>
+        timed(CALLS, () => {
+          for (let i = 0; i < CALLS; i += GROUP * 4) {
+            store.transaction(() => {
+              for (let j = i; j < Math.min(i + GROUP * 4, CALLS); j++) {
+                store.audit.append({
+                  kind: AuditKind.rootChanged,
+                  runId: `run-${round}`,
+                  resource: '/w',
+                  detail: { j },
+                });
+              }
+            });
+          }
+        }),
+      ),
   },
   lifecyclesPerSecSequential: {
     unit: 'lifecycles/s (one call at a time, 2 commits each)',
     run: (round) =>
       withStore((store) => {
-        const t0 = performance.now();
-        for (let i = 0; i < CALLS; i++) {
-          const key = store.transaction(() => begin(store, round, i));
-          complete(store, key, i);
-        }
-        return CALLS / ((performance.now() - t0) / 1000);
+        return timed(CALLS, () => {
+          for (let i = 0; i < CALLS; i++) {
+            const key = store.transaction(() => begin(store, round, i));
+            complete(store, key, i);
+          }
+        });
       }),
   },
   lifecyclesPerSecGrouped: {
     unit: `lifecycles/s (group commit of ${GROUP} calls in flight)`,
     run: (round) =>
       withStore((store) => {
-        const t0 = performance.now();
-        for (let i = 0; i < CALLS; i += GROUP) {
-          const keys = store.transaction(() => {
-            const out: string[] = [];
-            for (let j = i; j < Math.min(i + GROUP, CALLS); j++) out.push(begin(store, round, j));
-            return out;
-          });
-          store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
-        }
-        return CALLS / ((performance.now() - t0) / 1000);
+        return timed(CALLS, () => {
+          for (let i = 0; i < CALLS; i += GROUP) {
+            const keys = store.transaction(() => {
+              const out: string[] = [];
+              for (let j = i; j < Math.min(i + GROUP, CALLS); j++) out.push(begin(store, round, j));
+              return out;
+            });
+            store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
+          }
+        });
       }),
   },
   lifecyclesPerSecDurableSequential: {
@@ -134,12 +171,12 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     run: (round) =>
       withStore((store) => {
         const n = Math.min(CALLS, 2000);
-        const t0 = performance.now();
-        for (let i = 0; i < n; i++) {
-          const key = store.transaction(() => begin(store, round, i), { durable: true });
-          complete(store, key, i);
-        }
-        return n / ((performance.now() - t0) / 1000);
+        return timed(n, () => {
+          for (let i = 0; i < n; i++) {
+            const key = store.transaction(() => begin(store, round, i), { durable: true });
+            complete(store, key, i);
+          }
+        });
       }),
   },
   lifecyclesPerSecDurableGrouped: {
@@ -147,19 +184,19 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     run: (round) =>
       withStore((store) => {
         const n = Math.min(CALLS, 10_000);
-        const t0 = performance.now();
-        for (let i = 0; i < n; i += GROUP) {
-          const keys = store.transaction(
-            () => {
-              const out: string[] = [];
-              for (let j = i; j < Math.min(i + GROUP, n); j++) out.push(begin(store, round, j));
-              return out;
-            },
-            { durable: true },
-          );
-          store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
-        }
-        return n / ((performance.now() - t0) / 1000);
+        return timed(n, () => {
+          for (let i = 0; i < n; i += GROUP) {
+            const keys = store.transaction(
+              () => {
+                const out: string[] = [];
+                for (let j = i; j < Math.min(i + GROUP, n); j++) out.push(begin(store, round, j));
+                return out;
+              },
+              { durable: true },
+            );
+            store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
+          }
+        });
       }),
   },
 };
@@ -184,9 +221,13 @@ function summarize(values: number[]): { median: number; min: number; max: number
 const results: Record<string, unknown> = {};
 for (const [name, measure] of Object.entries(measures)) {
   measure.run(-1); // warm-up
-  const values: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) values.push(measure.run(round));
-  results[name] = { unit: measure.unit, ...summarize(values), rounds: values.map(Math.round) };
+  const samples: Sample[] = [];
+  for (let round = 0; round < ROUNDS; round++) samples.push(measure.run(round));
+  results[name] = {
+    unit: measure.unit,
+    wall: { ...summarize(samples.map((s) => s.wall)), rounds: samples.map((s) => Math.round(s.wall)) },
+    perCpuSecond: summarize(samples.map((s) => s.cpu)),
+  };
 }
 
 console.log(

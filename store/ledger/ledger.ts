@@ -159,7 +159,7 @@ export class ToolCallLedger {
         if (row.status !== CallStatus.interrupted) {
           throw new StoreStateError(
             StateErrorCode.callNotInterrupted,
-            `ledger.retryInterrupted: call ${quote(idempotencyKey)} is ${row.status}, not interrupted`,
+            `ledger.retryInterrupted: call ${quote(idempotencyKey, this.ctx.redactor)} is ${row.status}, not interrupted`,
             { idempotencyKey, status: row.status },
           );
         }
@@ -203,7 +203,7 @@ export class ToolCallLedger {
         const current = this.mustGet(where, key);
         throw new StoreStateError(
           StateErrorCode.callNotStarted,
-          `${where}: call ${quote(key)} is ${current.status}, not started; nothing was written`,
+          `${where}: call ${quote(key, this.ctx.redactor)} is ${current.status}, not started; nothing was written`,
           { idempotencyKey: key, status: current.status },
         );
       }
