@@ -92,4 +92,18 @@ describe('process tree teardown (contract 12)', () => {
     expect(await survivors(child.pgid, [])).toEqual([]);
     await supervisor.shutdown();
   });
+
+  it('keeps a long-lived stdio child (MCP-style) talking over stdin/stdout until terminated', async () => {
+    const supervisor = new ProcessSupervisor({ killGraceMs: 300 });
+    const child = supervisor.spawn({ command: 'cat', args: [], cwd: '/', stdin: 'pipe', label: 'mcp:echo' });
+    const echoed = new Promise<string>((resolve) =>
+      child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    );
+    child.stdin?.write('{"jsonrpc":"2.0","id":1}\n');
+    expect(await echoed).toBe('{"jsonrpc":"2.0","id":1}\n');
+    expect(supervisor.children.map((c) => c.label)).toEqual(['mcp:echo']);
+    await supervisor.shutdown();
+    expect(await survivors(child.pgid, [])).toEqual([]);
+    expect((await child.exited).signal).toBe('SIGTERM');
+  });
 });

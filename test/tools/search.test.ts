@@ -135,6 +135,16 @@ describe('search_files', () => {
     expect((await search({ path: 'small/a.txt', pattern: 'alpha' })).matches).toHaveLength(1);
   });
 
+  it('stops when the call is cancelled', async () => {
+    const controller = new AbortController();
+    const args = { path: 'evil.txt', pattern: '(a+)+$' };
+    const ctx = ws.context(ws.decide('search_files', args), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    await expect(createSearchFilesExecutor({ pool }).execute(args, ctx)).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+  });
+
   it('refuses work with pool_queue_full when the bounded queue is full', async () => {
     const tiny = new FileWorkerPool({ maxThreads: 1, maxQueue: 1 });
     const controller = new AbortController();
