@@ -2,9 +2,11 @@
  * Child process for the crash test: writes audited tool-call lifecycles (and now and then an
  * approval with its decision, and a run snapshot) in a loop until it is killed. After each
  * commit it prints `c <seq>`, the last committed audit seq, so the parent can prove that no
- * committed event was lost. Prints `ready` once the store is open.
+ * committed event was lost. Starts work when a line arrives on stdin (so the parent can start
+ * the next writer ahead of time) and prints `ready` once the store is open.
  * Usage: node --import tsx test/store/crash-writer.ts <db>
  */
+import { once } from 'node:events';
 import { AuditKind, Redactor, openStore } from '../../store/index.ts';
 
 const path = process.argv[2];
@@ -12,6 +14,7 @@ if (path === undefined) {
   process.stderr.write('usage: crash-writer <db>\n');
   process.exit(2);
 }
+await once(process.stdin, 'data');
 const store = openStore({ path, redactor: new Redactor() });
 const committed = (): void => void process.stdout.write(`c ${store.audit.head()?.seq ?? 0}\n`);
 process.stdout.write('ready\n');

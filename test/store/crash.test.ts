@@ -14,38 +14,59 @@ interface Killed {
   ready: boolean;
 }
 
-/** Starts the writer and SIGKILLs it at a random moment: mid-startup or mid-write. */
-function runAndKill(path: string, round: number): Promise<Killed> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const state: Killed = { lastCommitted: 0, ready: false };
-    let buffer = '';
-    let stderr = '';
-    const kill = (): void => void child.kill('SIGKILL');
-    // Odd rounds: a delay from spawn, which may land while the store opens or migrates.
-    if (round % 2 === 1) setTimeout(kill, 150 + Math.random() * 450);
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line === 'ready') {
-          state.ready = true;
-          if (round % 2 === 0) setTimeout(kill, Math.random() * 120);
-        } else if (line.startsWith('c ')) {
-          state.lastCommitted = Math.max(state.lastCommitted, Number(line.slice(2)));
-        }
+/** A writer process started ahead of time; it opens the store only when told to go. */
+interface Writer {
+  /** Starts the writer and SIGKILLs it at a random moment: while opening or mid-write. */
+  goAndKill(round: number): Promise<Killed>;
+  /** Kills a writer that was never told to go. */
+  discard(): void;
+}
+
+function spawnWriter(path: string): Writer {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const state: Killed = { lastCommitted: 0, ready: false };
+  let onReady = (): void => {};
+  let buffer = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === 'ready') {
+        state.ready = true;
+        onReady();
+      } else if (line.startsWith('c ')) {
+        state.lastCommitted = Math.max(state.lastCommitted, Number(line.slice(2)));
       }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<void>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       if (signal !== 'SIGKILL') reject(new Error(`writer exited on its own (${code}): ${stderr}`));
     });
-    child.on('close', () => resolve(state));
+    child.on('close', () => resolve());
   });
+  const kill = (): void => void child.kill('SIGKILL');
+  return {
+    async goAndKill(round) {
+      // Even rounds: a short delay from "go", landing while the store opens (round 0: while it
+      // creates and migrates the file) or in the first writes; odd rounds: mid-write.
+      if (round % 2 === 0) setTimeout(kill, Math.random() * 40);
+      else onReady = () => void setTimeout(kill, Math.random() * 120);
+      child.stdin.write('go\n');
+      await closed;
+      return state;
+    },
+    discard() {
+      kill();
+      closed.catch(() => undefined);
+    },
+  };
 }
 
 interface Progress {
@@ -109,8 +130,12 @@ describe('crash safety', () => {
     const progress: Progress = { verified: null };
     let events = 0;
     let interrupted = 0;
+    // Writers are started two rounds ahead: their start-up overlaps earlier rounds.
+    const queue = [spawnWriter(path), spawnWriter(path)];
     for (let round = 0; round < KILLS; round++) {
-      const killed = await runAndKill(path, round);
+      const run = (queue.shift() as Writer).goAndKill(round);
+      queue.push(spawnWriter(path));
+      const killed = await run;
       const store = openStore({ path, redactor: new Redactor() });
       try {
         events = checkInvariants(store, killed, progress);
@@ -121,6 +146,7 @@ describe('crash safety', () => {
         store.close();
       }
     }
+    for (const spare of queue) spare.discard();
     const store = openStore({ path, redactor: new Redactor(), readonly: true });
     try {
       expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: events });
