@@ -24,13 +24,13 @@ import {
   connectBus,
   startEmbeddedNats,
   subject,
-  subjectPattern,
   type Bus,
   type BusTarget,
   type EmbeddedNats,
 } from './bus/index.ts';
 import type { LoadedConfig } from './config/load.ts';
 import { startControlSocket } from './control/socket.ts';
+import { AgentQueue } from './agent-queue.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
 import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
@@ -94,6 +94,7 @@ export class Runtime {
     readonly loaded: LoadedConfig,
     readonly store: Store,
     readonly bus: Bus<RuntimeKinds>,
+    readonly queue: AgentQueue,
     private readonly nats: EmbeddedNats | null,
     readonly registry: ToolRegistry,
     readonly policyEnv: PolicyEnvironment,
@@ -162,7 +163,20 @@ export class Runtime {
       },
       clock,
     );
-    runtime = new Runtime(loaded, store, bus, nats, registry, policyEnv, runs, approvals, logger, clock);
+    const queue = await AgentQueue.open(bus.nats, logger);
+    runtime = new Runtime(
+      loaded,
+      store,
+      bus,
+      queue,
+      nats,
+      registry,
+      policyEnv,
+      runs,
+      approvals,
+      logger,
+      clock,
+    );
     const rt = runtime;
     runs.setMachine(
       provideRunMachine({
@@ -200,7 +214,7 @@ export class Runtime {
     const messageId = randomUUID();
     const runId = `${agentId}:${messageId}`;
     const done = new Promise<RunOutcome>((resolve) => this.#waiters.set(runId, resolve));
-    this.send(agentId, {
+    await this.send(agentId, {
       messageId,
       sessionId: opts.sessionId ?? `chat:${messageId}`,
       taskId: null,
@@ -216,9 +230,9 @@ export class Runtime {
    * Starts an unattended run for a task (scheduled or triggered). Resolves with the run id once
    * the message is on the bus; the run parks in the Inbox whenever it needs a human.
    */
-  runTask(agentId: string, taskId: string, text: string): string {
+  async runTask(agentId: string, taskId: string, text: string): Promise<string> {
     const messageId = randomUUID();
-    this.send(agentId, {
+    await this.send(agentId, {
       messageId,
       sessionId: `task:${taskId}`,
       taskId,
@@ -249,10 +263,10 @@ export class Runtime {
     });
   }
 
-  /** Publishes a message to an agent over the bus. */
-  send(agentId: string, message: Omit<AgentMessage, 'type'>): void {
+  /** Publishes a message to an agent over the bus; resolves once JetStream has stored it. */
+  async send(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
     if (!this.#agents.has(agentId)) throw new Error(`unknown agent ${JSON.stringify(agentId)}`);
-    this.bus.publish(subject('agent', agentId, 'message'), 'agent.message', message);
+    await this.queue.publish(agentId, message);
   }
 
   /** A human decision from an authenticated in-process surface. Single use; says why when it changes nothing. */
@@ -274,6 +288,7 @@ export class Runtime {
     if (this.#syncTimer) clearInterval(this.#syncTimer);
     this.#stopSchedules();
     for (const a of this.#agents.values()) a.stop();
+    await this.queue.stop();
     this.runs.stopAll();
     this.approvals.stop();
     await this.#control?.close();
@@ -303,7 +318,9 @@ export class Runtime {
     this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
     this.#syncTimer.unref();
     this.#stopSchedules = startSchedules(this.loaded.config.surfaces.scheduled, (task) => {
-      this.runTask(task.agent, task.id, task.message);
+      this.runTask(task.agent, task.id, task.message).catch((err: unknown) =>
+        this.logger.error({ task: task.id, err: (err as Error).message }, 'scheduled task could not start'),
+      );
     });
   }
 
@@ -320,8 +337,19 @@ export class Runtime {
       { input: { agentId, maxConcurrentRuns: 16 } },
     ).start();
     this.#agents.set(agentId, actor);
-    this.bus.subscribe(subjectPattern('agent', agentId, 'message'), 'agent.message', (env) => {
-      actor.send({ type: 'MESSAGE', ...env.payload });
+    const consuming = this.queue.consume(agentId, async (message) => {
+      const runId = `${agentId}:${message.messageId}`;
+      if (this.store.snapshots.get(runId) !== null) return 'ack';
+      const refusedBefore = actor.getSnapshot().context.refused;
+      actor.send({ type: 'MESSAGE', ...message });
+      if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';
+      // The run starts in a microtask; acknowledge only once its first snapshot is stored.
+      await new Promise((r) => setImmediate(r));
+      return this.store.snapshots.get(runId) !== null ? 'ack' : 'nak';
+    });
+    consuming.catch((err: unknown) => {
+      if (!this.#stopped)
+        this.logger.error({ agentId, err: (err as Error).message }, 'agent message consumer failed');
     });
   }
 

@@ -1,7 +1,11 @@
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { auditCommand } from './audit.ts';
+import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
+import { runsCommand } from './runs.ts';
+import { startCommand } from './start.ts';
 
 type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
 
@@ -10,6 +14,10 @@ const COMMANDS: Record<string, Command> = {
     if (argv[0] !== 'check') throw new UsageError('usage: snotra policy check ...');
     return policyCheckCommand(argv.slice(1), io, cwd);
   },
+  start: startCommand,
+  inbox: inboxCommand,
+  runs: runsCommand,
+  audit: (argv, io) => auditCommand(argv, io),
 };
 
 const processIo: CliIo = {

@@ -45,7 +45,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
-    const runId = rt.runTask('worker', 'nightly', 'tell #ops the nightly run is done');
+    const runId = await rt.runTask('worker', 'nightly', 'tell #ops the nightly run is done');
 
     const pending = await eventually(
       () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
@@ -109,7 +109,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
-    const runId = rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runTask('worker', 'nightly', 'go');
     const pending = await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
     await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
     await rt.stop();
@@ -130,7 +130,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     rt = await fx.start(model);
-    const runId = rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runTask('worker', 'nightly', 'go');
     const pending = await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
     rt.decide(pending.id, 'denied', 'alice');
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_denied' });
@@ -141,7 +141,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     rt = await fx.start(model, { approvalTtlMs: 600 });
-    const runId = rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runTask('worker', 'nightly', 'go');
     await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
     await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
     await rt.stop();

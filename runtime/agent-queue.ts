@@ -1,0 +1,124 @@
+import { AckPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  subject,
+  subjectPattern,
+  Wildcard,
+  type BusLogger,
+} from './bus/index.ts';
+import type { AgentMessage } from '../machines/agent/machine.ts';
+import { RUNTIME_KINDS } from './messages.ts';
+
+/** The JetStream stream that holds messages to agents until an agent has started their run. */
+export const AGENT_STREAM = 'SNOTRA_AGENT_MESSAGES';
+
+const NS_PER_MS = 1_000_000;
+const ACK_WAIT_MS = 5_000;
+const MAX_MESSAGE_BYTES = 256 * 1024;
+const ACCEPT = new Set(['agent.message']);
+
+/** What a consumer decides for one message: done, drop for good (invalid), or try again later. */
+export type Verdict = 'ack' | 'term' | 'nak';
+
+/**
+ * Messages to agents, durable on JetStream (file storage under the state dir): a message is
+ * acknowledged only once its run exists in the store, so a crash between publish and run start
+ * loses nothing (it is redelivered and the run id, derived from the message id, dedupes it).
+ */
+export class AgentQueue {
+  readonly #stops: Array<() => Promise<void>> = [];
+  #invalid = 0;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly logger: BusLogger,
+  ) {}
+
+  /** Creates the stream if needed (work-queue retention: a message goes once it is acknowledged). */
+  static async open(nc: NatsConnection, logger: BusLogger): Promise<AgentQueue> {
+    const jsm = await jetstreamManager(nc);
+    const config = {
+      name: AGENT_STREAM,
+      subjects: [subjectPattern('agent', Wildcard.One, 'message')],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      max_msg_size: MAX_MESSAGE_BYTES,
+      duplicate_window: 120_000 * NS_PER_MS,
+    };
+    try {
+      await jsm.streams.info(AGENT_STREAM);
+    } catch {
+      await jsm.streams.add(config);
+    }
+    return new AgentQueue(nc, logger);
+  }
+
+  /** Messages dropped as invalid since start. */
+  get invalid(): number {
+    return this.#invalid;
+  }
+
+  /** Publishes a message to an agent and resolves once JetStream has stored it. */
+  async publish(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
+    const { json } = encodeEnvelope(RUNTIME_KINDS, 'agent.message', message, 'runtime');
+    await jetstream(this.nc).publish(subject('agent', agentId, 'message'), json, {
+      msgID: message.messageId,
+    });
+  }
+
+  /** Delivers an agent's messages, validated, one at a time, to `handler`; invalid ones are dropped and counted. */
+  async consume(
+    agentId: string,
+    handler: (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>,
+  ): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    const durable = `agent_${agentId}`;
+    await jsm.consumers.add(AGENT_STREAM, {
+      durable_name: durable,
+      filter_subject: subject('agent', agentId, 'message'),
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: ACK_WAIT_MS * NS_PER_MS,
+    });
+    const consumer = await jetstream(this.nc).consumers.get(AGENT_STREAM, durable);
+    const messages = await consumer.consume({ max_messages: 16 });
+    const loop = (async () => {
+      for await (const m of messages) {
+        const decoded = decodeEnvelope(m.data, RUNTIME_KINDS, MAX_MESSAGE_BYTES, ACCEPT);
+        if (!decoded.ok) {
+          this.#invalid++;
+          this.logger.warn(
+            { agentId, reason: decoded.reason, bytes: m.data.byteLength },
+            'invalid agent message dropped',
+          );
+          m.term();
+          continue;
+        }
+        let verdict: Verdict;
+        try {
+          verdict = await handler(decoded.envelope.payload as Omit<AgentMessage, 'type'>);
+        } catch (err) {
+          this.logger.error({ agentId, err: (err as Error).message }, 'agent message handler failed');
+          verdict = 'nak';
+        }
+        try {
+          if (verdict === 'ack') m.ack();
+          else if (verdict === 'term') m.term();
+          else m.nak(1000);
+        } catch {
+          // Connection closing: an unacknowledged message is redelivered later.
+        }
+      }
+    })();
+    this.#stops.push(async () => {
+      await Promise.resolve(messages.close()).catch(() => {});
+      await loop.catch(() => {});
+    });
+  }
+
+  /** Stops every consumer loop (unacknowledged messages stay in the stream). */
+  async stop(): Promise<void> {
+    await Promise.all(this.#stops.splice(0).map((s) => s()));
+  }
+}

@@ -1,0 +1,40 @@
+import { parseArgs } from 'node:util';
+import { resolveConfig } from '../../runtime/config/load.ts';
+import { modelFromConfig } from '../../runtime/model-from-config.ts';
+import { Runtime } from '../../runtime/runtime.ts';
+import { ExitCode, UsageError, type CliIo } from './io.ts';
+
+const USAGE = 'usage: snotra start [--config F]';
+
+/**
+ * `snotra start`: runs the runtime until SIGINT/SIGTERM. Prints one JSON line
+ * `{"event":"ready",...}` once it accepts work (never a token), and `{"event":"stopped"}` at the end.
+ */
+export async function startCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const loaded = resolveConfig(values.config, cwd);
+  const runtime = await Runtime.start({ loaded, model: modelFromConfig(loaded) });
+  io.stdout(
+    `${JSON.stringify({
+      event: 'ready',
+      pid: process.pid,
+      config: loaded.file,
+      stateDir: loaded.config.stateDir,
+      agents: Object.keys(loaded.config.agents),
+      roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
+      sidecar: null,
+    })}\n`,
+  );
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  await runtime.stop();
+  io.stdout(`${JSON.stringify({ event: 'stopped', signal })}\n`);
+  return ExitCode.ok;
+}

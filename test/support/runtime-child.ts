@@ -1,0 +1,40 @@
+// A runtime in a child process, for crash tests: node --import tsx test/support/runtime-child.ts <dir> <runs>
+// Starts the runtime on <dir>/snotra.config.json with a scripted model, starts one task run the first
+// time, prints `ready` and `done <status>` lines, and exits when every run has ended.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
+import { loadConfig } from '../../runtime/config/load.ts';
+import { Runtime } from '../../runtime/runtime.ts';
+
+const dir = process.argv[2] as string;
+const steps = JSON.parse(readFileSync(join(dir, 'script.json'), 'utf8')) as ScriptedStep[];
+const outbox = join(dir, 'outbox.txt');
+const runFile = join(dir, 'run-id.txt');
+
+const runtime = await Runtime.start({
+  loaded: loadConfig(join(dir, 'snotra.config.json')),
+  model: new ScriptedModel({ worker: steps }),
+  logDestination: { write: () => true } as unknown as NodeJS.WritableStream,
+  executors: {
+    send_message: {
+      async execute(args, ctx) {
+        // The side effect: one line per execution, tagged with the call's idempotency key.
+        appendFileSync(outbox, `${ctx.idempotencyKey} ${String(args.channel)}\n`);
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 40));
+        return { delivered: true };
+      },
+    },
+  },
+});
+let runId: string;
+if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
+else {
+  runId = await runtime.runTask('worker', 'crash-task', 'send the messages');
+  writeFileSync(runFile, runId);
+}
+process.stdout.write('ready\n');
+const outcome = await runtime.waitForRun(runId);
+process.stdout.write(`done ${outcome.status} ${outcome.reason}\n`);
+await runtime.stop();
+process.exit(0);
