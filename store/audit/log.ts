@@ -70,8 +70,9 @@ export class AuditLog {
   }
 
   /**
-   * Appends an event inside the caller's open transaction, so it commits or rolls back with the
-   * state change it describes. Used by the ledger, the Inbox and the grant stores.
+   * @internal Appends an already validated event inside the caller's open transaction, so it
+   * commits or rolls back with the state change it describes. For the ledger, the Inbox and the
+   * grant stores; everything else uses `append`.
    */
   record(event: AuditRecord): AuditEvent {
     if (!this.ctx.tx.active) {
