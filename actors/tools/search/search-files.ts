@@ -99,10 +99,12 @@ function compile(pattern: string): void {
  * walk starts from the pinned directory (or verified file descriptor); symlinks are never
  * followed; every returned match is in a file that the path guard, checked again on the main
  * thread, still resolves to exactly that path inside a readable root; at most `maxFiles` files
- * are scanned and `maxMatches` matches returned (`truncated` says which cap stopped it); a task
- * that outlives the time budget by `killGraceMs` (a catastrophic regular expression) has its
- * thread terminated and the call fails with `search_time_budget_exceeded`; the event loop only
- * schedules tasks and merges their results.
+ * are scanned and `maxMatches` matches returned (`truncated` says which cap stopped it); at the
+ * time budget, tasks stop between files and the partial result says `time_budget`, while a task
+ * still running `killGraceMs` later (stuck in a catastrophic regular expression) has its thread
+ * terminated and the call fails with `search_time_budget_exceeded`; `ctx.signal` ends the search
+ * the same way with `cancelled`; the event loop only schedules tasks, merges their results and
+ * confirms matches in slices of a few milliseconds.
  */
 export function createSearchFilesExecutor(options: SearchFilesOptions): ToolExecutor {
   const caps: Caps = {
