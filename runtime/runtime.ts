@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { provideRunMachine } from '../actors/run/effects.ts';
+import { toObservation } from '../actors/tools/observation.ts';
+import { createDefaultTools, type DefaultTools } from './tools.ts';
 import type { ModelProvider } from '../actors/model/provider.ts';
 import type { SecretResolver, ToolExecutor } from '../actors/tools/types.ts';
 import { agentMachine, type AgentMessage } from '../machines/agent/machine.ts';
@@ -95,6 +97,7 @@ export class Runtime {
     readonly store: Store,
     readonly bus: Bus<RuntimeKinds>,
     readonly queue: AgentQueue,
+    private readonly tools: DefaultTools | null,
     private readonly nats: EmbeddedNats | null,
     readonly registry: ToolRegistry,
     readonly policyEnv: PolicyEnvironment,
@@ -132,6 +135,7 @@ export class Runtime {
       store.close();
       throw err;
     }
+    const tools: DefaultTools | null = options.executors === undefined ? createDefaultTools() : null;
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(loaded);
     let runtime: Runtime | null = null;
@@ -169,6 +173,7 @@ export class Runtime {
       store,
       bus,
       queue,
+      tools,
       nats,
       registry,
       policyEnv,
@@ -183,7 +188,7 @@ export class Runtime {
         store,
         model: options.model,
         registry,
-        executors: options.executors ?? {},
+        executors: options.executors ?? tools?.executors ?? {},
         clock,
         approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
@@ -193,7 +198,7 @@ export class Runtime {
           signal: rt.#abort.signal,
           secrets: options.secrets ?? noSecrets,
         }),
-        toObservationContent: (value) => store.redactor.redact(value),
+        observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
       }),
@@ -290,6 +295,7 @@ export class Runtime {
     for (const a of this.#agents.values()) a.stop();
     await this.queue.stop();
     this.runs.stopAll();
+    await this.tools?.close();
     this.approvals.stop();
     await this.#control?.close();
     await this.bus.close().catch(() => {});

@@ -2,6 +2,7 @@ import type { Decision } from '../../policy/decision.ts';
 import type { ToolRegistry } from '../../policy/registry.ts';
 import type { Store } from '../../store/index.ts';
 import type { ExecuteInput, Observation } from '../../machines/run/types.ts';
+import type { Observation as ToolObservation, ToolOutcome } from '../tools/observation.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
 
 /** What the ledger-protected execution needs from the runtime. */
@@ -13,8 +14,8 @@ export interface ExecuteDeps {
   readonly contextFor: (
     runId: string,
   ) => Omit<ToolExecutionContext, 'runId' | 'callId' | 'idempotencyKey' | 'decision'>;
-  /** Turns a tool result or error into model-visible content: size-capped and redacted, in one place. */
-  readonly toObservationContent: (value: unknown) => unknown;
+  /** Turns a tool result or error into the model-visible observation: size-capped and redacted, in one place. */
+  readonly observe: (outcome: ToolOutcome) => ToolObservation;
   /** Run metadata for ledger and audit rows. */
   readonly runMeta: (runId: string) => { sessionId: string; agentId: string; surface: string };
 }
@@ -36,9 +37,9 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
   const { call, decision, idempotencyKey, runId } = input;
   const base = { callId: call.id, tool: call.tool };
   const existing = deps.store.ledger.lookup(idempotencyKey);
-  if (existing?.status === 'completed') return { kind: 'tool.result', ...base, content: existing.result };
+  if (existing?.status === 'completed') return { kind: 'tool.result', ...base, content: contentOf(existing.result) };
   if (existing?.status === 'failed')
-    return { kind: 'tool.failed', ...base, message: errorMessage(existing.error) };
+    return { kind: 'tool.failed', ...base, message: contentOf(existing.error) };
 
   const tool = deps.registry.get(call.tool);
   const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
@@ -91,26 +92,18 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
       idempotencyKey,
       decision,
     });
-    const content = deps.toObservationContent(result);
-    deps.store.ledger.completeCall(idempotencyKey, content);
-    return { kind: 'tool.result', ...base, content };
+    const observed = deps.observe({ ok: true, result });
+    deps.store.ledger.completeCall(idempotencyKey, observed);
+    return { kind: 'tool.result', ...base, content: observed.content };
   } catch (err) {
-    const safe = deps.toObservationContent({
-      error: { code: codeOf(err), message: (err as Error)?.message ?? String(err) },
-    });
-    deps.store.ledger.failCall(idempotencyKey, safe);
-    return { kind: 'tool.failed', ...base, message: errorMessage(safe) };
+    const observed = deps.observe({ ok: false, error: err });
+    deps.store.ledger.failCall(idempotencyKey, observed);
+    return { kind: 'tool.failed', ...base, message: observed.content };
   }
 }
 
-function codeOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'tool_error';
-}
-
-function errorMessage(stored: unknown): string {
-  const e = (stored as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (e && typeof e.message === 'string')
-    return typeof e.code === 'string' ? `${e.code}: ${e.message}` : e.message;
-  return 'the tool failed';
+/** The model-visible content of a stored observation (ledger rows hold what the model saw). */
+function contentOf(stored: unknown): string {
+  const content = (stored as { content?: unknown } | null)?.content;
+  return typeof content === 'string' ? content : 'the stored result is unreadable';
 }
