@@ -8,7 +8,7 @@ export type Atom =
   /** One character; `q` when it was quoted or escaped; `w` its text with backslashes kept. */
   | { readonly k: 'c'; readonly c: string; readonly q: boolean; readonly w: string }
   /** A part only known at run time ($x, $(...), <(...)); `split` when it may become 0..n fields. */
-  | { readonly k: 'dyn'; readonly split: boolean; readonly proc: boolean }
+  | { readonly k: 'dyn'; readonly split: boolean; readonly proc: boolean; readonly pids?: boolean }
   /** `$HOME` / `${HOME}`: the home directory, treated like a leading `~`. */
   | { readonly k: 'home' };
 
@@ -32,6 +32,11 @@ export interface Field {
   readonly proc: boolean;
   /** True when any part of the word was quoted or escaped (so it is never a reserved word). */
   readonly quoted: boolean;
+  /**
+   * True when the only dynamic parts are `$(pgrep ...)`, `$(pidof ...)` or `$(lsof -t ...)`:
+   * process ids (positive numbers), never `-1`.
+   */
+  readonly pids: boolean;
 }
 
 const GLOB_CHARS = '*?[';
@@ -49,6 +54,7 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
   let proc = false;
   let tilde = false;
   let quoted = false;
+  let pids = true;
   atoms.forEach((a, i) => {
     if (a.k === 'home') {
       const next = atoms[i + 1];
@@ -68,10 +74,12 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
       dynamic = true;
       splittable ||= a.split;
       proc ||= a.proc;
+      pids &&= a.pids === true;
       return;
     }
     if (i === 0 && a.c === '~' && !a.q) tilde = true;
     quoted ||= a.q;
+    pids &&= /^[0-9\s]$/.test(a.c);
     if (!dynamic) prefix += a.c;
     value += a.c;
     win += a.w;
@@ -79,8 +87,8 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
     if (!a.q && GLOB_CHARS.includes(a.c)) glob = true;
   });
   return dynamic
-    ? { value: null, win: null, pattern: null, prefix, splittable, tilde, glob, proc, quoted: true }
-    : { value, win, pattern, prefix, splittable: false, tilde, glob, proc: false, quoted };
+    ? { value: null, win: null, pattern: null, prefix, splittable, tilde, glob, proc, quoted: true, pids }
+    : { value, win, pattern, prefix, splittable: false, tilde, glob, proc: false, quoted, pids: false };
 }
 
 /** A field for a literal string that was quoted (no globbing, no tilde). */
@@ -97,11 +105,12 @@ export function literalField(value: string): Field {
     glob: false,
     proc: false,
     quoted: true,
+    pids: false,
   };
 }
 
-/** A field only known at run time. */
-export function dynamicField(splittable: boolean): Field {
+/** A field only known at run time (`pids`: known to be process ids). */
+export function dynamicField(splittable: boolean, pids = false): Field {
   return {
     value: null,
     win: null,
@@ -112,6 +121,7 @@ export function dynamicField(splittable: boolean): Field {
     glob: false,
     proc: false,
     quoted: true,
+    pids,
   };
 }
 

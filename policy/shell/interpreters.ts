@@ -143,6 +143,13 @@ export const alias: Wrapper = (args) => {
     if (f.value === '-p' || f.value === '--') continue;
     if (f.value === null) return unknown('unanalyzable.dynamic-code', 'alias with a non-literal definition');
     const eq = f.value.indexOf('=');
+    if (eq > 0 && ['pgrep', 'pidof', 'lsof'].includes(f.value.slice(0, eq))) {
+      return {
+        kind: 'unknown',
+        ruleId: 'unanalyzable.dynamic-program',
+        detail: 'alias redefines a pid-listing command',
+      };
+    }
     if (eq > 0) codes.push(f.value.slice(eq + 1));
   }
   return codes.length === 0 ? { kind: 'done' } : { kind: 'code', code: codes.join('\n') };

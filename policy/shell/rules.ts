@@ -599,11 +599,13 @@ const kill: CommandRule = {
     for (; i < args.length; i++) {
       const a = args[i] as Field;
       if (a.value === '--') continue;
-      if (a.value === null)
+      if (a.value === null) {
+        if (a.pids) continue;
         return { unknown: 'unanalyzable.dynamic-argument', detail: 'kill of a pid only known at run time' };
+      }
       if (/^-0*1$/.test(a.value)) return hit;
     }
-    if (args.some((a) => a.value === null))
+    if (args.some((a) => a.value === null && !a.pids))
       return { unknown: 'unanalyzable.dynamic-argument', detail: 'kill with a non-literal signal' };
     return null;
   },

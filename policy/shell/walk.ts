@@ -9,14 +9,17 @@ import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
-import { itemsOf, literalField } from './field.ts';
+import { dynamicField, itemsOf, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { Findings } from './findings.ts';
 import { parseFind } from './find.ts';
 import { deviceKind } from './paths.ts';
 import type { BashParser } from './parser.ts';
 import { programNames } from './program.ts';
-import { wordFields } from './words.ts';
+import { isPidCommand, wordFields } from './words.ts';
+
+/** Commands trusted to print process ids only (see words.ts isPidCommand). */
+const PID_COMMANDS = new Set(['pgrep', 'pidof', 'lsof']);
 
 /** Most nested parses (sh -c inside eval inside backticks ...) before the command is unanalyzable. */
 export const MAX_DEPTH = 8;
@@ -318,6 +321,9 @@ export class Walker {
       const fields = fieldsOf(words);
       const name = fields[0] ? programNames(fields[0])[0] : undefined;
       const args = fields.slice(1);
+      if (stage.type === 'command' && isPidCommand(stage)) {
+        return { kind: 'pipe', code: null, items: [dynamicField(true, true)] };
+      }
       if (name === 'find') {
         const f = parseFind(args);
         return { kind: 'pipe', code: null, items: f.starts.length > 0 ? f.starts : [literalField('.')] };
@@ -517,6 +523,10 @@ export class Walker {
   private functionDefinition(node: Node, ctx: WalkContext): void {
     const nameNode = node.childForFieldName('name');
     const name = nameNode ? (wordFields(nameNode)[0]?.value ?? null) : null;
+    if (name !== null && PID_COMMANDS.has(name)) {
+      // `kill $(pgrep x)` is trusted to kill positive pids only; a redefined pgrep breaks that.
+      this.findings.cannot('unanalyzable.dynamic-program', `a function redefines ${name}`);
+    }
     const body = node.childForFieldName('body');
     const inner: WalkContext = {
       ...ctx,

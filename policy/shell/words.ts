@@ -50,9 +50,24 @@ function pushQuoted(text: string, out: Atom[]): void {
   for (const c of text) out.push({ k: 'c', c, q: true, w: c });
 }
 
+/** `$HOME`, `${HOME}` and `${HOME:-x}` / `${HOME:?x}` / `${HOME:=x}` (HOME is always set). */
 function isHome(node: Node): boolean {
   const t = node.text;
-  return t === '$HOME' || t === '${HOME}';
+  return t === '$HOME' || /^\$\{HOME(:?[-?=][^}]*)?\}$/.test(t);
+}
+
+/** True for `$(pgrep ...)`, `$(pidof ...)`, `$(lsof -t ...)`: the output is process ids. */
+export function isPidCommand(command: Node): boolean {
+  if (command.type !== 'command') return false;
+  const words = command.namedChildren.filter((c): c is Node => c !== null).map((c) => c.text);
+  const name = words[0];
+  if (name === 'pgrep' || name === 'pidof') return true;
+  return name === 'lsof' && words.slice(1).some((w) => /^-[a-zA-Z]*t/.test(w));
+}
+
+function isPidSubstitution(node: Node): boolean {
+  const statements = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment');
+  return statements.length === 1 && statements[0] !== undefined && isPidCommand(statements[0]);
 }
 
 /** Quoted expansions that still expand to several fields: "$@", "${a[@]}", "${@:2}", "${!p@}". */
@@ -77,7 +92,8 @@ function pushString(node: Node, out: Atom[]): void {
     } else if ((child.type === 'simple_expansion' || child.type === 'expansion') && isHome(child)) {
       out.push({ k: 'home' });
     } else {
-      out.push({ k: 'dyn', split: quotedSplits(child.text), proc: false });
+      const pids = child.type === 'command_substitution' && isPidSubstitution(child);
+      out.push({ k: 'dyn', split: quotedSplits(child.text), proc: false, pids });
     }
     cursor = end;
   }
@@ -138,6 +154,9 @@ function pushAtoms(node: Node, out: Atom[]): void {
       return;
     case 'process_substitution':
       out.push({ k: 'dyn', split: false, proc: true });
+      return;
+    case 'command_substitution':
+      out.push({ k: 'dyn', split: true, proc: false, pids: isPidSubstitution(node) });
       return;
     default:
       if (!node.isNamed && node.childCount === 0) {

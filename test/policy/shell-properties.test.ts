@@ -124,10 +124,9 @@ describe('shell analysis properties', () => {
     const arb = fc.record({
       hard: fc.constantFrom(...HARDLINE),
       wrappers: fc.array(fc.constantFrom(...WRAPPERS), { maxLength: 4 }),
-      forms: fc.array(
-        fc.record({ form: fc.constantFrom(...FORMS), benign: fc.constantFrom(...BENIGN) }),
-        { maxLength: 3 },
-      ),
+      forms: fc.array(fc.record({ form: fc.constantFrom(...FORMS), benign: fc.constantFrom(...BENIGN) }), {
+        maxLength: 3,
+      }),
     });
     fc.assert(
       fc.property(arb, ({ hard, wrappers, forms }) => {
@@ -144,7 +143,9 @@ describe('shell analysis properties', () => {
   it('a hardline command inside wrappers keeps its rule id', () => {
     const arb = fc.record({
       hard: fc.constantFrom(...HARDLINE),
-      wrappers: fc.array(fc.constantFrom(...WRAPPERS.filter((w) => !w.startsWith('xargs'))), { maxLength: 4 }),
+      wrappers: fc.array(fc.constantFrom(...WRAPPERS.filter((w) => !w.startsWith('xargs'))), {
+        maxLength: 4,
+      }),
     });
     fc.assert(
       fc.property(arb, ({ hard, wrappers }) => {
