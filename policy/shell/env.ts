@@ -50,7 +50,15 @@ export interface CommandEnv {
   resolve(field: Field): Resolved;
   /** Record a literal path the command reads. */
   read(field: Field): void;
-  /** Record a path the command writes; `content` when bytes are written into it (device check). */
+  /**
+   * Record a path the command writes. Choice for paths only known at run time: when `content`
+   * (bytes go into the path: redirections, tee, cp/mv/install destinations, dd of=, curl -o,
+   * truncate, ...) the command is unanalyzable, because the target could be a device or a path
+   * outside the roots; otherwise (rm without -r, touch, mkdir, chmod without -R, ...) the path is
+   * left out of `writes` and the command stays analyzable. Literal paths are recorded as written
+   * (joined to a tracked `cd`), `~` kept for the engine to canonicalize; harmless devices
+   * (/dev/null, /dev/stderr, ...) are not writes, other devices are hardline.
+   */
   write(field: Field, content: boolean): void;
   /** True when `field` names a file written earlier in the same command string. */
   wasWritten(field: Field): boolean;

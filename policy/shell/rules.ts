@@ -11,7 +11,8 @@ import { gitVerdict, parseGit } from './git.ts';
 import type { HardlineRuleId } from './ids.ts';
 import { hasFlag, parseOptions } from './options.ts';
 import type { OptionSpec } from './options.ts';
-import { classifyPosix, classifyWindows, deviceKind, hasUnknownWindowsVar, ProtectedClass } from './paths.ts';
+import type { ProtectedClass } from './paths.ts';
+import { classifyPosix, classifyWindows, deviceKind, hasUnknownWindowsVar } from './paths.ts';
 import { programNames } from './program.ts';
 
 /** One hardline command rule. */
@@ -842,5 +843,3 @@ export function applyCommandRules(names: readonly string[], args: readonly Field
     if (name !== undefined) env.verdict(rule.check(args, env, name));
   }
 }
-
-export { ProtectedClass };

@@ -463,6 +463,7 @@ export class Walker {
 
   private redirectWrite(fields: readonly Field[]): void {
     for (const f of fields) {
+      if (f.proc && f.value === null) continue; // `> >(cmd)`: a pipe; cmd itself is walked.
       const r = this.scope.resolve(f);
       if (r.unknown) {
         this.findings.cannot(
@@ -676,6 +677,7 @@ export class Walker {
         for (const ref of r.refs) if (deviceKind(ref.text) === null) findings.reads.add(ref.text);
       },
       write: (f, content) => {
+        if (f.proc && f.value === null) return; // `tee >(cmd)`: a pipe, not a path.
         const r = scope().resolve(f);
         if (r.unknown && content) {
           findings.cannot(

@@ -251,18 +251,38 @@ function replaceIn(field: Field, token: string, item: Field): Field {
   return literalField(field.value.split(token).join(item.value));
 }
 
+/**
+ * The items xargs reads from literal text, as its options split them: the whole text with -0,
+ * a delimiter with -d, lines with -I/-L (blanks kept), else blanks. Null when the text has
+ * quotes or backslashes (xargs interprets them).
+ */
+function xargsItems(text: string, parsed: ReturnType<typeof parseOptions>): Field[] | null {
+  if (/["'\\]/.test(text)) return null;
+  if (hasFlag(parsed, '0', 'null')) return [literalField(text.replace(/\n$/, ''))];
+  const delimiter = flagValue(parsed, 'd', 'delimiter');
+  if (delimiter !== undefined) {
+    if (delimiter === null || delimiter.value === null || delimiter.value.length !== 1) return null;
+    return text.replace(/\n$/, '').split(delimiter.value).map(literalField);
+  }
+  if (hasFlag(parsed, 'I', 'i', 'replace', 'L', 'l', 'max-lines')) {
+    return text
+      .split('\n')
+      .map((l) => l.replace(/^[ \t]+/, ''))
+      .filter((l) => l !== '')
+      .map(literalField);
+  }
+  return itemsOf(text);
+}
+
 const xargs: Wrapper = (args, env, name) => {
   const r = afterOptions(args, XARGS, 0, name);
   if (isWrap(r)) return r;
   const inner = r.argv.length > 0 ? r.argv : [literalField('echo')];
   const fromFile = hasFlag(r.parsed, 'a', 'arg-file');
   const stdin = env.stdin;
+  const text = stdin.kind === 'pipe' || stdin.kind === 'herestring' ? stdin.code : null;
   const literalItems =
-    stdin.kind === 'pipe'
-      ? stdin.items
-      : stdin.kind === 'herestring' && stdin.code !== null
-        ? itemsOf(stdin.code)
-        : null;
+    text !== null ? xargsItems(text, r.parsed) : stdin.kind === 'pipe' ? stdin.items : null;
   const items: readonly Field[] = !fromFile && literalItems !== null ? literalItems : [dynamicField(true)];
   if (items.length > MAX_ITEMS)
     return unknown('unanalyzable.limit-exceeded', 'xargs input too long to expand');

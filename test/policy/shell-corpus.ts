@@ -658,6 +658,8 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     'sudo -D / rm -rf *',
     'xargs rm -rf <<< /',
     "ssh localhost 'rm -rf /'",
+    "echo 'rm -rf /' | xargs -0 sh -c",
+    "echo 'rm -rf /' | xargs -I{} sh -c {}",
   ),
   ...hardline('hardline.find-delete-protected', 'find . / -delete -name x -o -print'),
   ...hardline(
@@ -690,6 +692,7 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     'ssh host ls',
     'rm -f *.o',
     'git config user.name "Agent"',
+    'npm test 2>&1 | tee >(grep FAIL > /tmp/fails.txt)',
   ),
   // ── reads and writes ────────────────────────────────────────────────────────────────────
   { command: 'cat a > out.txt', expect: 'ok', writes: ['out.txt'] },
