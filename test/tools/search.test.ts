@@ -72,15 +72,6 @@ describe('search_files', () => {
     histogram.disable();
     clearInterval(probe);
     const maxLagMs = histogram.max / 1e6;
-    console.log(
-      JSON.stringify({
-        files: result.filesScanned,
-        ms: result.durationMs,
-        maxLagMs,
-        probeMaxMs: Math.round(probeMax),
-        gaps,
-      }),
-    );
     expect(result.filesScanned).toBe(TOTAL);
     expect(result.matches).toHaveLength(TOTAL / 100);
     expect(result.truncated).toBeNull();
