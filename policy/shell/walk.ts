@@ -16,7 +16,7 @@ import { parseFind } from './find.ts';
 import { deviceKind } from './paths.ts';
 import type { BashParser } from './parser.ts';
 import { programNames } from './program.ts';
-import { isPidCommand, wordFields } from './words.ts';
+import { hasUnescapedBlank, isPidCommand, wordFields } from './words.ts';
 
 /** Commands trusted to print process ids only (see words.ts isPidCommand). */
 const PID_COMMANDS = new Set(['pgrep', 'pidof', 'lsof']);
@@ -126,6 +126,41 @@ function continuationCuts(root: Node, text: string): number[] {
   return cuts;
 }
 
+/** Statement nodes whose words must all be on one line (after continuations are folded). */
+const ONE_LINE = new Set([
+  'command',
+  'declaration_command',
+  'unset_command',
+  'file_redirect',
+  'herestring_redirect',
+  'redirected_statement',
+]);
+
+/**
+ * Positions where a simple command swallowed the next line: tree-sitter-bash sometimes reads
+ * `a | b | c<newline>rm -rf / && d` as `c` with the arguments `rm -rf /` (no ERROR node). In
+ * bash an unquoted newline between words always ends the command, so a `;` inserted at the end
+ * of the word before it restores bash's reading. Returns the insertion points, ascending.
+ */
+function swallowedNewlines(root: Node, text: string): number[] {
+  const out: number[] = [];
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    const children = allChildren(node);
+    if (ONE_LINE.has(node.type)) {
+      for (let i = 1; i < children.length; i++) {
+        const prev = children[i - 1] as Node;
+        const next = children[i] as Node;
+        if (prev.type === 'heredoc_redirect') continue;
+        if (text.slice(prev.endIndex, next.startIndex).includes('\n')) out.push(prev.endIndex);
+      }
+    }
+    stack.push(...children.filter((c) => c.childCount > 0));
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
 function fieldsOf(nodes: readonly Node[]): Field[] {
   return nodes.flatMap((n) => wordFields(n));
 }
@@ -175,6 +210,17 @@ export class Walker {
           for (const c of cuts) {
             out += text.slice(last, c);
             last = c + 2;
+          }
+          again = out + text.slice(last);
+          return true;
+        }
+        const breaks = swallowedNewlines(root, text);
+        if (breaks.length > 0) {
+          let out = '';
+          let last = 0;
+          for (const b of breaks) {
+            out += text.slice(last, b) + ';';
+            last = b;
           }
           again = out + text.slice(last);
           return true;
@@ -604,6 +650,9 @@ export class Walker {
   }
 
   private scan(node: Node): void {
+    if (node.type === 'word' && hasUnescapedBlank(node.text)) {
+      this.findings.cannot('unanalyzable.parse-error', 'the parser merged several words into one');
+    }
     if (hasUnescaped(node.text, /\$\(|`/y)) {
       this.findings.cannot('unanalyzable.hidden-substitution', `a command substitution inside ${node.type}`);
     }

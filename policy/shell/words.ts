@@ -179,5 +179,26 @@ export function wordAtoms(node: Node): Atom[] {
  * tracked). Throws ExpansionLimitError when brace expansion exceeds its bound.
  */
 export function wordFields(node: Node): Field[] {
+  if (node.type === 'word') {
+    // tree-sitter-bash can merge `{ {` into one word; bash splits at every unescaped blank.
+    const pieces = node.text.split(/(?<=(?:^|[^\\])(?:\\\\)*)[ \t\n]+/).filter((p) => p !== '');
+    if (pieces.length > 1) {
+      return pieces.flatMap((piece) => {
+        const atoms: Atom[] = [];
+        pushUnquoted(piece, atoms);
+        return braceExpand(atoms).map(fieldFromAtoms);
+      });
+    }
+  }
   return braceExpand(wordAtoms(node)).map(fieldFromAtoms);
+}
+
+/** True when a word node holds an unescaped blank (a grammar quirk bash would split). */
+export function hasUnescapedBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (c === ' ' || c === '\t' || c === '\n') return true;
+  }
+  return false;
 }

@@ -660,7 +660,10 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     "ssh localhost 'rm -rf /'",
     "echo 'rm -rf /' | xargs -0 sh -c",
     "echo 'rm -rf /' | xargs -I{} sh -c {}",
+    'ls | grep x | head -30\nrm -rf / && cd s',
+    'time { { rm -rf /; }; }',
   ),
+  ...hardline('hardline.system-shutdown', 'cat f | grep a | grep b > /tmp/x\nenv reboot || true'),
   ...hardline('hardline.find-delete-protected', 'find . / -delete -name x -o -print'),
   ...hardline(
     RM_HOME,
