@@ -15,7 +15,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Decision } from '../policy/decision.ts';
 import { AuditKind, Redactor, auditFieldsFromDecision, openStore } from '../store/index.ts';
-import type { Store } from '../store/index.ts';
+import type { AuditEventInput, BeginCallInput, Store } from '../store/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 20_000);
@@ -53,30 +53,53 @@ function withStore<T>(fn: (store: Store) => T): T {
   }
 }
 
+/** The inputs of one call's lifecycle, built before timing so the bench measures the store. */
+interface CallInputs {
+  readonly key: string;
+  readonly proposed: AuditEventInput;
+  readonly decided: AuditEventInput;
+  readonly begin: BeginCallInput;
+}
+
+const inputCache = new Map<number, CallInputs[]>();
+
+/** Realistic inputs: full identity, the Decision's fields and targets, the call's arguments. */
+function inputsFor(round: number): CallInputs[] {
+  let inputs = inputCache.get(round);
+  if (inputs) return inputs;
+  inputs = [];
+  for (let i = 0; i < CALLS; i++) {
+    const ids = {
+      runId: `run-${round}`,
+      sessionId: 's-1',
+      agentId: 'assistant',
+      surface: 'chat',
+      callId: `call-${i}`,
+    };
+    const key = `idem-${round}-${i}`;
+    inputs.push({
+      key,
+      proposed: {
+        ...ids,
+        kind: AuditKind.proposed,
+        tool: 'write_file',
+        detail: { args: { path: 'src/a.ts', content: `export const n = ${i};` } },
+      },
+      decided: { ...ids, ...decided, kind: AuditKind.policyDecided, tool: 'write_file' },
+      begin: { ...ids, idempotencyKey: key, tool: 'write_file', risk: decided.risk, ruleId: decided.ruleId },
+    });
+  }
+  inputCache.clear();
+  inputCache.set(round, inputs);
+  return inputs;
+}
+
 function begin(store: Store, round: number, i: number): string {
-  const key = `idem-${round}-${i}`;
-  const ids = {
-    runId: `run-${round}`,
-    sessionId: 's-1',
-    agentId: 'assistant',
-    surface: 'chat',
-    callId: `call-${i}`,
-  };
-  store.audit.append({
-    ...ids,
-    kind: AuditKind.proposed,
-    tool: 'write_file',
-    detail: { args: { path: 'src/a.ts', content: `export const n = ${i};` } },
-  });
-  store.audit.append({ ...ids, ...decided, kind: AuditKind.policyDecided, tool: 'write_file' });
-  store.ledger.beginCall({
-    ...ids,
-    idempotencyKey: key,
-    tool: 'write_file',
-    risk: decided.risk,
-    ruleId: decided.ruleId,
-  });
-  return key;
+  const call = inputsFor(round)[i] as CallInputs;
+  store.audit.append(call.proposed);
+  store.audit.append(call.decided);
+  store.ledger.beginCall(call.begin);
+  return call.key;
 }
 
 function complete(store: Store, key: string, i: number): void {
@@ -142,6 +165,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     unit: 'lifecycles/s (one call at a time, 2 commits each)',
     run: (round) =>
       withStore((store) => {
+        inputsFor(round);
         return timed(CALLS, () => {
           for (let i = 0; i < CALLS; i++) {
             const key = store.transaction(() => begin(store, round, i));
@@ -154,6 +178,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     unit: `lifecycles/s (group commit of ${GROUP} calls in flight)`,
     run: (round) =>
       withStore((store) => {
+        inputsFor(round);
         return timed(CALLS, () => {
           for (let i = 0; i < CALLS; i += GROUP) {
             const keys = store.transaction(() => {
@@ -170,6 +195,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     unit: 'lifecycles/s (started fsynced before the tool runs, one call at a time)',
     run: (round) =>
       withStore((store) => {
+        inputsFor(round);
         const n = Math.min(CALLS, 2000);
         return timed(n, () => {
           for (let i = 0; i < n; i++) {
@@ -183,6 +209,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     unit: `lifecycles/s (started fsynced, group commit of ${GROUP})`,
     run: (round) =>
       withStore((store) => {
+        inputsFor(round);
         const n = Math.min(CALLS, 10_000);
         return timed(n, () => {
           for (let i = 0; i < n; i += GROUP) {
