@@ -86,6 +86,12 @@ export function windowsWords(args: readonly Field[]): Field[] {
   return out;
 }
 
+/**
+ * Recursive deletes are hardline on `/`, homes (`~`, `$HOME`, `~user`, /home/x, /Users/x,
+ * C:\Users\x), system directories (paths.ts) and whole-directory globs of those (`/*`, `~/*`,
+ * `/etc/*`). `rm -rf .` / `rm -rf *` are not: they stay inside the working directory, and the
+ * engine checks every write against the roots (so `rm -rf ..` is denied there as outside_roots).
+ */
 const RM_IDS: Readonly<Record<ProtectedClass, HardlineRuleId>> = {
   root: 'hardline.rm-recursive-root',
   home: 'hardline.rm-recursive-home',
@@ -653,6 +659,11 @@ function windowsDelete(args: readonly Field[]): { recursive: boolean; dynamic: b
   return { recursive, dynamic, targets };
 }
 
+/**
+ * del/erase/rd/rmdir with /s are hardline on the same targets as `rm -r` (drive roots, system
+ * directories, user profiles, their contents, `%VAR%`s naming them); `rd /s /q build` inside a
+ * project is not (it is `rm -rf build`). A target only known at run time is unanalyzable.
+ */
 const windowsDel: CommandRule = {
   ids: ['hardline.windows-recursive-delete'],
   applies: (n) => ['del', 'erase', 'rd', 'rmdir'].includes(n),

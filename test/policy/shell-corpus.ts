@@ -639,7 +639,7 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     'nohup npm start > /tmp/server.log 2>&1 &',
     'pkill -f "node server"',
     "ssh host 'ls'",
-    'echo / | xargs ls',
+    'echo src | xargs ls',
     'git clean -n',
     'shred -u /tmp/secret.txt',
     'chown -R 1000:1000 build',
