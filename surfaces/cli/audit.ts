@@ -34,9 +34,14 @@ export const AuditExit = { ok: 0, chainBroken: 1, usage: 2 } as const;
 
 /**
  * Runs `snotra audit` with the arguments after `audit`. Never throws for expected failures:
- * returns the exit code and writes the explanation to `io.stderr`.
+ * returns the exit code and writes the explanation to `io.stderr`. Relative paths resolve
+ * against `cwd`.
  */
-export async function auditCommand(argv: string[], io: AuditIo): Promise<number> {
+export async function auditCommand(
+  argv: string[],
+  io: AuditIo,
+  cwd: string = process.cwd(),
+): Promise<number> {
   const parsed = parseArgs(argv);
   if (typeof parsed === 'string') {
     io.stderr(`snotra audit: ${parsed}\n${USAGE}`);
@@ -46,7 +51,7 @@ export async function auditCommand(argv: string[], io: AuditIo): Promise<number>
     io.stdout(USAGE);
     return AuditExit.ok;
   }
-  const file = resolveDbPath({ db: parsed.db, stateDir: parsed.stateDir });
+  const file = resolveDbPath({ db: parsed.db, stateDir: parsed.stateDir }, cwd);
   let store: Store;
   try {
     store = openStore({ path: file, redactor: new Redactor(), readonly: true });

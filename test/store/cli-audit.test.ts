@@ -93,6 +93,20 @@ describe('snotra audit', () => {
     expect(err).toContain('usage: snotra audit');
   });
 
+  it('defaults to ./.snotra/snotra.db under the given folder', async () => {
+    const dir = tempDir();
+    const { store } = openTemp({ path: join(dir, '.snotra', DB_FILE_NAME) });
+    seed(store);
+    let out = '';
+    const code = await auditCommand(
+      ['--run', 'run-2'],
+      { stdout: (s) => void (out += s), stderr: () => {} },
+      dir,
+    );
+    expect(code).toBe(0);
+    expect(out).toContain('call=call-9');
+  });
+
   it('exits 2 naming the file when there is no database', async () => {
     const missing = join(tempDir(), 'nothing', 'snotra.db');
     const { code, err } = await run(['--db', missing]);
