@@ -11,6 +11,7 @@ import { collectFileArgs } from './fileargs.ts';
 import { parseFind } from './find.ts';
 import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
 import { CODE_RUNNERS } from './interpreters.ts';
+import { analyzeOptionRunners } from './option-runners.ts';
 import { parseOptions } from './options.ts';
 import { programNames } from './program.ts';
 import { applyCommandRules } from './rules.ts';
@@ -250,6 +251,7 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   }
   if (name === 'env' || name === 'sudo' || name === 'doas' || name === 'export')
     checkAssignmentWords(args, env);
+  analyzeOptionRunners(names, args, env, (inner, innerEnv) => analyzeArgv(inner, innerEnv, budget));
   const runner = names
     .map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n] ?? CONTAINER_RUNNERS[n])
     .find((w) => w !== undefined);

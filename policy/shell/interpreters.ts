@@ -31,7 +31,7 @@ export function stdinCode(stdin: StdinSource, who: string): WrapResult {
     case 'opaque':
       return unknown(
         'unanalyzable.shell-stdin',
-        `${who} reads code from a here-document, file or descriptor`,
+        `${who} reads code from a here-document, file, socket or descriptor`,
       );
   }
 }
