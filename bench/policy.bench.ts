@@ -59,5 +59,31 @@ for (const [name, call] of Object.entries(CASES)) {
   const runs = Array.from({ length: 7 }, () => opsPerSecond(call, 500));
   results[name] = { decisionsPerSecond: summarize(runs), decision: evaluate(call, ctx).decision };
 }
-console.log(JSON.stringify({ node: process.version, results, sink }, null, 2));
+/** Per-decision latency in microseconds (each sample one evaluate call). */
+function latency(makeCall: (i: number) => ToolCall, n: number) {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const call = makeCall(i);
+    const t = performance.now();
+    sink += evaluate(call, ctx).step;
+    samples.push((performance.now() - t) * 1000);
+  }
+  return summarize(samples);
+}
+const latencies = {
+  'read_file, 5-segment path (µs)': latency(() => CASES['read_file (5-segment path)'] as ToolCall, 5000),
+  // A distinct command each time, so the parse cache does not hide the parser's cost.
+  'shell, typical command, uncached (µs)': latency(
+    (i) => ({
+      tool: 'shell',
+      args: { command: `npm test -- --run src/file${i}.test.ts 2>&1 | tee out${i}.log` },
+    }),
+    3000,
+  ),
+  'shell, typical command, cached (µs)': latency(
+    () => ({ tool: 'shell', args: { command: 'npm test -- --run 2>&1 | tee out.log' } }),
+    3000,
+  ),
+};
+console.log(JSON.stringify({ node: process.version, results, latencies, sink }, null, 2));
 rmSync(dir, { recursive: true, force: true });

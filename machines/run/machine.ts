@@ -280,10 +280,16 @@ export const runMachine = setup({
                 },
                 onDone: {
                   target: 'advance',
-                  actions: assign(({ context, event }) => ({
-                    used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
-                    transcript: observe(context, event.output),
-                  })),
+                  actions: assign(({ context, event }) => {
+                    const usage = event.output.kind === 'tool.result' ? event.output.usage : undefined;
+                    return {
+                      used: {
+                        modelCalls: context.used.modelCalls + (usage?.modelCalls ?? 0),
+                        toolCalls: context.used.toolCalls + 1 + (usage?.toolCalls ?? 0),
+                      },
+                      transcript: observe(context, event.output),
+                    };
+                  }),
                 },
                 onError: {
                   target: 'advance',

@@ -23,6 +23,8 @@ export type Observation =
       readonly callId: string;
       readonly tool: string;
       readonly content: unknown;
+      /** What a sub-agent spent: it is carved out of this run's budget. */
+      readonly usage?: { readonly modelCalls: number; readonly toolCalls: number };
     }
   | {
       readonly kind: 'tool.denied';
@@ -66,6 +68,10 @@ export interface RunInput {
   readonly sessionId: string;
   readonly taskId: string | null;
   readonly parentRunId: string | null;
+  /** The agent of the parent run, for approvals raised by a sub-agent. */
+  readonly parentAgentId?: string | null;
+  /** A sub-agent's own (narrowed) authority; null for a top-level run, which uses its agent's config. */
+  readonly authority?: unknown;
   readonly surface: string;
   readonly interaction: Interaction;
   readonly message: string;
