@@ -6,7 +6,7 @@
 import type { CommandEnv } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
-import { targetClass } from './rules.ts';
+import { targetClass } from './rule-kit.ts';
 import type { WrapResult, Wrapper } from './wrappers.ts';
 
 const RUN_VERBS = new Set(['run', 'create', 'exec', 'start']);

@@ -9,7 +9,7 @@ import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { flagValue, flagValues, hasFlag, parseOptions } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
-import { isRemoteOperand } from './rules.ts';
+import { isRemoteOperand } from './rules-delete.ts';
 
 /** Emits the reads and writes of one command's arguments. */
 type Collector = (args: readonly Field[], env: CommandEnv, name: string) => void;

@@ -9,14 +9,19 @@ import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
-import { dynamicField, itemsOf, literalField } from './field.ts';
+import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { Findings } from './findings.ts';
-import { parseFind } from './find.ts';
-import { deviceKind } from './paths.ts';
+import { heredocProblem, isQuotedHeredoc } from './heredoc.ts';
+import { allChildren, CONDITIONAL, fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
 import type { BashParser } from './parser.ts';
-import { programNames } from './program.ts';
-import { hasUnescapedBlank, isPidCommand, wordFields } from './words.ts';
+import { deviceKind } from './paths.ts';
+import { pipeSource } from './pipes.ts';
+import { hasUnescaped, repairText } from './repair.ts';
+import { hasUnescapedBlank, wordFields } from './words.ts';
+
+/** Node types whose text bash expands but the grammar may leave unstructured. */
+const SCANNED = new Set(['regex', 'extglob_pattern', 'word', 'string_content', 'heredoc_content', 'number']);
 
 /** Commands trusted to print process ids only (see words.ts isPidCommand). */
 const PID_COMMANDS = new Set(['pgrep', 'pidof', 'lsof']);
@@ -38,154 +43,6 @@ export interface WalkContext {
 /** The context of a command string at the top. */
 export const TOP: WalkContext = { stdin: { kind: 'inherit' }, funcs: [], async: false, conditional: false };
 
-const STATEMENTS = new Set([
-  'c_style_for_statement',
-  'case_statement',
-  'command',
-  'compound_statement',
-  'declaration_command',
-  'for_statement',
-  'function_definition',
-  'if_statement',
-  'list',
-  'negated_command',
-  'pipeline',
-  'redirected_statement',
-  'subshell',
-  'test_command',
-  'unset_command',
-  'variable_assignment',
-  'variable_assignments',
-  'while_statement',
-]);
-
-const CONDITIONAL = new Set([
-  'if_statement',
-  'elif_clause',
-  'else_clause',
-  'while_statement',
-  'for_statement',
-  'c_style_for_statement',
-  'case_statement',
-  'case_item',
-  'do_group',
-]);
-
-const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
-
-/** Node types whose text bash expands but the grammar may leave unstructured. */
-const SCANNED = new Set(['regex', 'extglob_pattern', 'word', 'string_content', 'heredoc_content', 'number']);
-
-/** Node types that hold literal text where `\` + newline is not a line continuation. */
-const LITERAL_CONTEXT = new Set([
-  'raw_string',
-  'ansi_c_string',
-  'comment',
-  'heredoc_body',
-  'heredoc_content',
-]);
-
-function hasUnescaped(text: string, needle: RegExp): boolean {
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\') {
-      i++;
-      continue;
-    }
-    needle.lastIndex = i;
-    const m = needle.exec(text);
-    if (m !== null && m.index === i) return true;
-  }
-  return false;
-}
-
-/**
- * Positions of `\` + newline line continuations outside literal contexts. tree-sitter-bash
- * treats them as token separators, bash removes them (so `r\<newline>m` is `rm`).
- */
-function continuationCuts(root: Node, text: string): number[] {
-  const cuts: number[] = [];
-  let from = 0;
-  for (;;) {
-    const p = text.indexOf('\\\n', from);
-    if (p < 0) break;
-    from = p + 2;
-    let run = 0;
-    for (let k = p; k >= 0 && text[k] === '\\'; k--) run++;
-    if (run % 2 === 0) continue;
-    let n: Node | null = root.descendantForIndex(p, p + 1);
-    let literal = false;
-    while (n !== null) {
-      if (LITERAL_CONTEXT.has(n.type)) {
-        literal = true;
-        break;
-      }
-      n = n.parent;
-    }
-    if (!literal) cuts.push(p);
-  }
-  return cuts;
-}
-
-/** Statement nodes whose words must all be on one line (after continuations are folded). */
-const ONE_LINE = new Set([
-  'command',
-  'declaration_command',
-  'unset_command',
-  'file_redirect',
-  'herestring_redirect',
-  'redirected_statement',
-]);
-
-/**
- * Positions where a simple command swallowed the next line: tree-sitter-bash sometimes reads
- * `a | b | c<newline>rm -rf / && d` as `c` with the arguments `rm -rf /` (no ERROR node). In
- * bash an unquoted newline between words always ends the command, so a `;` inserted at the end
- * of the word before it restores bash's reading. Returns the insertion points, ascending.
- */
-function swallowedNewlines(root: Node, text: string): number[] {
-  const out: number[] = [];
-  const stack: Node[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as Node;
-    const children = allChildren(node);
-    if (ONE_LINE.has(node.type)) {
-      for (let i = 1; i < children.length; i++) {
-        const prev = children[i - 1] as Node;
-        const next = children[i] as Node;
-        if (prev.type === 'heredoc_redirect') continue;
-        if (text.slice(prev.endIndex, next.startIndex).includes('\n')) out.push(prev.endIndex);
-      }
-    }
-    stack.push(...children.filter((c) => c.childCount > 0));
-  }
-  return [...new Set(out)].sort((a, b) => a - b);
-}
-
-function fieldsOf(nodes: readonly Node[]): Field[] {
-  return nodes.flatMap((n) => wordFields(n));
-}
-
-function namedChildren(node: Node): Node[] {
-  return node.namedChildren.filter((c): c is Node => c !== null);
-}
-
-function allChildren(node: Node): Node[] {
-  return node.children.filter((c): c is Node => c !== null);
-}
-
-/** Renders a literal printf format with %s/%% and simple escapes; null when it uses anything else. */
-function renderPrintf(format: string, args: readonly string[]): string | null {
-  if (/\\[^nt\\]/.test(format) || /%[^s%]/.test(format)) return null;
-  const unescaped = format.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
-  const slots = (unescaped.match(/%s/g) ?? []).length;
-  let out = '';
-  let i = 0;
-  do {
-    out += unescaped.replace(/%(s|%)/g, (_, c: string) => (c === '%' ? '%' : (args[i++] ?? '')));
-  } while (slots > 0 && i < args.length);
-  return out;
-}
-
 /** Walks one parsed command string (or nested code) and reports to shared findings. */
 export class Walker {
   private source = '';
@@ -203,28 +60,8 @@ export class Walker {
     for (let attempt = 0; attempt < 4; attempt++) {
       let again: string | null = null;
       const parsed = this.parser.withTree(text, (root) => {
-        const cuts = continuationCuts(root, text);
-        if (cuts.length > 0) {
-          let out = '';
-          let last = 0;
-          for (const c of cuts) {
-            out += text.slice(last, c);
-            last = c + 2;
-          }
-          again = out + text.slice(last);
-          return true;
-        }
-        const breaks = swallowedNewlines(root, text);
-        if (breaks.length > 0) {
-          let out = '';
-          let last = 0;
-          for (const b of breaks) {
-            out += text.slice(last, b) + ';';
-            last = b;
-          }
-          again = out + text.slice(last);
-          return true;
-        }
+        again = repairText(root, text);
+        if (again !== null) return true;
         this.source = text;
         if (root.hasError) this.findings.cannot('unanalyzable.parse-error', 'the command has a syntax error');
         this.visit(root, ctx);
@@ -346,7 +183,7 @@ export class Walker {
   ): void {
     stages.forEach((stage, i) => {
       const prev = stages[i - 1];
-      const stdin = i === 0 ? (firstStdin ?? ctx.stdin) : prev ? this.pipeSource(prev) : ctx.stdin;
+      const stdin = i === 0 ? (firstStdin ?? ctx.stdin) : prev ? pipeSource(prev) : ctx.stdin;
       const stageCtx = { ...ctx, stdin, async: stages.length > 1 || ctx.async, conditional: true };
       this.subshell(() => {
         if (lastRedirects !== undefined && i === stages.length - 1)
@@ -357,49 +194,6 @@ export class Walker {
   }
 
   /** What a pipeline stage feeds the next one, when it is a literal echo/printf or a find. */
-  private pipeSource(stage: Node): StdinSource {
-    const opaque: StdinSource = { kind: 'pipe', code: null, items: null };
-    if (stage.type !== 'command') return opaque;
-    try {
-      const words = namedChildren(stage).filter(
-        (c) => c.type !== 'variable_assignment' && !REDIRECTS.has(c.type),
-      );
-      const fields = fieldsOf(words);
-      const name = fields[0] ? programNames(fields[0])[0] : undefined;
-      const args = fields.slice(1);
-      if (stage.type === 'command' && isPidCommand(stage)) {
-        return { kind: 'pipe', code: null, items: [dynamicField(true, true)] };
-      }
-      if (name === 'find') {
-        const f = parseFind(args);
-        return { kind: 'pipe', code: null, items: f.starts.length > 0 ? f.starts : [literalField('.')] };
-      }
-      if (args.some((a) => a.value === null || a.glob)) return opaque;
-      const values = args.map((a) => a.value as string);
-      if (name === 'echo') {
-        let i = 0;
-        let newline = true;
-        while (/^-[neE]+$/.test(values[i] ?? '')) {
-          if ((values[i] ?? '').includes('n')) newline = false;
-          i++;
-        }
-        const text = values.slice(i).join(' ');
-        if (text.includes('\\')) return opaque;
-        return { kind: 'pipe', code: text + (newline ? '\n' : ''), items: itemsOf(text) };
-      }
-      if (name === 'printf') {
-        const start = values[0] === '--' ? 1 : 0;
-        const format = values[start];
-        if (format === undefined || format.startsWith('-')) return opaque;
-        const text = renderPrintf(format, values.slice(start + 1));
-        return text === null ? opaque : { kind: 'pipe', code: text, items: itemsOf(text) };
-      }
-    } catch {
-      return opaque;
-    }
-    return opaque;
-  }
-
   private command(node: Node, ctx: WalkContext): void {
     const words: Node[] = [];
     const redirects: Node[] = [];
@@ -457,7 +251,7 @@ export class Walker {
     for (const c of nodes) {
       if (c.type === 'pipeline') {
         const stages = namedChildren(c).filter((s) => STATEMENTS.has(s.type) || s.type === 'ERROR');
-        const first = source ? this.pipeSource(source) : ({ kind: 'pipe', code: null, items: null } as const);
+        const first = source ? pipeSource(source) : ({ kind: 'pipe', code: null, items: null } as const);
         this.pipeline(stages, { ...ctx, async: true }, first);
       } else {
         this.visit(c, { ...ctx, conditional: true });
@@ -528,30 +322,11 @@ export class Walker {
 
   private heredoc(node: Node, ctx: WalkContext, continuations: Node[]): void {
     const children = namedChildren(node);
-    const start = children.find((c) => c.type === 'heredoc_start')?.text ?? '';
-    const end = children.find((c) => c.type === 'heredoc_end');
     const body = children.find((c) => c.type === 'heredoc_body');
-    const quoted = /['"\\]/.test(start);
-    const delimiter = start.replace(/\\(.)/g, '$1').replace(/['"]/g, '');
-    const stripTabs = allChildren(node).some((c) => c.type === '<<-');
-    const norm = (line: string): string => (stripTabs ? line.replace(/^\t+/, '') : line);
-    if (end === undefined || end.text !== delimiter) {
-      this.findings.cannot('unanalyzable.heredoc-delimiter', 'a here-document without its exact end line');
-    } else {
-      const lineStart = this.source.lastIndexOf('\n', end.startIndex - 1) + 1;
-      const nl = this.source.indexOf('\n', end.endIndex);
-      const line = this.source.slice(lineStart, nl < 0 ? this.source.length : nl);
-      if (norm(line) !== delimiter) {
-        this.findings.cannot(
-          'unanalyzable.heredoc-delimiter',
-          'a here-document end line that bash would not accept',
-        );
-      }
-    }
+    const problem = heredocProblem(node, this.source);
+    if (problem !== null) this.findings.cannot('unanalyzable.heredoc-delimiter', problem);
+    const quoted = isQuotedHeredoc(node);
     if (body !== undefined) {
-      if (body.text.split('\n').some((l) => norm(l) === delimiter)) {
-        this.findings.cannot('unanalyzable.heredoc-delimiter', 'a here-document that bash would end earlier');
-      }
       if (!quoted) {
         if (body.childCount === 0) this.scan(body);
         else this.expr(body, ctx);
