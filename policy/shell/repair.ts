@@ -107,7 +107,7 @@ export function repairText(root: Node, text: string): string | null {
     }
     return out + text.slice(last);
   }
-  const breaks = swallowedNewlines(root, text);
+  const breaks = text.includes('\n') ? swallowedNewlines(root, text) : [];
   if (breaks.length > 0) {
     let out = '';
     let last = 0;
