@@ -1,6 +1,12 @@
 import { getShortestPaths } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
-import { createActor, getInitialSnapshot, getNextSnapshot, type AnyStateMachine, type EventFromLogic } from 'xstate';
+import {
+  createActor,
+  getInitialSnapshot,
+  getNextSnapshot,
+  type AnyStateMachine,
+  type EventFromLogic,
+} from 'xstate';
 import { approvalMachine } from '../../machines/approval/machine.ts';
 import { toolCallMachine, type ToolCallEvent } from '../../machines/tool-call/machine.ts';
 
@@ -13,7 +19,12 @@ describe('approval machine', () => {
     a.send({ type: 'DECIDE', decision: 'approved', user: 'alice', now: 10 });
     expect(a.getSnapshot().status).toBe('done');
     // A later decision on the final snapshot (computed purely: sending to a done actor is a bug).
-    const after = getNextSnapshot(approvalMachine, a.getSnapshot(), { type: 'DECIDE', decision: 'denied', user: 'mallory', now: 11 });
+    const after = getNextSnapshot(approvalMachine, a.getSnapshot(), {
+      type: 'DECIDE',
+      decision: 'denied',
+      user: 'mallory',
+      now: 11,
+    });
     expect(after.value).toBe('approved');
     expect(after.context).toEqual(a.getSnapshot().context);
     expect(a.getSnapshot().output).toEqual({ approvalId: 'a1', status: 'approved', decidedBy: 'alice' });
@@ -43,7 +54,8 @@ describe('tool-call machine (the audit lifecycle)', () => {
   /** Folds events over the machine purely (no actor: events after a final state are simply ignored). */
   const run = (events: ToolCallEvent[]) => {
     let s = getInitialSnapshot(toolCallMachine as AnyStateMachine);
-    for (const e of events) s = getNextSnapshot(toolCallMachine as AnyStateMachine, s, e as EventFromLogic<AnyStateMachine>);
+    for (const e of events)
+      s = getNextSnapshot(toolCallMachine as AnyStateMachine, s, e as EventFromLogic<AnyStateMachine>);
     return s.value;
   };
 
