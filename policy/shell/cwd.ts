@@ -3,7 +3,7 @@
  * directories (a cd under a condition adds a possibility instead of replacing), so that
  * `cd / && rm -rf *` is seen as `rm -rf /*`.
  */
-import type { Resolved } from './env.ts';
+import type { Resolved, StdinSource } from './env.ts';
 import type { Field } from './field.ts';
 import type { PathRef } from './paths.ts';
 
@@ -53,6 +53,8 @@ export class CwdScope {
   cdpathTainted = false;
   /** Set when HOME is assigned: `~` may then name any directory. */
   homeTainted = false;
+  /** The shell's stdin after `exec < file` / `exec <<< code` (null: the tool's stdin). */
+  execStdin: StdinSource | null = null;
 
   /** A copy for a subshell (changes in it do not come back). */
   clone(): CwdScope {
@@ -61,6 +63,7 @@ export class CwdScope {
     c.stack = this.stack.map((s) => [...s]);
     c.cdpathTainted = this.cdpathTainted;
     c.homeTainted = this.homeTainted;
+    c.execStdin = this.execStdin;
     return c;
   }
 

@@ -77,12 +77,12 @@ export class Walker {
     this.findings.cannot('unanalyzable.parse-error', 'line continuations could not be folded');
   }
 
-  private nested(code: string, ctx: WalkContext, sameShell: boolean): void {
+  private nested(code: string, ctx: WalkContext, sameShell: boolean, from: CwdScope = this.scope): void {
     if (this.depth + 1 > MAX_DEPTH) {
       this.findings.cannot('unanalyzable.depth-exceeded', `nested code deeper than ${MAX_DEPTH} levels`);
       return;
     }
-    const scope = sameShell ? this.scope : this.scope.clone();
+    const scope = sameShell ? from : from.clone();
     new Walker(this.parser, this.findings, this.depth + 1, scope).run(code, ctx);
   }
 
@@ -193,7 +193,7 @@ export class Walker {
     });
   }
 
-  /** What a pipeline stage feeds the next one, when it is a literal echo/printf or a find. */
+  /** A simple command: assignments, substitutions in its words, redirections, then the command itself. */
   private command(node: Node, ctx: WalkContext): void {
     const words: Node[] = [];
     const redirects: Node[] = [];
@@ -207,6 +207,10 @@ export class Walker {
     const r = this.redirects(redirects, ctx);
     const argv = fieldsOf(words);
     this.taint(argv);
+    const effective = r.stdin ?? ctx.stdin;
+    if (argv.length === 1 && argv[0]?.value === 'exec' && effective.kind !== 'inherit') {
+      this.scope.execStdin = effective;
+    }
     const env = this.env({ ...ctx, stdin: r.stdin ?? ctx.stdin });
     analyzeArgv(argv, env);
     this.continuations(r.continuations, node, ctx);
@@ -485,9 +489,11 @@ export class Walker {
   private env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
     const findings = this.findings;
     const scope = (): CwdScope => fixedScope ?? this.scope;
+    // After `exec < file` (or `exec <<< code`) the shell's own stdin is that source.
+    const stdin = ctx.stdin.kind === 'inherit' ? (scope().execStdin ?? ctx.stdin) : ctx.stdin;
     const env: CommandEnv = {
       depth: this.depth,
-      stdin: ctx.stdin,
+      stdin,
       hardline: (id, detail) => findings.hit(id, detail),
       unanalyzable: (id, detail) => findings.cannot(id, detail),
       verdict: (v: Verdict) => {
@@ -523,7 +529,7 @@ export class Walker {
           .resolve(f)
           .refs.some((ref) => findings.wasWritten(ref.text)),
       analyzeCode: (code, options) =>
-        this.nested(code, { ...ctx, stdin: options?.stdin ?? ctx.stdin }, options?.sameShell === true),
+        this.nested(code, { ...ctx, stdin: options?.stdin ?? stdin }, options?.sameShell === true, scope()),
       changeDir: (kind, target) => scope().change(kind, target, ctx.conditional),
       withStdin: (stdin) => this.env({ ...ctx, stdin }, fixedScope),
       withChdir: (target) => {

@@ -662,6 +662,8 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     "echo 'rm -rf /' | xargs -I{} sh -c {}",
     'ls | grep x | head -30\nrm -rf / && cd s',
     'time { { rm -rf /; }; }',
+    "exec <<< 'rm -rf /'; sh",
+    "sudo -D / bash -c 'rm -rf *'",
   ),
   ...hardline('hardline.system-shutdown', 'cat f | grep a | grep b > /tmp/x\nenv reboot || true'),
   ...hardline('hardline.find-delete-protected', 'find . / -delete -name x -o -print'),
@@ -722,6 +724,7 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
   ),
   ...unanalyzable('unanalyzable.shell-stdin', 'nc -l 8080 -e /bin/sh', 'socat TCP-LISTEN:8080 EXEC:bash'),
   ...unanalyzable('unanalyzable.unfollowable-runner', 'crontab /tmp/cron.txt'),
+  ...unanalyzable('unanalyzable.shell-stdin', 'exec < x.sh; bash'),
   ...ok(
     "awk '{print $1}' f",
     "sed -n '/foo/p' f",
