@@ -1,0 +1,430 @@
+/**
+ * Laws of the authority envelope algebra (DESIGN.md §6, invariant 5), with fast-check over
+ * random envelopes whose roots are drawn from a small real temp tree (nested dirs, a symlink),
+ * and checked against the real engine: `evaluate` with a real path guard and shell analyzer.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StandingApproval } from '../../policy/approvals.ts';
+import { BUILTIN_TOOLS } from '../../policy/builtins.ts';
+import type { PolicyContext, ToolCall } from '../../policy/context.ts';
+import type { Decision } from '../../policy/decision.ts';
+import {
+  contextFromEnvelope,
+  createDelegationGuard,
+  explorerEnvelope,
+  guardPathSpace,
+  intersect,
+  leq,
+  meet,
+  normalize,
+  normalizeDenyGlob,
+  rebaseGlob,
+  type AuthorityEnvelope,
+  type PathSpace,
+  type SpawnRequest,
+} from '../../policy/delegation/index.ts';
+import { evaluate } from '../../policy/evaluate.ts';
+import { createPathGuard, type SnotraPathGuard } from '../../policy/paths/index.ts';
+import { ToolRegistry } from '../../policy/registry.ts';
+import type { WorkspaceRoot } from '../../policy/roots.ts';
+import type { ToolRule } from '../../policy/rules.ts';
+import type { CommandAnalyzer } from '../../policy/seams.ts';
+import { createShellAnalyzer } from '../../policy/shell/index.ts';
+
+const DIRS = ['', 'a', 'a/b', 'a/b/c', 'a/x', 'b', 'b/c', 'b/d', 'c'];
+const GLOBS = [
+  'secret.key',
+  '**/*.log',
+  'b/**',
+  'a/*/c',
+  '*.txt',
+  'c',
+  '**/c/**',
+  '/x',
+  './d',
+  '**',
+  'x/**/f.txt',
+  '{b,x}',
+  '!b',
+  'B/C',
+];
+const TOOLS = Object.keys(BUILTIN_TOOLS);
+const RULES: ToolRule[] = [
+  { id: 'no-shell', tool: 'shell', effect: 'deny' },
+  { id: 'ask-writes', risk: 'write-local', effect: 'ask' },
+  { id: 'deny-external', risk: 'external', effect: 'deny' },
+  { id: 'ask-builtin', source: 'builtin', effect: 'ask' },
+  { id: 'deny-reads', tool: 'read_*', effect: 'deny' },
+];
+const STANDING: StandingApproval[] = [
+  { id: 'sa1', ownerTaskId: 'task-1', tool: 'http_request', target: 'https://example.com/a' },
+  { id: 'sa2', ownerTaskId: 'task-1', tool: 'send_message', target: '#ops' },
+  { id: 'sa3', ownerTaskId: 'task-2', tool: 'http_request', target: 'https://example.com/a' },
+  { id: 'sa4', ownerTaskId: 'task-1', tool: 'send_message', target: '#general' },
+];
+
+let tree: string;
+let outside: string;
+let state: string;
+let guard: SnotraPathGuard;
+let space: PathSpace;
+let shell: CommandAnalyzer;
+const registry = ToolRegistry.withBuiltins();
+
+beforeAll(async () => {
+  tree = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'snotra-deleg-tree-')));
+  outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'snotra-deleg-out-')));
+  state = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'snotra-deleg-state-')));
+  for (const d of DIRS) fs.mkdirSync(path.join(tree, d), { recursive: true });
+  for (const f of ['a/b/c/f.txt', 'a/secret.key', 'b/d/notes.log', 'a/x/f.txt', 'c/readme.md']) {
+    fs.writeFileSync(path.join(tree, f), 'x');
+  }
+  fs.symlinkSync('../b', path.join(tree, 'a/link'));
+  fs.writeFileSync(path.join(outside, 'f.txt'), 'x');
+  guard = createPathGuard({
+    stateDir: path.join(state, 'state'),
+    configFile: path.join(state, 'snotra.config.json'),
+    home: path.join(state, 'home'),
+  });
+  space = guardPathSpace(guard);
+  shell = await createShellAnalyzer();
+});
+
+afterAll(() => {
+  for (const d of [tree, outside, state]) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const at = (relative: string): string => (relative === '' ? tree : path.join(tree, relative));
+
+const arbMode = fc.constantFrom('allow' as const, 'ask' as const, 'deny' as const);
+const arbRoot: fc.Arbitrary<WorkspaceRoot> = fc
+  .record({
+    id: fc.constantFrom('r1', 'r2', 'r3', 'r4'),
+    dir: fc.constantFrom(...DIRS),
+    access: fc.constantFrom('read' as const, 'read-write' as const),
+    deny: fc.oneof(fc.constant([]), fc.subarray(GLOBS, { maxLength: 2 })),
+    primary: fc.boolean(),
+    source: fc.constantFrom('workspace' as const, 'user-grant' as const, 'task' as const),
+  })
+  .map(({ dir, deny, ...r }) => ({ ...r, path: at(dir), ...(deny.length > 0 ? { deny } : {}) }));
+
+/** Random envelopes, biased towards granting (so the engine laws see many allowed calls). */
+const arbEnvelope: fc.Arbitrary<AuthorityEnvelope> = fc.record({
+  mode: fc.oneof(
+    { weight: 5, arbitrary: fc.constant('allow' as const) },
+    { weight: 3, arbitrary: fc.constant('ask' as const) },
+    { weight: 1, arbitrary: fc.constant('deny' as const) },
+  ),
+  tools: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(TOOLS) },
+    { weight: 3, arbitrary: fc.subarray(TOOLS, { minLength: 5 }) },
+    { weight: 1, arbitrary: fc.subarray(TOOLS) },
+  ),
+  rules: fc.oneof(
+    { weight: 2, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: fc.subarray(RULES, { maxLength: 2 }) },
+  ),
+  roots: fc.oneof(
+    { weight: 6, arbitrary: fc.array(arbRoot, { minLength: 1, maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.constant([]) },
+  ),
+  secrets: fc.subarray(['s1', 's2', 's3']),
+  standingApprovals: fc.subarray(STANDING),
+  interaction: fc.constantFrom('attended' as const, 'unattended' as const),
+  mayDelegate: fc.boolean(),
+});
+
+/** Absent about half the time (an absent request field asks for the parent's). */
+const opt = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a, { nil: undefined, freq: 2 });
+const arbRequest: fc.Arbitrary<SpawnRequest> = fc.record({
+  mode: opt(arbMode),
+  tools: opt(fc.subarray([...TOOLS, 'no_such_tool'], { minLength: 6 })),
+  rules: opt(fc.subarray(RULES, { maxLength: 1 })),
+  roots: opt(
+    fc.array(
+      fc.record({
+        // `@x` is `x` under the tree; other entries are given as is (relative: to the parent's primary root).
+        path: fc
+          .constantFrom(...DIRS.map((d) => `@${d}`), '@a/link', '@a/../c', '@a/link/c', 'a/b', 'b', '/')
+          .map((p) => (p.startsWith('@') ? at(p.slice(1)) : p)),
+        access: opt(fc.constantFrom('read' as const, 'read-write' as const)),
+        deny: opt(fc.subarray(GLOBS, { maxLength: 1 })),
+      }),
+      { maxLength: 3 },
+    ),
+  ),
+  secrets: opt(fc.subarray(['s1', 's2', 's3', 's4'])),
+  standingApprovals: opt(fc.subarray(STANDING)),
+  mayDelegate: opt(fc.boolean()),
+});
+
+const PATHS = [
+  '',
+  'a',
+  'a/b/c/f.txt',
+  'a/secret.key',
+  'a/x/f.txt',
+  'a/x/new.txt',
+  'a/b/new/deeper.txt',
+  'b/d/notes.log',
+  'b/c',
+  'c/readme.md',
+  'a/link/d/notes.log',
+  'a/link/c/x.txt',
+  'A/B/c',
+  'a/../b/x.log',
+];
+const arbPath = fc.oneof(
+  fc.constantFrom(...PATHS).map(at),
+  fc
+    .constantFrom(
+      () => path.join(outside, 'f.txt'),
+      () => path.dirname(tree),
+      () => path.join(state, 'state', 'x'),
+    )
+    .map((f) => f()),
+);
+const arbCall: fc.Arbitrary<ToolCall> = fc.oneof(
+  fc.record({ tool: fc.constantFrom('read_file', 'list_dir'), args: fc.record({ path: arbPath }) }),
+  fc.record({
+    tool: fc.constant('search_files'),
+    args: fc.record({ path: arbPath, pattern: fc.constant('x') }),
+  }),
+  fc.record({
+    tool: fc.constant('write_file'),
+    args: fc.record({ path: arbPath, content: fc.constant('x') }),
+  }),
+  fc.record({
+    tool: fc.constant('edit_file'),
+    args: fc.record({ path: arbPath, old: fc.constant('a'), new: fc.constant('b') }),
+  }),
+  fc.record({
+    tool: fc.constant('shell'),
+    args: fc
+      .tuple(
+        fc.constantFrom('ls', 'cat P', 'echo hi > P', 'rm -rf P', 'cp P Q', 'touch P'),
+        arbPath,
+        arbPath,
+        opt(arbPath),
+      )
+      .map(([c, p, q, cwd]) => ({
+        command: c.replace('P', p).replace('Q', q),
+        ...(cwd === undefined ? {} : { cwd }),
+      })),
+  }),
+  fc.record({ tool: fc.constant('git_query'), args: fc.constant({ args: ['status'] }) }),
+  fc.record({
+    tool: fc.constant('http_request'),
+    args: fc.record({
+      url: fc.constantFrom('https://example.com/a', 'https://evil.test/'),
+      method: fc.constant('GET'),
+    }),
+  }),
+  fc.record({
+    tool: fc.constant('send_message'),
+    args: fc.record({ channel: fc.constantFrom('#ops', '#general'), text: fc.constant('hi') }),
+  }),
+  fc.record({ tool: fc.constant('spawn_agent'), args: fc.constant({ profile: 'explorer', task: 'map' }) }),
+  fc.record({
+    tool: fc.constant('request_directory_access'),
+    args: fc.record({ path: arbPath, access: fc.constant('read') }),
+  }),
+  fc.constant({ tool: 'no_such_tool', args: {} }),
+);
+
+function context(e: AuthorityEnvelope, chain: readonly AuthorityEnvelope[] | null): PolicyContext {
+  return {
+    registry,
+    ...contextFromEnvelope(e),
+    sessionId: null,
+    taskId: 'task-1',
+    sessionApprovals: [],
+    paths: guard,
+    shell,
+    delegation: chain === null ? null : createDelegationGuard(() => chain, { space, registry }),
+  };
+}
+
+/** The child is never allowed more: allow ⇒ the parent allows; the parent denies ⇒ the child denies. */
+function expectWithin(child: Decision, parent: Decision, call: ToolCall): void {
+  const where = JSON.stringify({ call, child, parent });
+  if (child.decision === 'allow') expect(parent.decision, where).toBe('allow');
+  if (parent.decision === 'deny') expect(child.decision, where).toBe('deny');
+}
+
+const norm = (e: AuthorityEnvelope): AuthorityEnvelope => normalize(e, space);
+
+describe('envelope lattice laws (normal forms)', () => {
+  it('normalize is idempotent and keeps the authority (a ⊑ normalize(a) ⊑ a)', () => {
+    fc.assert(
+      fc.property(arbEnvelope, (a) => {
+        const n = norm(a);
+        expect(norm(n)).toEqual(n);
+        expect(leq(n, a, space)).toBe(true);
+        expect(leq(a, n, space)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('meet is idempotent', () => {
+    fc.assert(
+      fc.property(arbEnvelope, (a) => {
+        expect(norm(meet(a, a, space))).toEqual(norm(a));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('meet is commutative', () => {
+    fc.assert(
+      fc.property(arbEnvelope, arbEnvelope, (a, b) => {
+        expect(norm(meet(a, b, space))).toEqual(norm(meet(b, a, space)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('meet is associative', () => {
+    fc.assert(
+      fc.property(arbEnvelope, arbEnvelope, arbEnvelope, (a, b, c) => {
+        expect(norm(meet(meet(a, b, space), c, space))).toEqual(norm(meet(a, meet(b, c, space), space)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('meet is a lower bound of both sides, and ⊑ is reflexive', () => {
+    fc.assert(
+      fc.property(arbEnvelope, arbEnvelope, (a, b) => {
+        const m = meet(a, b, space);
+        expect(leq(m, a, space)).toBe(true);
+        expect(leq(m, b, space)).toBe(true);
+        expect(leq(a, a, space)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('intersect laws', () => {
+  it('intersect(p, c) ⊑ p, and the Explorer of p ⊑ p', () => {
+    fc.assert(
+      fc.property(
+        arbEnvelope,
+        arbRequest,
+        fc.constantFrom('attended' as const, 'unattended' as const),
+        (p, c, i) => {
+          const { envelope } = intersect(p, c, { interaction: i, space });
+          expect(leq(envelope, p, space)).toBe(true);
+          expect(leq(explorerEnvelope(p), p, space)).toBe(true);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  // A relative requested root is read against the parent's primary root, a label ⊑ does not
+  // order; monotonicity is about requests that name the same roots for both parents.
+  it('is monotone: p1 ⊑ p2 ⇒ intersect(p1, c) ⊑ intersect(p2, c) (absolute requested roots)', () => {
+    const absolute = arbRequest.map((c) => ({ ...c, roots: c.roots?.filter((r) => r.path.startsWith('/')) }));
+    fc.assert(
+      fc.property(arbEnvelope, arbEnvelope, absolute, (p2, q, c) => {
+        const p1 = meet(p2, q, space);
+        expect(leq(p1, p2, space)).toBe(true);
+        const c1 = intersect(p1, c, { interaction: 'attended', space }).envelope;
+        const c2 = intersect(p2, c, { interaction: 'attended', space }).envelope;
+        expect(leq(c1, c2, space)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('against the real engine', () => {
+  it('for any call: if the child (own envelope + delegation guard) allows it, the parent allows it', () => {
+    fc.assert(
+      fc.property(
+        arbEnvelope,
+        arbRequest,
+        fc.array(arbCall, { minLength: 1, maxLength: 6 }),
+        (p, c, calls) => {
+          const child = intersect(p, c, { interaction: 'attended', space }).envelope;
+          const childCtx = context(child, [p]);
+          const parentCtx = context(p, null);
+          for (const call of calls) expectWithin(evaluate(call, childCtx), evaluate(call, parentCtx), call);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('⊑ is sound: for a ⊑ b (a = meet(b, q)), every call a allows, b allows', () => {
+    fc.assert(
+      fc.property(
+        arbEnvelope,
+        arbEnvelope,
+        fc.array(arbCall, { minLength: 1, maxLength: 6 }),
+        (b, q, calls) => {
+          const a = meet(b, q, space);
+          const aCtx = context(a, null);
+          const bCtx = context(b, null);
+          for (const call of calls) expectWithin(evaluate(call, aCtx), evaluate(call, bCtx), call);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the Explorer allows nothing its parent does not, and never a write, exec, external call or spawn', () => {
+    fc.assert(
+      fc.property(arbEnvelope, fc.array(arbCall, { minLength: 1, maxLength: 6 }), (p, calls) => {
+        const explorer = explorerEnvelope(p);
+        const ctx = context(explorer, [p]);
+        const parentCtx = context(p, null);
+        for (const call of calls) {
+          const d = evaluate(call, ctx);
+          expectWithin(d, evaluate(call, parentCtx), call);
+          if (d.decision !== 'deny')
+            expect(['read_file', 'list_dir', 'search_files', 'git_query']).toContain(call.tool);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a rebased deny glob denies below the nested root whatever the outer glob denied there', () => {
+    const names = ['a', 'b', 'c', 'x', 'd', 'f.txt', 'notes.log', 'secret.key', '.git', 'B'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...GLOBS),
+        fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.constantFrom(...names), { minLength: 1, maxLength: 3 }),
+        (glob, down, below) => {
+          const outer: WorkspaceRoot = {
+            id: 'o',
+            path: tree,
+            access: 'read',
+            primary: false,
+            source: 'workspace',
+            deny: [glob],
+          };
+          const nestedPath = path.join(tree, ...down);
+          const input = path.join(nestedPath, ...below);
+          const outerDenied = !guard.resolve('path', input, 'read', [outer]).ok;
+          if (!outerDenied) return;
+          const { hit, residuals } = rebaseGlob(normalizeDenyGlob(guard.flavor, glob) ?? glob, down);
+          if (hit) return;
+          const nested: WorkspaceRoot = { ...outer, id: 'n', path: nestedPath, deny: [...residuals] };
+          const r = guard.resolve('path', input, 'read', [nested]);
+          expect(r.ok, JSON.stringify({ glob, down, below, residuals })).toBe(false);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
