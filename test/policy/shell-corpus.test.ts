@@ -19,11 +19,8 @@ function outcome(command: string): { expect: string; ruleId: string | null; writ
 describe('shell corpus', () => {
   it('is large and has unique commands', () => {
     expect(SHELL_CORPUS.length).toBeGreaterThanOrEqual(220);
-    const seen = new Set<string>();
-    const dupes = SHELL_CORPUS.filter((c) =>
-      seen.has(c.command) && c.writes === undefined ? true : !seen.add(c.command),
-    );
-    expect(dupes.filter((c) => c.writes === undefined).map((c) => c.command)).toEqual([]);
+    const plain = SHELL_CORPUS.filter((c) => c.writes === undefined).map((c) => c.command);
+    expect(plain.filter((c, i) => plain.indexOf(c) !== i)).toEqual([]);
   });
 
   it('covers every hardline rule', () => {
