@@ -429,10 +429,11 @@ export class Walker {
   }
 
   private scan(node: Node): void {
-    if (node.type === 'word' && hasUnescapedBlank(node.text)) {
+    const text = node.text;
+    if (node.type === 'word' && /[ \t\n]/.test(text) && hasUnescapedBlank(text)) {
       this.findings.cannot('unanalyzable.parse-error', 'the parser merged several words into one');
     }
-    if (hasUnescaped(node.text, /\$\(|`/y)) {
+    if ((text.includes('$(') || text.includes('`')) && hasUnescaped(text, /\$\(|`/y)) {
       this.findings.cannot('unanalyzable.hidden-substitution', `a command substitution inside ${node.type}`);
     }
   }
