@@ -13,9 +13,9 @@ import type { PathFlavor } from '../paths/index.ts';
 import { GLOB_OPTIONS, withCaseVariants } from '../paths/sensitive.ts';
 
 /**
- * A deny glob in the form the path guard matches (`./x`, `/x` and `x` all mean `x` at the
- * root; `.` and `/` mean everything; Windows `\` separates); null for the empty glob, which the
- * guard ignores.
+ * A deny glob in the form the path guard matches, character for character (`./x`, `/x` and `x`
+ * all mean `x` at the root; `/` and `./` mean everything; Windows `\` separates); null for the
+ * empty glob, which the guard ignores.
  */
 export function normalizeDenyGlob(flavor: PathFlavor, glob: string): string | null {
   if (glob.length === 0) return null;
@@ -81,7 +81,7 @@ function segmentMatches(pattern: string, name: string): boolean {
 export interface Rebased {
   /** The glob denies the nested root itself (and so everything in it). */
   readonly hit: boolean;
-  /** Globs relative to the nested root that deny what the glob denies below it. */
+  /** Globs relative to the nested root that deny what the glob denies below it (empty on a hit). */
   readonly residuals: readonly string[];
 }
 
@@ -119,6 +119,7 @@ export function rebaseGlob(glob: string, relative: readonly string[]): Rebased {
     if (states.has(end)) hit = true;
     if (states.size === 0) break;
   }
+  if (hit) return { hit, residuals: [] };
   const residuals = [...states]
     .filter((j) => j < end)
     .map((j) => segments.slice(j).join('/'))

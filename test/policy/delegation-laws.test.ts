@@ -106,7 +106,7 @@ const arbRoot: fc.Arbitrary<WorkspaceRoot> = fc
     id: fc.constantFrom('r1', 'r2', 'r3', 'r4'),
     dir: fc.constantFrom(...DIRS),
     access: fc.constantFrom('read' as const, 'read-write' as const),
-    deny: fc.oneof(fc.constant([]), fc.subarray(GLOBS, { maxLength: 2 })),
+    deny: fc.oneof(fc.constant<string[]>([]), fc.subarray(GLOBS, { maxLength: 2 })),
     primary: fc.boolean(),
     source: fc.constantFrom('workspace' as const, 'user-grant' as const, 'task' as const),
   })
@@ -125,12 +125,12 @@ const arbEnvelope: fc.Arbitrary<AuthorityEnvelope> = fc.record({
     { weight: 1, arbitrary: fc.subarray(TOOLS) },
   ),
   rules: fc.oneof(
-    { weight: 2, arbitrary: fc.constant([]) },
+    { weight: 2, arbitrary: fc.constant<ToolRule[]>([]) },
     { weight: 1, arbitrary: fc.subarray(RULES, { maxLength: 2 }) },
   ),
   roots: fc.oneof(
     { weight: 6, arbitrary: fc.array(arbRoot, { minLength: 1, maxLength: 4 }) },
-    { weight: 1, arbitrary: fc.constant([]) },
+    { weight: 1, arbitrary: fc.constant<WorkspaceRoot[]>([]) },
   ),
   secrets: fc.subarray(['s1', 's2', 's3']),
   standingApprovals: fc.subarray(STANDING),
