@@ -98,7 +98,8 @@ export const BUILTIN_TOOLS = {
     args: z.strictObject({ channel: z.string().min(1).max(512), text: z.string().max(100_000) }),
   },
   spawn_agent: {
-    metadata: { risk: 'read', approvalDefault: 'allow', source: 'builtin' },
+    // Idempotent: a retried call finds its child run (the id derives from the call) instead of starting another.
+    metadata: { risk: 'read', approvalDefault: 'allow', source: 'builtin', idempotent: true },
     args: z.strictObject({
       profile: z.string().min(1),
       task: z.string().min(1),

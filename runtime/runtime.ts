@@ -38,6 +38,11 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
+import { AuthorityState } from './authority.ts';
+import { Delegation } from './delegation.ts';
+import { createSpawnAgentExecutor } from '../actors/delegation/spawn-agent.ts';
+import type { Mode } from '../policy/risk.ts';
+import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { startSchedules } from './scheduler.ts';
 
@@ -50,7 +55,10 @@ export const DEFAULT_BUDGET = { modelCalls: 50, toolCalls: 100, wallTimeMs: 10 *
 export interface RuntimeOptions {
   readonly loaded: LoadedConfig;
   readonly model: ModelProvider;
+  /** Replaces the built-in executors entirely (none are created). */
   readonly executors?: Readonly<Record<string, ToolExecutor>>;
+  /** Executors used instead of the built-in ones of the same name (e.g. a platform for `send_message`). */
+  readonly executorOverrides?: Readonly<Record<string, ToolExecutor>>;
   readonly secrets?: SecretResolver;
   readonly clock?: () => number;
   /** Where logs go (redacted); defaults to stderr. */
@@ -91,6 +99,8 @@ export class Runtime {
   #stopSchedules: () => void = () => {};
   #control: { close: () => Promise<void> } | null = null;
   #stopped = false;
+  #authority!: AuthorityState;
+  #delegation!: Delegation;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -183,12 +193,28 @@ export class Runtime {
       clock,
     );
     const rt = runtime;
+    rt.#authority = new AuthorityState(loaded, registry, store);
+    rt.#delegation = new Delegation(
+      loaded,
+      store,
+      registry,
+      policyEnv,
+      rt.#authority,
+      runs,
+      (id) => rt.waitForRun(id),
+      clock,
+    );
+    const executors = {
+      spawn_agent: createSpawnAgentExecutor(rt.#delegation),
+      ...(options.executors ?? tools?.executors ?? {}),
+      ...options.executorOverrides,
+    };
     runs.setMachine(
       provideRunMachine({
         store,
         model: options.model,
         registry,
-        executors: options.executors ?? tools?.executors ?? {},
+        executors,
         clock,
         approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
@@ -376,7 +402,9 @@ export class Runtime {
   }
 
   #policyFor(ctx: RunContext) {
-    return agentPolicyContext(this.loaded, ctx.agentId, {
+    const child = this.#delegation.childPolicy(ctx);
+    if (child !== null) return child;
+    const base = agentPolicyContext(this.loaded, ctx.agentId, {
       registry: this.registry,
       paths: this.policyEnv.paths,
       shell: this.policyEnv.shell,
@@ -386,14 +414,22 @@ export class Runtime {
       sessionApprovals: this.store.sessionApprovals.listActive(ctx.sessionId),
       standingApprovals: ctx.taskId === null ? [] : this.store.standingApprovals.listActive(ctx.taskId),
     });
+    // Roots and mode as they are now: a change applies to the next call at once.
+    return { ...base, mode: this.#authority.mode(ctx.agentId), roots: this.#authority.roots() };
+  }
+
+  /** Replaces the workspace roots while running (a human's change); live runs and their sub-agents shrink at once. Audited. */
+  setRoots(roots: readonly WorkspaceRoot[], by: string): void {
+    this.#authority.setRoots(roots, by);
+  }
+
+  /** Changes an agent's mode while running; its live sub-agents follow at once. Audited. */
+  setAgentMode(agentId: string, mode: Mode, by: string): void {
+    this.#authority.setMode(agentId, mode, by);
   }
 
   #roots() {
-    return this.loaded.config.workspace.roots.map((r) => ({
-      ...r,
-      primary: r.primary ?? false,
-      source: r.source ?? 'workspace',
-    }));
+    return this.#authority.roots();
   }
 
   #runMeta(runId: string) {

@@ -53,7 +53,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
         deps.model.step({
           runId: input.context.runId,
           agentId: input.context.agentId,
-          step: input.context.used.modelCalls,
+          step: input.context.steps,
           transcript: input.context.transcript,
         }),
       ),
@@ -74,6 +74,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
           taskId: context.taskId,
           agentId: context.agentId,
           parentRunId: context.parentRunId,
+          parentAgentId: context.parentAgentId ?? null,
           surface: context.surface,
           tool: call.tool,
           args: call.args,

@@ -37,7 +37,10 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
   const { call, decision, idempotencyKey, runId } = input;
   const base = { callId: call.id, tool: call.tool };
   const existing = deps.store.ledger.lookup(idempotencyKey);
-  if (existing?.status === 'completed') return { kind: 'tool.result', ...base, content: contentOf(existing.result) };
+  if (existing?.status === 'completed') {
+    const usage = (existing.result as { usage?: { modelCalls: number; toolCalls: number } } | null)?.usage;
+    return { kind: 'tool.result', ...base, content: contentOf(existing.result), ...(usage ? { usage } : {}) };
+  }
   if (existing?.status === 'failed')
     return { kind: 'tool.failed', ...base, message: contentOf(existing.error) };
 
@@ -85,16 +88,18 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
   }
   const args = (call.args ?? {}) as Record<string, unknown>;
   try {
+    let usage: { modelCalls: number; toolCalls: number } | undefined;
     const result = await executor.execute(args, {
       ...deps.contextFor(runId),
       runId,
       callId: call.id,
       idempotencyKey,
       decision,
+      reportUsage: (u) => (usage = { modelCalls: u.modelCalls, toolCalls: u.toolCalls }),
     });
     const observed = deps.observe({ ok: true, result });
-    deps.store.ledger.completeCall(idempotencyKey, observed);
-    return { kind: 'tool.result', ...base, content: observed.content };
+    deps.store.ledger.completeCall(idempotencyKey, usage ? { ...observed, usage } : observed);
+    return { kind: 'tool.result', ...base, content: observed.content, ...(usage ? { usage } : {}) };
   } catch (err) {
     const observed = deps.observe({ ok: false, error: err });
     deps.store.ledger.failCall(idempotencyKey, observed);

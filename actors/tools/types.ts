@@ -21,6 +21,8 @@ export interface ToolExecutionContext {
   readonly paths: PathGuard;
   readonly signal: AbortSignal;
   readonly secrets: SecretResolver;
+  /** For tools that run sub-agents: what the child spent, carved out of this run's budget. */
+  readonly reportUsage?: (usage: { readonly modelCalls: number; readonly toolCalls: number }) => void;
 }
 
 /**

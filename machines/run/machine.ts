@@ -111,6 +111,7 @@ export const runMachine = setup({
     decision: null,
     approvalId: null,
     used: { modelCalls: 0, toolCalls: 0 },
+    steps: 0,
     denials: {},
     outcome: null,
   }),
@@ -152,6 +153,7 @@ export const runMachine = setup({
                   const text = event.output.kind === 'final' ? event.output.text : '';
                   return {
                     used: { ...context.used, modelCalls: context.used.modelCalls + 1 },
+                    steps: context.steps + 1,
                     transcript: [...context.transcript, { role: 'assistant' as const, text }],
                     outcome: { status: 'completed' as const, reason: 'final_answer', text },
                   };
@@ -167,6 +169,7 @@ export const runMachine = setup({
                       : { role: 'assistant', calls };
                   return {
                     used: { ...context.used, modelCalls: context.used.modelCalls + 1 },
+                    steps: context.steps + 1,
                     transcript: [...context.transcript, entry],
                     calls,
                     cursor: 0,

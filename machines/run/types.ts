@@ -87,7 +87,10 @@ export interface RunContext extends RunInput {
   readonly cursor: number;
   readonly decision: Decision | null;
   readonly approvalId: string | null;
+  /** Budget spent, including what sub-agents spent for this run. */
   readonly used: { readonly modelCalls: number; readonly toolCalls: number };
+  /** This run's own model steps so far: the index of its next step. */
+  readonly steps: number;
   /** How often each distinct denied call (tool + arguments) was proposed. */
   readonly denials: Readonly<Record<string, number>>;
   readonly outcome: RunOutcome | null;

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
-import type { CommandAnalyzer, PathGuard } from '../../policy/seams.ts';
+import type { CommandAnalyzer } from '../../policy/seams.ts';
+import type { SnotraPathGuard } from '../../policy/paths/index.ts';
 import { join } from 'node:path';
 import { createPathGuard } from '../../policy/paths/index.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
@@ -7,7 +8,7 @@ import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
 
 /** The I/O-backed parts of the policy for one config: the path guard and the shell analyzer. */
 export interface PolicyEnvironment {
-  readonly paths: PathGuard;
+  readonly paths: SnotraPathGuard;
   readonly shell: CommandAnalyzer;
 }
 

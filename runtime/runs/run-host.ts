@@ -64,6 +64,14 @@ export class RunHost {
     return this.#live.has(runId);
   }
 
+  /** A run's context now: from its live actor, else from its stored snapshot; null when unknown. */
+  contextOf(runId: string): RunContext | null {
+    const live = this.#live.get(runId);
+    if (live !== undefined) return live.getSnapshot().context;
+    const stored = this.store.snapshots.get(runId);
+    return (stored?.snapshot as { context?: RunContext } | undefined)?.context ?? null;
+  }
+
   /** Starts a new run. */
   start(input: RunInput): void {
     if (this.#live.has(input.runId) || this.store.snapshots.get(input.runId) !== null) {

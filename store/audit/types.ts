@@ -21,6 +21,10 @@ export const AuditKind = {
   standingApprovalGranted: 'standing_approval_granted',
   standingApprovalRevoked: 'standing_approval_revoked',
   rootChanged: 'root_changed',
+  /** An agent's mode changed while it ran (live narrowing of its descendants). */
+  modeChanged: 'mode_changed',
+  /** A sub-agent was spawned; `detail` holds what its request asked for and what was narrowed. */
+  agentSpawned: 'agent_spawned',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

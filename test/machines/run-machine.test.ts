@@ -33,7 +33,7 @@ function wired(script: ScriptedStep[], decisions: Record<string, Decision>, log:
           model.step({
             runId: input.context.runId,
             agentId: input.context.agentId,
-            step: input.context.used.modelCalls,
+            step: input.context.steps,
             transcript: input.context.transcript,
           }),
         ),

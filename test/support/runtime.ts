@@ -10,7 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ScriptedModel } from '../../actors/model/scripted.ts';
+import type { ModelProvider } from '../../actors/model/provider.ts';
 import type { ToolExecutor } from '../../actors/tools/types.ts';
 import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { Runtime, type RuntimeOptions } from '../../runtime/runtime.ts';
@@ -26,7 +26,7 @@ export interface RuntimeFixture {
   readonly executors: Record<string, ToolExecutor>;
   /** Log lines written by the runtime (redacted JSON). */
   readonly logs: string[];
-  start(model: ScriptedModel, extra?: Partial<RuntimeOptions>): Promise<Runtime>;
+  start(model: ModelProvider, extra?: Partial<RuntimeOptions>): Promise<Runtime>;
   cleanup(): void;
 }
 
@@ -71,7 +71,7 @@ export function runtimeFixture(config: Record<string, unknown>): RuntimeFixture 
       Runtime.start({
         loaded,
         model,
-        executors,
+        executorOverrides: executors,
         logDestination: new Writable({
           write(chunk, _enc, cb) {
             logs.push(String(chunk));
