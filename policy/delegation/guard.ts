@@ -27,6 +27,7 @@ export const DELEGATION_RULE_IDS = {
   pathDenied: 'delegation.path-denied',
   readOnlyRoot: 'delegation.read-only-delegated-root',
 } as const;
+/** One of the stable delegation rule ids. */
 export type DelegationRuleId = (typeof DELEGATION_RULE_IDS)[keyof typeof DELEGATION_RULE_IDS];
 
 /** Options of `createDelegationGuard`. */

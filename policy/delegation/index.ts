@@ -26,5 +26,5 @@ export {
   effectiveEnvelope,
 } from './guard.ts';
 export type { DelegationGuardOptions, DelegationRuleId, EnvelopeContext } from './guard.ts';
-export { guardPathSpace, lexicalPathSpace } from './space.ts';
+export { guardPathSpace, lexicalPathSpace, pathKey } from './space.ts';
 export type { Canonicalizer, PathSpace } from './space.ts';

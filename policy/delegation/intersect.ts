@@ -81,7 +81,8 @@ function deepestContaining(
 
 /**
  * The child's roots: the meet of the parent's roots and the requested ones, labelled with the
- * parent's id where a root sits at a parent root's path and with the request's otherwise. The
+ * parent's id where a root sits at a parent root's path and with the request's otherwise (made
+ * unique with a `#n` suffix, so a target's root id names one root). The
  * primary root is the requested primary, else the parent's primary, else the first requested
  * root that survived.
  */
@@ -120,11 +121,20 @@ function childRoots(
     ...requested.map((r) => r.placed.path),
   ].map(key);
   const primary = preferred.find((k) => byKey.has(k)) ?? null;
+  const used = new Set<string>();
   return met.map((r) => {
     const k = key(r.path);
     const label = labels.get(k) ?? r.root;
-    return { ...r.root, id: label.id, source: label.source, primary: k === primary };
+    return { ...r.root, id: uniqueId(label.id, used), source: label.source, primary: k === primary };
   });
+}
+
+/** `id`, or `id#2`, `id#3`, … when an earlier root of the child already has it. */
+function uniqueId(id: string, used: Set<string>): string {
+  let candidate = id;
+  for (let n = 2; used.has(candidate); n++) candidate = `${id}#${n}`;
+  used.add(candidate);
+  return candidate;
 }
 
 /**

@@ -199,6 +199,21 @@ describe('intersect', () => {
     ]);
   });
 
+  it('root ids stay unique: a requested id taken by another root gets a suffix', () => {
+    const parent = envelope({
+      roots: [root('w', '/w', 'read-write', { primary: true }), root('docs', '/w/docs', 'read')],
+    });
+    const { envelope: child } = intersect(
+      parent,
+      { roots: [{ path: '/w/docs' }, { path: '/w/src', id: 'docs' }] },
+      opts,
+    );
+    expect(child.roots.map((r) => [r.id, r.path])).toEqual([
+      ['docs', '/w/docs'],
+      ['docs#2', '/w/src'],
+    ]);
+  });
+
   it('carries a parent root nested inside a requested root, with its own access and globs', () => {
     const parent = envelope({
       roots: [
