@@ -15,6 +15,7 @@ import { analyzeOptionRunners } from './option-runners.ts';
 import { parseOptions } from './options.ts';
 import { programNames } from './program.ts';
 import { applyCommandRules } from './rules.ts';
+import { runtimeControl } from './rules-runtime.ts';
 import { WRAPPERS } from './wrappers.ts';
 
 /** Most wrapper layers and nested commands one command line may expand to. */
@@ -255,6 +256,9 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   const runner = names
     .map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n] ?? CONTAINER_RUNNERS[n])
     .find((w) => w !== undefined);
+  // Launchers (node, npx, npm, tsx) are code runners: check the runtime's control CLI first.
+  const launcher = names.find((n) => runtimeControl.applies(n));
+  if (launcher !== undefined) env.verdict(runtimeControl.check(args, env, launcher));
   if (runner !== undefined) {
     const r = runner(args, env, name);
     switch (r.kind) {

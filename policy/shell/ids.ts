@@ -63,6 +63,10 @@ export const HARDLINE_RULES = [
     title: 'registry delete under HKLM (reg delete, Remove-Item HKLM:)',
   },
   { id: 'hardline.shadow-copy-delete', title: 'deleting Windows shadow copies (vssadmin delete shadows)' },
+  {
+    id: 'hardline.runtime-control',
+    title: "an agent deciding its own approvals through the runtime's CLI (snotra inbox approve|deny)",
+  },
 ] as const;
 
 /** A hardline rule id. */

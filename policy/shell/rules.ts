@@ -10,6 +10,7 @@ import type { CommandRule } from './rule-kit.ts';
 import { find, mv, recursiveChange, rm, rsync } from './rules-delete.ts';
 import { dd, diskutil, mkfs, partition, shred, wipefs } from './rules-disk.ts';
 import { git, kill, shutdown } from './rules-system.ts';
+import { runtimeControl } from './rules-runtime.ts';
 import { diskpart, format, psDisk, registry, removeItem, shadow, windowsDel } from './rules-windows.ts';
 
 /** Every command rule, in the order they are checked (the first match wins). */
@@ -36,6 +37,7 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   removeItem,
   registry,
   shadow,
+  runtimeControl,
 ];
 
 /** Applies every rule that inspects one of `names` and reports the verdicts to `env`. */

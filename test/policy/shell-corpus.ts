@@ -753,4 +753,25 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
   { command: 'rm -rf build dist', expect: 'ok', writes: ['build', 'dist'] },
   { command: 'echo x &> /tmp/all.log', expect: 'ok', writes: ['/tmp/all.log'] },
   { command: 'rm -rf /', expect: 'hardline', ruleId: RM_ROOT, writes: ['/'] },
+  // ── the runtime's own control CLI: an agent must not decide its approvals ─────────────────
+  ...hardline(
+    'hardline.runtime-control',
+    'snotra inbox approve apr:r1:c1',
+    'snotra inbox deny apr:r1:c1 --state-dir .snotra',
+    'node bin/snotra.js inbox approve apr:r1:c1',
+    'node /opt/snotra/bin/snotra.js inbox approve x',
+    "sh -c 'snotra inbox approve x'",
+    'npx snotra inbox approve x',
+    'npm run snotra -- inbox approve x',
+    'npx tsx surfaces/cli/main.ts inbox approve x',
+    'cd /tmp && /usr/local/bin/snotra inbox approve x',
+    'echo go; sudo -u me snotra inbox deny x',
+    'for id in a b; do snotra inbox approve $id; done',
+  ),
+  ...ok(
+    'snotra inbox list',
+    'snotra inbox show x --json',
+    'node bin/snotra.js policy check --tool read_file --args x',
+    'echo "snotra inbox approve x"',
+  ),
 ];
