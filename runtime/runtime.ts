@@ -38,6 +38,7 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
+import { createSecretResolver, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
 import { Delegation } from './delegation.ts';
 import { createSpawnAgentExecutor } from '../actors/delegation/spawn-agent.ts';
@@ -59,7 +60,8 @@ export interface RuntimeOptions {
   readonly executors?: Readonly<Record<string, ToolExecutor>>;
   /** Executors used instead of the built-in ones of the same name (e.g. a platform for `send_message`). */
   readonly executorOverrides?: Readonly<Record<string, ToolExecutor>>;
-  readonly secrets?: SecretResolver;
+  /** Where tools resolve secrets by name; each value is registered with the redactor before use. */
+  readonly secretStore?: SecretStore;
   readonly clock?: () => number;
   /** Where logs go (redacted); defaults to stderr. */
   readonly logDestination?: NodeJS.WritableStream;
@@ -193,6 +195,9 @@ export class Runtime {
       clock,
     );
     const rt = runtime;
+    const secrets: SecretResolver = options.secretStore
+      ? createSecretResolver(options.secretStore, store.redactor)
+      : noSecrets;
     rt.#authority = new AuthorityState(loaded, registry, store);
     rt.#delegation = new Delegation(
       loaded,
@@ -222,7 +227,7 @@ export class Runtime {
           roots: rt.#roots(),
           paths: policyEnv.paths,
           signal: rt.#abort.signal,
-          secrets: options.secrets ?? noSecrets,
+          secrets,
         }),
         observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
