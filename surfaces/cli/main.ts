@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { auditCommand } from './audit.ts';
+import { demoCommand } from './demo.ts';
 import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
 import { runsCommand } from './runs.ts';
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
     return policyCheckCommand(argv.slice(1), io, cwd);
   },
   start: startCommand,
+  demo: (argv, io) => demoCommand(argv, io),
   inbox: inboxCommand,
   runs: runsCommand,
   audit: (argv, io) => auditCommand(argv, io),
