@@ -10,6 +10,8 @@ const forbidden = {
   actors: ['runtime', 'surfaces'],
   store: ['machines', 'actors', 'runtime', 'surfaces'],
   runtime: ['surfaces'],
+  // A surface talks to the runtime, never to the store or the actors directly (DESIGN.md §2).
+  surfaces: ['store', 'actors', 'machines'],
 };
 
 const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({

@@ -6,6 +6,8 @@ import type {
   PendingFilter,
   RunSummary,
 } from '../../store/index.ts';
+
+export type { ApprovalRecord, RunSummary };
 import { descendsFrom } from './ancestry.ts';
 import { openLocalStore, runtimePid } from './local-store.ts';
 import { notifyRuntime } from './socket.ts';

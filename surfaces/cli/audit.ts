@@ -9,8 +9,8 @@
  * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
  * database).
  */
-import { Redactor, StoreError, openStore, resolveDbPath } from '../../store/index.ts';
-import type { AuditEvent, ChainVerification, Store } from '../../store/index.ts';
+import { AuditUnavailableError, openAuditReader, type AuditReader } from '../../runtime/control/audit.ts';
+import type { AuditEvent, ChainVerification } from '../../runtime/control/audit.ts';
 
 /** Where `auditCommand` writes. */
 export interface AuditIo {
@@ -51,28 +51,26 @@ export async function auditCommand(
     io.stdout(USAGE);
     return AuditExit.ok;
   }
-  const file = resolveDbPath({ db: parsed.db, stateDir: parsed.stateDir }, cwd);
-  let store: Store;
+  let reader: AuditReader;
   try {
-    store = openStore({ path: file, redactor: new Redactor(), readonly: true });
+    reader = openAuditReader({ db: parsed.db, stateDir: parsed.stateDir }, cwd);
   } catch (error) {
-    const message = error instanceof StoreError ? error.message : String(error);
-    io.stderr(`snotra audit: cannot read the audit log at ${file}: ${message}\n`);
+    const message = error instanceof AuditUnavailableError ? error.message : String(error);
+    io.stderr(`snotra audit: ${message}\n`);
     return AuditExit.usage;
   }
   try {
     if (parsed.run !== undefined || !parsed.verify) {
-      const query = parsed.run === undefined ? {} : { runId: parsed.run };
-      for (const event of store.audit.iterate(query)) {
+      for (const event of reader.events(parsed.run)) {
         io.stdout(parsed.json ? `${JSON.stringify(event)}\n` : `${formatEvent(event)}\n`);
       }
     }
     if (!parsed.verify) return AuditExit.ok;
-    const result = store.audit.verifyChain();
+    const result = reader.verify();
     io.stdout(parsed.json ? `${JSON.stringify({ verify: result })}\n` : `${formatVerification(result)}\n`);
     return result.ok ? AuditExit.ok : AuditExit.chainBroken;
   } finally {
-    store.close();
+    reader.close();
   }
 }
 

@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
-import { decideAsLocalUser, listPending, showApproval } from '../../runtime/control/inbox.ts';
-import type { ApprovalRecord } from '../../store/index.ts';
+import {
+  decideAsLocalUser,
+  listPending,
+  showApproval,
+  type ApprovalRecord,
+} from '../../runtime/control/inbox.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { stateDirOf } from './state-dir.ts';
 

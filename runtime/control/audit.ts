@@ -1,0 +1,40 @@
+import { Redactor, StoreError, openStore, resolveDbPath } from '../../store/index.ts';
+import type { AuditEvent, ChainVerification, Store } from '../../store/index.ts';
+
+export type { AuditEvent, ChainVerification };
+
+/** The audit log of a state dir (or database file) could not be opened; the message says why. */
+export class AuditUnavailableError extends Error {
+  readonly code = 'audit_unavailable';
+}
+
+/** Read-only access to an audit log for the CLI. */
+export interface AuditReader {
+  readonly file: string;
+  /** Events in order, of one run or all. */
+  events(runId?: string): Iterable<AuditEvent>;
+  /** Walks the whole hash chain; names the first broken event. */
+  verify(): ChainVerification;
+  close(): void;
+}
+
+/** Opens the audit log read-only: `--db FILE` wins over `--state-dir DIR` (default `./.snotra`). */
+export function openAuditReader(
+  location: { db?: string | undefined; stateDir?: string | undefined },
+  cwd: string,
+): AuditReader {
+  const file = resolveDbPath({ db: location.db, stateDir: location.stateDir }, cwd);
+  let store: Store;
+  try {
+    store = openStore({ path: file, redactor: new Redactor(), readonly: true });
+  } catch (error) {
+    const message = error instanceof StoreError ? error.message : String(error);
+    throw new AuditUnavailableError(`cannot read the audit log at ${file}: ${message}`, { cause: error });
+  }
+  return {
+    file,
+    events: (runId) => store.audit.iterate(runId === undefined ? {} : { runId }),
+    verify: () => store.audit.verifyChain(),
+    close: () => store.close(),
+  };
+}
