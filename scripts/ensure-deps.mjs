@@ -1,13 +1,17 @@
-// Run before the tests: makes sure what the tests need is here, or says exactly what to install.
+// Run before the tests and the demo: makes sure what they need is here, or says exactly what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
+/** Like the runtime's own lookup: PATH, then the sbin folders Debian and Homebrew use. */
 function has(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+  if (spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0) return true;
+  return ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin'].some((d) =>
+    existsSync(`${d}/${cmd}`),
+  );
 }
 
 if (!existsSync('node_modules/.package-lock.json')) {
-  console.log('ensure-test-deps: installing npm dependencies (npm ci)…');
+  console.log('ensure-deps: installing npm dependencies (npm ci)…');
   execFileSync('npm', ['ci'], { stdio: 'inherit' });
 }
 
@@ -15,13 +19,13 @@ const missing = [];
 if (!has('nats-server')) missing.push('nats-server');
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {
-    console.log(`ensure-test-deps: installing ${missing.join(', ')} with apt-get…`);
+    console.log(`ensure-deps: installing ${missing.join(', ')} with apt-get…`);
     execFileSync('sh', ['-c', `apt-get update -q && apt-get install -y -q ${missing.join(' ')}`], {
       stdio: 'inherit',
     });
   } else {
     console.error(
-      `The tests need: ${missing.join(', ')}.\n` +
+      `Snotra needs: ${missing.join(', ')}.\n` +
         `  Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}\n` +
         `  macOS:         brew install ${missing.join(' ')}`,
     );
