@@ -16,7 +16,10 @@ export const AGENT_STREAM = 'SNOTRA_AGENT_MESSAGES';
 
 const NS_PER_MS = 1_000_000;
 const ACK_WAIT_MS = 5_000;
+/** Largest message an agent accepts; bigger ones are dropped and counted as `oversized`. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
+/** The stream stores up to 1 MiB so that an oversized message reaches the consumer and is counted, not lost silently. */
+const STREAM_MAX_BYTES = 1024 * 1024;
 const ACCEPT = new Set(['agent.message']);
 
 /** What a consumer decides for one message: done, drop for good (invalid), or try again later. */
@@ -44,14 +47,18 @@ export class AgentQueue {
       subjects: [subjectPattern('agent', Wildcard.One, 'message')],
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
-      max_msg_size: MAX_MESSAGE_BYTES,
+      max_msg_size: STREAM_MAX_BYTES,
       duplicate_window: 120_000 * NS_PER_MS,
     };
+    let exists = true;
     try {
-      await jsm.streams.info(AGENT_STREAM);
+      const info = await jsm.streams.info(AGENT_STREAM);
+      if (info.config.max_msg_size !== STREAM_MAX_BYTES)
+        await jsm.streams.update(AGENT_STREAM, { max_msg_size: STREAM_MAX_BYTES });
     } catch {
-      await jsm.streams.add(config);
+      exists = false;
     }
+    if (!exists) await jsm.streams.add(config);
     return new AgentQueue(nc, logger);
   }
 

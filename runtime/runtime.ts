@@ -31,6 +31,7 @@ import {
   type EmbeddedNats,
 } from './bus/index.ts';
 import type { LoadedConfig } from './config/load.ts';
+import { ConfigError } from './config/errors.ts';
 import { startControlSocket } from './control/socket.ts';
 import { AgentQueue } from './agent-queue.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
@@ -71,6 +72,33 @@ export interface RuntimeOptions {
   readonly syncIntervalMs?: number;
   /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
   readonly busTarget?: BusTarget;
+}
+
+/**
+ * The bus of `bus.url` in config, with its credentials resolved by name from the secret store
+ * (never written in config), or null for the embedded server.
+ */
+async function busTargetFromConfig(
+  loaded: LoadedConfig,
+  secretStore: SecretStore | undefined,
+  redactor: Redactor,
+): Promise<BusTarget | null> {
+  const { url, credentials } = loaded.config.bus;
+  if (url === undefined) return null;
+  if (credentials === undefined) return { url };
+  if (secretStore === undefined) {
+    throw new ConfigError(loaded.file ?? '(config)', [
+      `bus.credentials: secret ${JSON.stringify(credentials.secret)} needs a secret store, and none is configured`,
+    ]);
+  }
+  const token = await secretStore.get(credentials.secret);
+  if (token === null || token === '') {
+    throw new ConfigError(loaded.file ?? '(config)', [
+      `bus.credentials: secret ${JSON.stringify(credentials.secret)} is not set`,
+    ]);
+  }
+  redactor.registerSecret(token);
+  return { url, credentials: { token } };
 }
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
@@ -133,11 +161,13 @@ export class Runtime {
     let nats: EmbeddedNats | null = null;
     let bus: Bus<RuntimeKinds>;
     try {
-      if (options.busTarget === undefined) {
+      const configured =
+        options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+      if (configured === null) {
         nats = await startEmbeddedNats({ stateDir, logger });
       }
       bus = await connectBus({
-        target: options.busTarget ?? (nats as EmbeddedNats).target(),
+        target: configured ?? (nats as EmbeddedNats).target(),
         kinds: RUNTIME_KINDS,
         source: 'runtime',
         logger,
