@@ -177,7 +177,10 @@ export class Runtime {
       store.close();
       throw err;
     }
-    const tools: DefaultTools | null = options.executors === undefined ? createDefaultTools() : null;
+    const tools: DefaultTools | null =
+      options.executors === undefined
+        ? createDefaultTools({ allowPrivateHosts: loaded.config.http.allowPrivateHosts })
+        : null;
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(loaded);
     let runtime: Runtime | null = null;

@@ -14,10 +14,16 @@ export interface DefaultTools {
  * supervisor (sanitized environments, process groups, lifeline). `send_message` has no platform
  * until one is configured and fails with `platform_unavailable`.
  */
-export function createDefaultTools(): DefaultTools {
+export function createDefaultTools(
+  options: { readonly allowPrivateHosts?: readonly string[] } = {},
+): DefaultTools {
   const pool = new FileWorkerPool();
   const supervisor = new ProcessSupervisor();
-  const executors = createBuiltinExecutors({ pool, runner: supervisor });
+  const executors = createBuiltinExecutors({
+    pool,
+    runner: supervisor,
+    http: { allowPrivateHosts: options.allowPrivateHosts ?? [] },
+  });
   return {
     executors,
     close: async () => {

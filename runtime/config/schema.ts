@@ -98,6 +98,24 @@ export const ConfigSchema = z.strictObject({
     })
     .default({ port: 0, allowedOrigins: [] }),
   bus: z.strictObject({ url: z.string().optional(), credentials: SecretRef.optional() }).default({}),
+  /**
+   * `http_request` limits. Private, loopback and link-local targets are refused; `allowPrivateHosts`
+   * lists exact `host:port` pairs that may be reached anyway (a local service you run yourself).
+   */
+  http: z
+    .strictObject({
+      allowPrivateHosts: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+              'a host:port pair such as "127.0.0.1:8080"',
+            ),
+        )
+        .default([]),
+    })
+    .default({ allowPrivateHosts: [] }),
   /** Extra sensitive or never-writable paths: config can only make the built-in list stricter. */
   sensitivePaths: z.array(SensitiveEntry).default([]),
 });
