@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
@@ -16,9 +16,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function serve(
-  handler: (url: string, res: import('node:http').ServerResponse) => void,
-): Promise<number> {
+async function serve(handler: (url: string, res: ServerResponse) => void): Promise<number> {
   const server = createServer((req, res) => handler(req.url ?? '/', res));
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
