@@ -68,7 +68,7 @@ describe('audit log', () => {
     expect(store.audit.verifyChain()).toEqual({ ok: true, count: 2, headSeq: 2, headHash: second.hash });
   });
 
-  it('knows every lifecycle, grant and root-change kind', () => {
+  it('knows every lifecycle, grant, root-change, mode-change and spawn kind', () => {
     expect(AUDIT_KINDS).toEqual([
       'proposed',
       'policy_decided',
@@ -83,6 +83,8 @@ describe('audit log', () => {
       'standing_approval_granted',
       'standing_approval_revoked',
       'root_changed',
+      'mode_changed',
+      'agent_spawned',
     ]);
   });
 
