@@ -497,7 +497,10 @@ export class Runtime {
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       setImmediate(() => {
-        if (this.store.approvals.get(approval.id)?.status === 'pending') this.runs.park(ctx.runId);
+        if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
+        this.runs.park(ctx.runId);
+        // A parked run holds no slot of its agent: other tasks may start while it waits.
+        this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId: ctx.runId });
       });
     }
   }

@@ -63,9 +63,14 @@ export class ApprovalService {
     if (approval !== null && approval.status !== 'pending') this.#finish(approval);
   }
 
-  /** Syncs every tracked approval with the store (fallback when a notification was lost). */
+  /**
+   * Syncs tracked approvals with the store (fallback when a notification was lost): one query for
+   * the pending ids, then a read only for those that were decided meanwhile.
+   */
   syncAll(): void {
-    for (const id of [...this.#actors.keys()]) this.sync(id);
+    if (this.#actors.size === 0) return;
+    const pending = this.store.approvals.pendingIds();
+    for (const id of [...this.#actors.keys()]) if (!pending.has(id)) this.sync(id);
   }
 
   /** Stops every approval actor and timer (the records stay in the store). */

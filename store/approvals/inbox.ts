@@ -25,6 +25,7 @@ export class ApprovalInbox {
   private readonly expireStmt: Statement<[number, string]>;
   private readonly due: Statement<[number], ApprovalRow>;
   private readonly pending: Statement<{ session: string | null; task: string | null; agent: string | null }>;
+  private readonly pendingIdsStmt: Statement<[], { id: string }>;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -51,6 +52,7 @@ export class ApprovalInbox {
     this.due = db.prepare(
       "SELECT * FROM approvals WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, id",
     );
+    this.pendingIdsStmt = db.prepare("SELECT id FROM approvals WHERE status = 'pending'");
     this.pending = db.prepare(
       `SELECT * FROM approvals WHERE status = 'pending'
          AND (@session IS NULL OR session_id = @session)
@@ -168,6 +170,11 @@ export class ApprovalInbox {
     return this.pending
       .all({ session: filter.sessionId ?? null, task: filter.taskId ?? null, agent: filter.agentId ?? null })
       .map((row) => this.toRecord(row as ApprovalRow));
+  }
+
+  /** The ids of every pending approval: one indexed query, no row decoding (for cheap polling). */
+  pendingIds(): Set<string> {
+    return new Set(this.pendingIdsStmt.all().map((r) => r.id));
   }
 
   /** One approval by request id, or null. */

@@ -126,6 +126,21 @@ describe('unattended park and resume', () => {
     expect(fx.sent()).toEqual(['#ops nightly done']);
   });
 
+  it('parked runs hold no slot of their agent: more than 16 unattended tasks can all park', async () => {
+    fx = runtimeFixture(config);
+    const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
+    rt = await fx.start(model);
+    const runIds: string[] = [];
+    for (let i = 0; i < 20; i++) runIds.push(await rt.runTask('worker', `task-${i}`, 'go'));
+    await eventually(
+      () => rt!.store.approvals.listPending().length === 20,
+      20_000,
+      'twenty parked approvals',
+    );
+    expect(rt.store.approvals.pendingIds().size).toBe(20);
+    await eventually(() => runIds.every((id) => !rt!.runs.isLive(id)), 5_000, 'every run parked');
+  });
+
   it('a denied approval ends the run denied and never executes the call', async () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
