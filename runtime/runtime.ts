@@ -409,13 +409,13 @@ export class Runtime {
     this.#agents.set(agentId, actor);
     const consuming = this.queue.consume(agentId, async (message) => {
       const runId = `${agentId}:${message.messageId}`;
-      if (this.store.snapshots.get(runId) !== null) return 'ack';
+      if (this.runs.isLive(runId) || this.store.snapshots.has(runId)) return 'ack';
       const refusedBefore = actor.getSnapshot().context.refused;
       actor.send({ type: 'MESSAGE', ...message });
       if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';
       // The run starts in a microtask; acknowledge only once its first snapshot is stored.
       await new Promise((r) => setImmediate(r));
-      return this.store.snapshots.get(runId) !== null ? 'ack' : 'nak';
+      return this.runs.isLive(runId) || this.store.snapshots.has(runId) ? 'ack' : 'nak';
     });
     consuming.catch((err: unknown) => {
       if (!this.#stopped)
@@ -471,8 +471,8 @@ export class Runtime {
   }
 
   #runMeta(runId: string) {
-    const stored = this.store.snapshots.get(runId);
-    const ctx = (stored?.snapshot as { context?: RunContext } | undefined)?.context;
+    // The live context when the run is live (no snapshot decoding on the hot path).
+    const ctx = this.runs.contextOf(runId);
     return {
       sessionId: ctx?.sessionId ?? 'unknown',
       agentId: ctx?.agentId ?? 'unknown',

@@ -84,6 +84,14 @@ export class ApprovalService {
   #expire(id: string): void {
     for (const approval of this.store.approvals.expireDue(this.clock())) this.#finish(approval);
     this.sync(id);
+    // Timers run on a monotonic clock and may fire a little before the wall-clock deadline:
+    // a request that is still pending and not yet due is re-armed, never forgotten.
+    const still = this.store.approvals.get(id);
+    if (still?.status === 'pending' && this.#actors.has(id)) {
+      const timer = setTimeout(() => this.#expire(id), Math.max(1, still.expiresAt - this.clock() + 1));
+      timer.unref();
+      this.#timers.set(id, timer);
+    }
   }
 
   #finish(approval: ApprovalRecord): void {

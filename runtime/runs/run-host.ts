@@ -74,7 +74,7 @@ export class RunHost {
 
   /** Starts a new run. */
   start(input: RunInput): void {
-    if (this.#live.has(input.runId) || this.store.snapshots.get(input.runId) !== null) {
+    if (this.#live.has(input.runId) || this.store.snapshots.has(input.runId)) {
       throw new Error(`run ${input.runId} already exists`);
     }
     this.#spawn(input, undefined);

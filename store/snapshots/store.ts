@@ -107,7 +107,12 @@ export class RunSnapshots {
     return this.put(fields);
   }
 
-  /** Loads and validates a run's snapshot; null when the run has none. */
+  /** Whether a run has a stored snapshot (no decoding: a cheap existence check). */
+  has(runId: string): boolean {
+    return this.byId.get(runId) !== undefined;
+  }
+
+  /** Loads and validates a run's snapshot (a row altered on disk is refused); null when the run has none. */
   get(runId: string): RunSnapshot | null {
     const row = this.byId.get(runId);
     if (!row) return null;

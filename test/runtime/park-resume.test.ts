@@ -165,6 +165,18 @@ describe('unattended park and resume', () => {
     expect(fx.sent()).toEqual([]);
   });
 
+  it('an approval deadline is honoured even when timers fire before the runtime’s clock reaches it', async () => {
+    fx = runtimeFixture(config);
+    const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
+    // A clock running at half speed: every timer armed from it fires "early" by that clock.
+    const t0 = Date.now();
+    const slow = () => t0 + Math.floor((Date.now() - t0) / 2);
+    rt = await fx.start(model, { approvalTtlMs: 300, clock: slow });
+    const runId = await rt.runTask('worker', 'nightly', 'go');
+    expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });
+    expect(fx.sent()).toEqual([]);
+  });
+
   it('an attended chat asks inline and waits; the approval is answered through the in-process API', async () => {
     fx = runtimeFixture({ agents: { assistant: { mode: 'ask' } } });
     const model = new ScriptedModel({ assistant: NOTIFY });
