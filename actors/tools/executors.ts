@@ -24,12 +24,13 @@ export type BuiltinExecutorName = Exclude<BuiltinToolName, 'spawn_agent'>;
 
 /** Everything the built-in executors need, with per-tool limits. */
 export interface BuiltinExecutorOptions {
-  /** The worker pool `search_files` runs in (owned and closed by the caller). */
+  /** The worker pool `search_files` and `read_file` run in (owned and closed by the caller). */
   readonly pool: FileWorkerPool;
   /** Starts child processes for `shell` and `git_query` (the runtime's process supervisor). */
   readonly runner?: ProcessRunner;
   /** The messaging platform behind `send_message`. */
   readonly platform?: PlatformAdapter;
+  /** `read_file` limits; it reads through `pool` unless `pool: undefined` is given here. */
   readonly readFile?: ReadFileOptions;
   readonly listDir?: ListDirOptions;
   readonly search?: Omit<SearchFilesOptions, 'pool'>;
@@ -63,7 +64,7 @@ export function createBuiltinExecutors(
 ): Record<BuiltinExecutorName, ToolExecutor> {
   const runner = options.runner;
   return {
-    read_file: createReadFileExecutor(options.readFile),
+    read_file: createReadFileExecutor({ pool: options.pool, ...options.readFile }),
     list_dir: createListDirExecutor(options.listDir),
     search_files: createSearchFilesExecutor({ ...options.search, pool: options.pool }),
     write_file: createWriteFileExecutor(options.writeFile),

@@ -55,3 +55,55 @@ export interface ScanResult {
   readonly pendingFiles: readonly string[];
   readonly stoppedBy: 'deadline' | 'matches' | null;
 }
+
+/**
+ * One file for `read_file` in the pool (task kind `readFiles`). The main thread has already
+ * re-checked and opened `path` through `openAtExecution` and holds that verified descriptor open
+ * until the worker is done (so the inode below cannot be recycled meanwhile).
+ */
+export interface ReadRequest {
+  /** The checked canonical path. */
+  readonly path: string;
+  /** Device and inode (decimal strings) of the descriptor verified on the main thread. */
+  readonly dev: string;
+  readonly ino: string;
+  /** First line wanted (1-based). */
+  readonly startLine: number;
+  /** Last line wanted, inclusive (`Infinity` for the end of the file). */
+  readonly lastWanted: number;
+  /** Bytes of content returned at most. */
+  readonly maxBytes: number;
+  /** Bytes read at most to reach the lines. */
+  readonly maxScan: number;
+}
+
+/** A batch of `read_file` requests: many files per task, as for scans. */
+export interface ReadTask {
+  readonly files: readonly ReadRequest[];
+}
+
+/** The lines read; see `read_file`'s result. */
+export interface LineRangeResult {
+  readonly content: string;
+  readonly startLine: number;
+  readonly endLine: number | null;
+  readonly totalLines: number | null;
+  readonly truncated: boolean;
+}
+
+/**
+ * The outcome of one `ReadRequest`. A refusal carries the path policy's reason (`invalid_path`)
+ * and rule (`roots.open-mismatch`, `roots.not-a-regular-file`, `roots.io-failed`) exactly as
+ * `openAtExecution` reports them; `binary_file` and `io_failed` are the tool's own codes.
+ */
+export type ReadOutcome =
+  | { readonly ok: true; readonly result: LineRangeResult }
+  | {
+      readonly ok: false;
+      readonly kind: 'refused';
+      readonly reason: 'invalid_path';
+      readonly rule: string;
+      readonly message: string;
+      readonly osCode?: string;
+    }
+  | { readonly ok: false; readonly kind: 'binary_file' | 'io_failed'; readonly message: string };

@@ -1,9 +1,21 @@
-// The search worker (runs in a piscina pool thread). Plain JavaScript so that it loads the same
-// way under tsx, vitest and plain node. Types: see protocol.ts (ScanTask -> ScanResult).
+// The file worker (runs in a piscina pool thread). Plain JavaScript so that it loads the same
+// way under tsx, vitest and plain node. Two task kinds, see protocol.ts: the default export
+// (ScanTask -> ScanResult, for search_files) and `readFiles` (ReadTask -> ReadOutcome[], for
+// read_file).
 import { Buffer } from 'node:buffer';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+} from 'node:fs';
 import { constants as osConstants, setPriority } from 'node:os';
 import { join } from 'node:path';
+import { LineRangeReader, READ_CHUNK } from './line-range.mjs';
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -131,4 +143,115 @@ export default function scan(task) {
     }
   }
   return { matches, filesScanned, bytesScanned, skipped, pendingDirs: dirs, pendingFiles: files, stoppedBy };
+}
+
+/**
+ * A refusal shaped as `openAtExecution` reports it.
+ * @param {string} rule
+ * @param {string} message
+ * @param {string} [osCode]
+ * @returns {import('./protocol.ts').ReadOutcome}
+ */
+function refused(rule, message, osCode) {
+  const base = { ok: false, kind: 'refused', reason: 'invalid_path', rule, message };
+  return osCode === undefined ? base : { ...base, osCode };
+}
+
+/**
+ * Opens the checked path as `nodeFs.openNoFollow` does for a read: never through a final
+ * symlink (`O_NOFOLLOW`; where the platform lacks it, an lstat right before the open), never
+ * blocking on a FIFO.
+ * @param {string} path
+ * @returns {{ fd: number } | { code: string }}
+ */
+function openNoFollow(path) {
+  if (constants.O_NOFOLLOW === undefined) {
+    try {
+      if (lstatSync(path).isSymbolicLink()) return { code: 'ELOOP' };
+    } catch (error) {
+      return { code: (error && error.code) || 'EUNKNOWN' };
+    }
+  }
+  try {
+    return { fd: openSync(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK) };
+  } catch (error) {
+    return { code: (error && error.code) || 'EUNKNOWN' };
+  }
+}
+
+/**
+ * Reads one request: opens the path without following a final symlink, verifies that the
+ * descriptor is the regular file the main thread verified (same device and inode, and on Linux
+ * the kernel's path of the descriptor is the checked path), then collects the line range.
+ * @param {import('./protocol.ts').ReadRequest} request
+ * @param {Buffer} buffer
+ * @returns {import('./protocol.ts').ReadOutcome}
+ */
+function readOne(request, buffer) {
+  const opened = openNoFollow(request.path);
+  if ('code' in opened) {
+    if (opened.code === 'ELOOP' || opened.code === 'EMLINK') {
+      return refused('roots.open-mismatch', 'the final component became a symlink', opened.code);
+    }
+    return refused('roots.io-failed', `the open failed (${opened.code})`, opened.code);
+  }
+  const fd = opened.fd;
+  try {
+    let stats;
+    try {
+      stats = fstatSync(fd, { bigint: true });
+    } catch {
+      return refused('roots.open-mismatch', 'the opened file is not the one at the checked path');
+    }
+    if (!stats.isFile()) return refused('roots.not-a-regular-file', 'not a regular file');
+    if (String(stats.dev) !== request.dev || String(stats.ino) !== request.ino) {
+      return refused('roots.open-mismatch', 'the opened file is not the one at the checked path');
+    }
+    if (process.platform === 'linux') {
+      let kernelPath = null;
+      try {
+        kernelPath = readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        // No /proc: the device and inode comparison stands alone, as in openAtExecution.
+      }
+      if (kernelPath !== null && kernelPath !== request.path) {
+        return refused('roots.open-mismatch', 'the opened file is not the one at the checked path');
+      }
+    }
+    const reader = new LineRangeReader(
+      request.startLine,
+      request.lastWanted,
+      request.maxBytes,
+      request.maxScan,
+    );
+    for (;;) {
+      const length = reader.nextLength();
+      if (length === 0) break;
+      let n;
+      try {
+        n = readSync(fd, buffer, 0, length, reader.position);
+      } catch {
+        return { ok: false, kind: 'io_failed', message: 'the read failed' };
+      }
+      const state = reader.accept(buffer.subarray(0, n));
+      if (state === 'binary') {
+        return { ok: false, kind: 'binary_file', message: 'the file looks binary (it contains NUL bytes)' };
+      }
+      if (state === 'done') break;
+    }
+    return { ok: true, result: reader.finish() };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Runs one batch of `read_file` requests, in order. Never throws for a file problem: each
+ * request gets its own outcome.
+ * @param {import('./protocol.ts').ReadTask} task
+ * @returns {import('./protocol.ts').ReadOutcome[]}
+ */
+export function readFiles(task) {
+  const buffer = Buffer.allocUnsafe(READ_CHUNK);
+  return task.files.map((request) => readOne(request, buffer));
 }
