@@ -152,12 +152,20 @@ export class RunSnapshots {
       snapshot: req.snapshot,
     };
     // Validate the caller's data as given (forbidden keys, shape) before redaction can hide anything.
-    parseRunSnapshot(candidate, source, this.ctx.redactor);
-    const envelope = parseRunSnapshot(
-      { ...candidate, snapshot: this.ctx.redactor.redact(req.snapshot) },
-      source,
-      this.ctx.redactor,
-    );
+    const checked = parseRunSnapshot(candidate, source, this.ctx.redactor);
+    // Redaction only replaces values (and censors keys) inside an already valid object, so the
+    // envelope needs no second validation pass; reads validate again anyway.
+    const redacted = this.ctx.redactor.redact(checked.snapshot);
+    if (typeof redacted !== 'object' || redacted === null || Array.isArray(redacted)) {
+      throw new RecordRejectedError(
+        RecordErrorCode.snapshotMalformed,
+        `${source}: the redacted snapshot is not an object`,
+        {
+          runId: req.runId,
+        },
+      );
+    }
+    const envelope: RunSnapshot = { ...checked, snapshot: redacted as Record<string, unknown> };
     const payload = JSON.stringify(envelope);
     if (Buffer.byteLength(payload, 'utf8') > MAX_SNAPSHOT_BYTES) {
       throw new RecordRejectedError(
