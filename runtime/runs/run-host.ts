@@ -39,6 +39,7 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied
 export class RunHost {
   readonly #live = new Map<string, RunActor>();
   readonly #delivered = new Set<string>();
+  readonly #scheduled = new Set<string>();
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   #machine: RunMachine | null = null;
   #stopping = false;
@@ -142,8 +143,12 @@ export class RunHost {
     actor.subscribe({
       next: (s) => {
         if (this.#live.get(input.runId) !== actor) return;
-        this.#persist(input.runId, s, actor);
         const status = statusOf(s);
+        // Status changes and the end are persisted at once; the steps in between are coalesced
+        // to one write per event-loop turn. A crash can then only lose steps of the current turn,
+        // which re-run on restore behind the ledger (a completed call is never executed again).
+        if (status !== last || s.status === 'done') this.#persist(input.runId, s, actor);
+        else this.#schedulePersist(input.runId, actor);
         if (status !== last) {
           last = status;
           this.events.onStatus(input.runId, status, s.context);
@@ -160,6 +165,15 @@ export class RunHost {
     });
     this.#armDeadline(input);
     actor.start();
+  }
+
+  #schedulePersist(runId: string, actor: RunActor): void {
+    if (this.#scheduled.has(runId)) return;
+    this.#scheduled.add(runId);
+    setImmediate(() => {
+      this.#scheduled.delete(runId);
+      if (this.#live.get(runId) === actor) this.#persist(runId, actor.getSnapshot(), actor);
+    });
   }
 
   #armDeadline(input: RunInput): void {
