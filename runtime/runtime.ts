@@ -31,7 +31,6 @@ import {
   type EmbeddedNats,
 } from './bus/index.ts';
 import type { LoadedConfig } from './config/load.ts';
-import { ConfigError } from './config/errors.ts';
 import { startControlSocket } from './control/socket.ts';
 import { AgentQueue } from './agent-queue.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
@@ -46,6 +45,7 @@ import { createSpawnAgentExecutor } from '../actors/delegation/spawn-agent.ts';
 import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
+import { busTargetFromConfig } from './bus-target.ts';
 import { startSchedules } from './scheduler.ts';
 
 export { RUNTIME_FILE };
@@ -72,33 +72,6 @@ export interface RuntimeOptions {
   readonly syncIntervalMs?: number;
   /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
   readonly busTarget?: BusTarget;
-}
-
-/**
- * The bus of `bus.url` in config, with its credentials resolved by name from the secret store
- * (never written in config), or null for the embedded server.
- */
-async function busTargetFromConfig(
-  loaded: LoadedConfig,
-  secretStore: SecretStore | undefined,
-  redactor: Redactor,
-): Promise<BusTarget | null> {
-  const { url, credentials } = loaded.config.bus;
-  if (url === undefined) return null;
-  if (credentials === undefined) return { url };
-  if (secretStore === undefined) {
-    throw new ConfigError(loaded.file ?? '(config)', [
-      `bus.credentials: secret ${JSON.stringify(credentials.secret)} needs a secret store, and none is configured`,
-    ]);
-  }
-  const token = await secretStore.get(credentials.secret);
-  if (token === null || token === '') {
-    throw new ConfigError(loaded.file ?? '(config)', [
-      `bus.credentials: secret ${JSON.stringify(credentials.secret)} is not set`,
-    ]);
-  }
-  redactor.registerSecret(token);
-  return { url, credentials: { token } };
 }
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */

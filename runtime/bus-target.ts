@@ -1,0 +1,32 @@
+import type { Redactor } from '../store/index.ts';
+import type { BusTarget } from './bus/index.ts';
+import { ConfigError } from './config/errors.ts';
+import type { LoadedConfig } from './config/load.ts';
+import type { SecretStore } from './secrets/index.ts';
+
+/**
+ * The bus of `bus.url` in config, with its credentials resolved by name from the secret store
+ * (never written in config), or null for the embedded server.
+ */
+export async function busTargetFromConfig(
+  loaded: LoadedConfig,
+  secretStore: SecretStore | undefined,
+  redactor: Redactor,
+): Promise<BusTarget | null> {
+  const { url, credentials } = loaded.config.bus;
+  if (url === undefined) return null;
+  if (credentials === undefined) return { url };
+  if (secretStore === undefined) {
+    throw new ConfigError(loaded.file ?? '(config)', [
+      `bus.credentials: secret ${JSON.stringify(credentials.secret)} needs a secret store, and none is configured`,
+    ]);
+  }
+  const token = await secretStore.get(credentials.secret);
+  if (token === null || token === '') {
+    throw new ConfigError(loaded.file ?? '(config)', [
+      `bus.credentials: secret ${JSON.stringify(credentials.secret)} is not set`,
+    ]);
+  }
+  redactor.registerSecret(token);
+  return { url, credentials: { token } };
+}
