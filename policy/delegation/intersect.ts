@@ -7,7 +7,7 @@ import { isInside, type AbsolutePath } from '../paths/index.ts';
 import type { WorkspaceRoot } from '../roots.ts';
 import type { AuthorityEnvelope, Narrowing, RequestedRoot, SpawnRequest } from './envelope.ts';
 import { SPAWN_TOOL } from './envelope.ts';
-import { compareText, normalizeDenyGlobs } from './globs.ts';
+import { compareText, normalizeDenyGlobs, rebaseGlob } from './globs.ts';
 import { envelopeTools, meetInteraction, onePrimary, ruleKey, sortedUnique, standingKey } from './lattice.ts';
 import { meetPlaced, placeRoots, viewAt, type PlacedRoot } from './root-lattice.ts';
 import { pathKey, type PathSpace } from './space.ts';
@@ -37,8 +37,9 @@ function place(
   parentPlaced: readonly PlacedRoot[],
   requested: readonly RequestedRoot[],
   narrowed: Narrowing[],
-): Requested[] {
+): { inside: Requested[]; outside: PlacedRoot[] } {
   const out: Requested[] = [];
+  const outside: PlacedRoot[] = [];
   for (const request of requested) {
     const path = space.canonical(request.path, parent.roots);
     if (path === null) {
@@ -48,6 +49,19 @@ function place(
     const container = deepestContaining(space, parentPlaced, path);
     if (container === null) {
       narrowed.push({ kind: 'root', item: request.path, reason: 'outside_parent_roots' });
+      // Not granted, but its deny globs still bind the requested roots nested inside it: a
+      // request "read x, and nothing under y" must not read x/… when y itself is refused.
+      outside.push({
+        root: {
+          id: request.id ?? 'refused',
+          path: path.path,
+          access: request.access ?? 'read-write',
+          primary: false,
+          source: 'task',
+          deny: normalizeDenyGlobs(space.flavor, request.deny ?? []),
+        },
+        path,
+      });
       continue;
     }
     const relative = path.segments.slice(container.path.segments.length);
@@ -62,6 +76,40 @@ function place(
       deny: normalizeDenyGlobs(space.flavor, request.deny ?? []),
     };
     out.push({ request, placed: { root, path } });
+  }
+  return { inside: bindRefusedDenies(space, out, outside, narrowed), outside };
+}
+
+/**
+ * A refused root grants nothing, but its deny globs still bind the requested roots nested in it
+ * (a request "read x/y, and nothing under x" must not read x/y because x itself was refused):
+ * they are rebased onto each nested root; one that denies the nested root itself drops it.
+ */
+function bindRefusedDenies(
+  space: PathSpace,
+  inside: readonly Requested[],
+  refused: readonly PlacedRoot[],
+  narrowed: Narrowing[],
+): Requested[] {
+  const out: Requested[] = [];
+  for (const r of inside) {
+    let deny = [...(r.placed.root.deny ?? [])];
+    let dropped = false;
+    for (const o of refused) {
+      if (!isInside(space.flavor, o.path, r.placed.path)) continue;
+      const relative = r.placed.path.segments.slice(o.path.segments.length);
+      for (const glob of o.root.deny ?? []) {
+        const rebased = rebaseGlob(glob, relative);
+        if (rebased.hit) dropped = true;
+        deny = [...deny, ...rebased.residuals];
+      }
+    }
+    if (dropped) {
+      narrowed.push({ kind: 'root', item: r.request.path, reason: 'denied_by_request' });
+      continue;
+    }
+    const root = { ...r.placed.root, deny: normalizeDenyGlobs(space.flavor, deny) };
+    out.push({ request: r.request, placed: { root, path: r.placed.path } });
   }
   return out;
 }
@@ -89,9 +137,10 @@ function deepestContaining(
 function childRoots(
   space: PathSpace,
   parentPlaced: readonly PlacedRoot[],
-  requested: readonly Requested[],
+  placedRequest: { readonly inside: readonly Requested[]; readonly outside: readonly PlacedRoot[] },
   narrowed: Narrowing[],
 ): WorkspaceRoot[] {
+  const requested = placedRequest.inside;
   const met = meetPlaced(
     space,
     parentPlaced,
@@ -181,7 +230,7 @@ export function intersect(
   for (const r of request.rules ?? []) if (!seenRules.has(ruleKey(r))) rules.push(r);
 
   const parentPlaced = placeRoots(space, parent.roots);
-  const roots =
+  const rootsAsMet =
     request.roots === undefined
       ? onePrimary(meetPlaced(space, parentPlaced, parentPlaced).map((r) => r.root))
       : childRoots(
@@ -190,6 +239,12 @@ export function intersect(
           place(space, parent, parentPlaced, request.roots, narrowed),
           narrowed,
         );
+  // A parent without exactly one primary root resolves no relative path (the guard refuses it as
+  // ambiguous or missing); its child must not resolve them either, or it could do what the parent
+  // cannot. Found by the law "parent denies ⇒ child denies" with two primary parent roots.
+  const parentPrimaries = parent.roots.filter((r) => r.primary).length;
+  const roots =
+    parentPrimaries === 1 ? rootsAsMet : rootsAsMet.map((r) => (r.primary ? { ...r, primary: false } : r));
 
   const parentSecrets = new Set(parent.secrets);
   for (const s of request.secrets ?? [])

@@ -181,6 +181,30 @@ describe('intersect', () => {
     expect(child.rules.map((r) => r.id)).toEqual(['p', 'c']);
   });
 
+  it('keeps the deny globs of a refused root on the requested roots nested in it (monotonicity)', () => {
+    // Found by the monotonicity law: "read /w/a, and nothing under /w" under a parent holding
+    // only /w/a must not read /w/a (with /w refused, its "**" used to be lost).
+    const parent = envelope({ roots: [root('a', '/w/a', 'read', { primary: true })] });
+    const { envelope: child, narrowed } = intersect(
+      parent,
+      { roots: [{ path: '/w/a' }, { path: '/w', deny: ['**'] }] },
+      opts,
+    );
+    expect(child.roots).toEqual([]);
+    expect(narrowed).toEqual(
+      expect.arrayContaining([
+        { kind: 'root', item: '/w', reason: 'outside_parent_roots' },
+        { kind: 'root', item: '/w/a', reason: 'denied_by_request' },
+      ]),
+    );
+    const partial = intersect(
+      parent,
+      { roots: [{ path: '/w/a' }, { path: '/w', deny: ['a/tmp/**'] }] },
+      opts,
+    ).envelope;
+    expect(partial.roots.map((r) => [r.path, r.deny])).toEqual([['/w/a', ['tmp/**']]]);
+  });
+
   it('refuses roots outside, denied by the parent, or unreadable, and names them', () => {
     const parent = envelope({ roots: [root('w', '/w', 'read-write', { deny: ['private'] })] });
     const { envelope: child, narrowed } = intersect(
@@ -192,7 +216,14 @@ describe('intersect', () => {
       { kind: 'root', item: '/other', reason: 'outside_parent_roots' },
       { kind: 'root', item: '/w/private/x', reason: 'denied_by_parent' },
     ]);
-    expect(child.roots).toEqual([root('mine', '/w/ok', 'read-write', { primary: true, deny: ['tmp'] })]);
+    // The parent has no primary root, so it resolves no relative path: neither may its child.
+    expect(child.roots).toEqual([root('mine', '/w/ok', 'read-write', { primary: false, deny: ['tmp'] })]);
+    const withPrimary = envelope({
+      roots: [root('w', '/w', 'read-write', { primary: true, deny: ['private'] })],
+    });
+    expect(intersect(withPrimary, { roots: [{ path: '/w/ok', id: 'mine' }] }, opts).envelope.roots).toEqual([
+      root('mine', '/w/ok', 'read-write', { primary: true }),
+    ]);
     const noPrimary = envelope({ roots: [root('w', '/w', 'read-write')] });
     expect(intersect(noPrimary, { roots: [{ path: 'rel' }] }, opts).narrowed).toEqual([
       { kind: 'root', item: 'rel', reason: 'invalid_root_path' },
