@@ -7,7 +7,7 @@
 import type { CommandEnv } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
-import { flagValue, flagValues, hasFlag, parseOptions } from './options.ts';
+import { flagValue, flagValues, hasFlag, parseOptions, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
 import { isRemoteOperand } from './rules-delete.ts';
 
@@ -549,29 +549,7 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   zip,
   unzip,
   scp: remoteCopy({ shortValue: 'cFiJlOoPS' }),
-  rsync: remoteCopy({
-    shortValue: 'efTBM',
-    longValue: [
-      'rsh',
-      'filter',
-      'exclude',
-      'include',
-      'exclude-from',
-      'include-from',
-      'files-from',
-      'temp-dir',
-      'partial-dir',
-      'backup-dir',
-      'suffix',
-      'chmod',
-      'chown',
-      'rsync-path',
-      'log-file',
-      'password-file',
-      'port',
-      'timeout',
-    ],
-  }),
+  rsync: remoteCopy(RSYNC_OPTIONS),
   sort,
   uniq,
   openssl,

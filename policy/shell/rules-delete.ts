@@ -2,7 +2,7 @@
 import type { Field } from './field.ts';
 import { parseFind } from './find.ts';
 import type { HardlineRuleId } from './ids.ts';
-import { hasFlag, parseOptions } from './options.ts';
+import { hasFlag, parseOptions, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec } from './options.ts';
 import type { ProtectedClass } from './paths.ts';
 import { programNames } from './program.ts';
@@ -111,56 +111,6 @@ export const find: CommandRule = {
   },
 };
 
-const RSYNC: OptionSpec = {
-  shortValue: 'efTBM',
-  longValue: [
-    'rsh',
-    'filter',
-    'exclude',
-    'include',
-    'exclude-from',
-    'include-from',
-    'files-from',
-    'temp-dir',
-    'partial-dir',
-    'backup-dir',
-    'suffix',
-    'chmod',
-    'chown',
-    'remote-option',
-    'rsync-path',
-    'log-file',
-    'out-format',
-    'password-file',
-    'port',
-    'timeout',
-    'bwlimit',
-    'max-size',
-    'min-size',
-    'compare-dest',
-    'copy-dest',
-    'link-dest',
-    'block-size',
-    'info',
-    'debug',
-    'iconv',
-    'usermap',
-    'groupmap',
-  ],
-  longFlags: [
-    'delete',
-    'delete-before',
-    'delete-during',
-    'delete-delay',
-    'delete-after',
-    'delete-excluded',
-    'del',
-    'remove-source-files',
-    'recursive',
-    'archive',
-  ],
-};
-
 /** True for an rsync/scp operand that names a remote host (`host:path`, `user@host:path`, `rsync://`). */
 export function isRemoteOperand(v: string): boolean {
   return /^[^/]*:/.test(v) && !/^[a-zA-Z]:[\\/]/.test(v);
@@ -171,7 +121,7 @@ export const rsync: CommandRule = {
   ids: ['hardline.rsync-delete-protected'],
   applies: (n) => n === 'rsync',
   check(args, env) {
-    const p = parseOptions(args, RSYNC);
+    const p = parseOptions(args, RSYNC_OPTIONS);
     const deletes = [...p.flags.keys()].some((k) => k.startsWith('del'));
     if (!deletes || p.operands.length < 2) return null;
     const dest = p.operands[p.operands.length - 1] as Field;

@@ -163,6 +163,24 @@ describe('evaluation order (DESIGN.md §4), first hard denial wins', () => {
     ).toMatchObject({ decision: 'allow' });
   });
 
+  it('an rsync destination is found past value-taking options (one option table for every rsync check)', () => {
+    // `--bwlimit 100` after the operands once made "100" look like the destination.
+    expect(
+      evaluate(
+        { tool: 'shell', args: { command: 'rsync -a src/ /usr/local/x/ --bwlimit 100' } },
+        ws.context({ mode: 'allow' }),
+      ),
+    ).toMatchObject({ decision: 'deny', reason: 'outside_roots', step: 3 });
+    expect(
+      evaluate(
+        { tool: 'shell', args: { command: 'rsync -a src/ out/ --bwlimit 100' } },
+        ws.context({ mode: 'allow' }),
+      ),
+    ).toMatchObject({
+      decision: 'allow',
+    });
+  });
+
   it('a sensitive path named inside a shell command is denied in every mode', () => {
     for (const mode of ['allow', 'ask'] as const) {
       expect(
