@@ -7,7 +7,7 @@
 import type { CommandEnv } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
-import { flagValue, flagValues, hasFlag, parseOptions, RSYNC_OPTIONS } from './options.ts';
+import { flagValue, flagValues, hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
 import { isRemoteOperand } from './rules-delete.ts';
 
@@ -425,9 +425,6 @@ const removeItem: Collector = (args, env) => {
   }
 };
 
-const RM: OptionSpec = {
-  longFlags: ['recursive', 'force', 'interactive', 'dir', 'verbose', 'one-file-system', 'no-preserve-root'],
-};
 const READ_VALUE: Readonly<Record<string, string>> = {
   head: 'nc',
   tail: 'ncs',
@@ -508,7 +505,7 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   ),
   mv: copyLike(CP, 'write', true),
   ln: copyLike(CP, 'none', false),
-  rm: writeAll(RM, false),
+  rm: writeAll(RM_OPTIONS, false),
   rimraf: writeAll({}, false),
   srm: writeAll({}, false),
   rmdir: (args, env, name) =>

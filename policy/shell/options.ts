@@ -215,3 +215,19 @@ export const RSYNC_OPTIONS: OptionSpec = {
     'archive',
   ],
 };
+
+/** rm's options: one table for the hardline rule and the file-argument collector. */
+export const RM_OPTIONS: OptionSpec = {
+  longFlags: [
+    'recursive',
+    'force',
+    'interactive',
+    'one-file-system',
+    'no-preserve-root',
+    'preserve-root',
+    'dir',
+    'verbose',
+    'help',
+    'version',
+  ],
+};

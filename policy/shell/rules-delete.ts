@@ -2,8 +2,7 @@
 import type { Field } from './field.ts';
 import { parseFind } from './find.ts';
 import type { HardlineRuleId } from './ids.ts';
-import { hasFlag, parseOptions, RSYNC_OPTIONS } from './options.ts';
-import type { OptionSpec } from './options.ts';
+import { hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { ProtectedClass } from './paths.ts';
 import { programNames } from './program.ts';
 import { recursiveOnProtected, targetClass, windowsWords, worst } from './rule-kit.ts';
@@ -21,27 +20,12 @@ const RM_IDS: Readonly<Record<ProtectedClass, HardlineRuleId>> = {
   system: 'hardline.rm-recursive-system',
 };
 
-const RM: OptionSpec = {
-  longFlags: [
-    'recursive',
-    'force',
-    'interactive',
-    'one-file-system',
-    'no-preserve-root',
-    'preserve-root',
-    'dir',
-    'verbose',
-    'help',
-    'version',
-  ],
-};
-
 /** Recursive rm/rimraf/srm of `/`, a home or a system directory (ids by class). */
 export const rm: CommandRule = {
   ids: ['hardline.rm-recursive-root', 'hardline.rm-recursive-home', 'hardline.rm-recursive-system'],
   applies: (n) => n === 'rm' || n === 'rimraf' || n === 'srm',
   check(args, env, name) {
-    const p = parseOptions(windowsWords(args), RM);
+    const p = parseOptions(windowsWords(args), RM_OPTIONS);
     const recursive = name === 'rimraf' || hasFlag(p, 'r', 'R', 'recursive');
     if (recursive && p.operands.length === 0 && env.stdin.kind === 'pipe') {
       // PowerShell's rm alias (Remove-Item) takes its paths from the pipeline.
