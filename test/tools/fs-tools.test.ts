@@ -103,7 +103,25 @@ describe('list_dir', () => {
       ],
       total: 4,
       truncated: true,
+      hidden: 0,
     });
+  });
+
+  it('withholds entries a root deny glob refuses, and only counts them', async () => {
+    mkdirSync(join(ws.root, 'd'));
+    mkdirSync(join(ws.root, 'd', 'private'));
+    writeFileSync(join(ws.root, 'd', 'private', 'key.pem'), 'k');
+    writeFileSync(join(ws.root, 'd', 'notes.txt'), 'n');
+    const before = ws.roots[0]!;
+    ws.roots[0] = { ...before, deny: ['d/private', 'd/private/**'] };
+    try {
+      const args = { path: 'd' };
+      const result = await createListDirExecutor().execute(args, ws.context(ws.decide('list_dir', args)));
+      expect(result).toMatchObject({ entries: [{ name: 'notes.txt', kind: 'file' }], total: 1, hidden: 1 });
+      expect(JSON.stringify(result)).not.toContain('private');
+    } finally {
+      ws.roots[0] = before;
+    }
   });
 
   it('refuses a directory swapped for a symlink to outside after the decision', async () => {

@@ -1,5 +1,6 @@
 /** `list_dir {path}`: the entries of a directory, capped. */
 import * as fs from 'node:fs/promises';
+import { join } from 'node:path';
 import { recheckAtExecution } from '../../../policy/paths/index.ts';
 import { ToolErrorCode } from '../codes.ts';
 import { decidedTarget, executionGuard, refusalError, throwIfCancelled } from '../paths.ts';
@@ -27,6 +28,8 @@ export interface ListDirResult {
   /** Entries in the directory (all of them, also those not returned). */
   readonly total: number;
   readonly truncated: boolean;
+  /** Entries withheld because the policy refuses them (a root's deny glob, a sensitive path). */
+  readonly hidden: number;
 }
 
 function kindOf(entry: {
@@ -43,7 +46,9 @@ function kindOf(entry: {
 /**
  * Creates the `list_dir` executor. Guarantees: the directory is re-checked at execution and
  * pinned (read through its verified descriptor), so a swap after the decision cannot list
- * another directory; entries are sorted by name; at most `maxEntries` are returned.
+ * another directory; entries the policy refuses (a root's deny glob, a sensitive path) are
+ * withheld and only counted, so a listing never names what reading would deny; entries are
+ * sorted by name; at most `maxEntries` are returned.
  */
 export function createListDirExecutor(options: ListDirOptions = {}): ToolExecutor {
   const maxEntries = options.maxEntries ?? 1000;
@@ -59,7 +64,12 @@ export function createListDirExecutor(options: ListDirOptions = {}): ToolExecuto
       try {
         const again = recheckAtExecution(target, 'read', ctx.roots, guard);
         if (!again.ok) throw refusalError(again);
-        const all = await fs.readdir(dir.via, { withFileTypes: true });
+        const listed = await fs.readdir(dir.via, { withFileTypes: true });
+        const all = listed.filter((entry) => {
+          const r = guard.resolve('path', join(checked.path, entry.name), 'read', ctx.roots);
+          return r.ok || (r.reason !== 'path_denied' && r.reason !== 'sensitive_path');
+        });
+        const hidden = listed.length - all.length;
         all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         const entries: DirEntry[] = [];
         for (const entry of all.slice(0, maxEntries)) {
@@ -73,7 +83,7 @@ export function createListDirExecutor(options: ListDirOptions = {}): ToolExecuto
             stats === null ? { name: entry.name, kind } : { name: entry.name, kind, size: stats.size },
           );
         }
-        return { path: checked.path, entries, total: all.length, truncated: all.length > maxEntries };
+        return { path: checked.path, entries, total: all.length, truncated: all.length > maxEntries, hidden };
       } finally {
         dir.close();
       }
