@@ -38,7 +38,8 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied
  */
 export class RunHost {
   readonly #live = new Map<string, RunActor>();
-  readonly #delivered = new Set<string>();
+  /** Approvals delivered to each live or parked run (dropped when the run ends). */
+  readonly #delivered = new Map<string, Set<string>>();
   readonly #scheduled = new Set<string>();
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   #machine: RunMachine | null = null;
@@ -100,11 +101,14 @@ export class RunHost {
    * it is parked. Each approval is delivered at most once.
    */
   deliver(approval: ApprovalRecord): void {
-    if (approval.status === 'pending' || approval.runId === null || this.#delivered.has(approval.id)) return;
+    if (approval.status === 'pending' || approval.runId === null) return;
+    if (this.#delivered.get(approval.runId)?.has(approval.id) === true) return;
     if (!this.#live.has(approval.runId) && !this.restore(approval.runId)) return;
     const actor = this.#live.get(approval.runId);
     if (actor === undefined) return;
-    this.#delivered.add(approval.id);
+    let delivered = this.#delivered.get(approval.runId);
+    if (delivered === undefined) this.#delivered.set(approval.runId, (delivered = new Set()));
+    delivered.add(approval.id);
     actor.send({
       type: 'APPROVAL_DECIDED',
       approvalId: approval.id,
@@ -155,6 +159,7 @@ export class RunHost {
         }
         if (s.status === 'done') {
           this.#drop(input.runId);
+          this.#delivered.delete(input.runId);
           this.events.onEnded(input.runId, s.output ?? { status: 'failed', reason: 'no_outcome' }, s.context);
         }
       },
