@@ -168,17 +168,17 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   }
 }
 
-/** fd / fdfind -x / -X: the command after it, with placeholders only known at run time. */
+/** fd / fdfind -x / -X: the command after it; fd's `{}` path tokens are values known only at run time. */
 function fdExec(args: readonly Field[], env: CommandEnv, budget: { n: number }): void {
   const i = args.findIndex((a) => ['-x', '--exec', '-X', '--exec-batch'].includes(a.value ?? ''));
   if (i < 0) return;
   let argv = args.slice(i + 1);
   const end = argv.findIndex((a) => a.value === ';');
   if (end >= 0) argv = argv.slice(0, end);
-  const placeholder = /\{[/.]*\/?\.?\}/;
-  const hasPlaceholder = argv.some((a) => a.value !== null && placeholder.test(a.value));
-  const expanded = argv.map((a) => (a.value !== null && placeholder.test(a.value) ? dynamicField(false) : a));
-  analyzeArgv(hasPlaceholder ? expanded : [...expanded, dynamicField(false)], env, budget);
+  const fdPathToken = /\{[/.]*\/?\.?\}/;
+  const hasToken = argv.some((a) => a.value !== null && fdPathToken.test(a.value));
+  const expanded = argv.map((a) => (a.value !== null && fdPathToken.test(a.value) ? dynamicField(false) : a));
+  analyzeArgv(hasToken ? expanded : [...expanded, dynamicField(false)], env, budget);
 }
 
 /**
