@@ -2,7 +2,7 @@
  * Store throughput at the chosen durability (WAL, synchronous=NORMAL for ledger and audit; FULL
  * where `durable` is asked). Plain tsx script: `npx tsx bench/store.bench.ts`.
  * Env: BENCH_ROUNDS (default 5), BENCH_CALLS (lifecycles per round, default 20000),
- * BENCH_GROUP (calls per group commit, default 32). Prints one JSON document: per measure the
+ * BENCH_GROUP (calls per group commit, default 32), BENCH_ONLY (comma-separated measure names). Prints one JSON document: per measure the
  * median, min, max and spread ((max - min) / median) over the rounds, per wall-clock second and
  * per second of this process's CPU time (the second is stable on a shared, noisy machine).
  *
@@ -246,7 +246,9 @@ function summarize(values: number[]): { median: number; min: number; max: number
 }
 
 const results: Record<string, unknown> = {};
+const only = process.env.BENCH_ONLY;
 for (const [name, measure] of Object.entries(measures)) {
+  if (only !== undefined && !only.split(',').includes(name)) continue;
   measure.run(-1); // warm-up
   const samples: Sample[] = [];
   for (let round = 0; round < ROUNDS; round++) samples.push(measure.run(round));

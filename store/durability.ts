@@ -53,12 +53,14 @@ export interface TransactionOptions {
 /**
  * Runs functions in IMMEDIATE transactions (the write lock is taken at BEGIN, so reads inside
  * see the latest data and two connections serialize instead of failing at commit). Nested
- * calls become savepoints of the enclosing transaction.
+ * `run` calls become savepoints of the enclosing transaction; nested `op` calls do not (see there).
  */
 export class TransactionRunner {
   private readonly runner: { immediate: (fn: () => unknown) => unknown; (fn: () => unknown): unknown };
   private outerDurable = false;
   private gen = 0;
+  /** Set when a store operation failed inside the open transaction (see `op`). */
+  private doomed: { readonly where: string } | null = null;
 
   constructor(private readonly db: Database) {
     this.runner = db.transaction((fn: () => unknown) => fn());
@@ -88,28 +90,77 @@ export class TransactionRunner {
     return this.invoke(() => this.runner.immediate(fn));
   }
 
-  /** Runs `fn` atomically; see the module comment for what `durable` means. */
+  /**
+   * Runs `fn` atomically; see the module comment for what `durable` means. Nested inside an
+   * open transaction it becomes a savepoint: a failure inside rolls back only its own writes.
+   */
   run<T>(fn: () => T, options: TransactionOptions = {}): T {
-    const durable = options.durable === true;
     if (this.db.inTransaction) {
-      if (durable && !this.outerDurable) {
+      this.assertDurability(options);
+      const doomed = this.doomed;
+      try {
+        return this.invoke(() => this.runner(fn));
+      } catch (error) {
+        // The savepoint rolled back whatever failed inside it, half-written operations included.
+        this.doomed = doomed;
+        throw error;
+      }
+    }
+    return this.outer(fn, options);
+  }
+
+  /**
+   * Runs one store operation (a ledger transition with its audit event). Alone, it is its own
+   * transaction. Inside a caller's transaction it runs without a savepoint — on the hot path
+   * a savepoint costs more than the operation's writes — so if it throws, the caller's
+   * transaction is doomed: it rolls back whole (`transaction_doomed`) even when the caller
+   * catches the error, and no half-written operation is ever committed.
+   */
+  op<T>(where: string, fn: () => T, options: TransactionOptions = {}): T {
+    if (!this.db.inTransaction) return this.outer(fn, options);
+    this.assertDurability(options);
+    try {
+      return fn();
+    } catch (error) {
+      this.doomed ??= { where };
+      throw error;
+    }
+  }
+
+  private outer<T>(fn: () => T, options: TransactionOptions): T {
+    const durable = options.durable === true;
+    this.gen++;
+    this.doomed = null;
+    const body = (): T => {
+      const result = fn();
+      if (this.doomed !== null) {
         throw new StoreStateError(
-          StateErrorCode.durabilityMismatch,
-          'a durable write (approval, grant, revoke or durable beginCall) was called inside a non-durable ' +
-            'transaction; open the enclosing one with store.transaction(fn, { durable: true })',
+          StateErrorCode.transactionDoomed,
+          `${this.doomed.where} failed inside this transaction and its writes cannot be separated from the ` +
+            'rest, so the whole transaction was rolled back; nothing of it was written',
+          { where: this.doomed.where },
         );
       }
-      return this.invoke(() => this.runner(fn));
-    }
-    this.gen++;
-    if (!durable) return this.invoke(() => this.runner.immediate(fn));
+      return result;
+    };
+    if (!durable) return this.invoke(() => this.runner.immediate(body));
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      return this.invoke(() => this.runner.immediate(fn));
+      return this.invoke(() => this.runner.immediate(body));
     } finally {
       this.outerDurable = false;
       this.db.pragma('synchronous = NORMAL');
+    }
+  }
+
+  private assertDurability(options: TransactionOptions): void {
+    if (options.durable === true && !this.outerDurable) {
+      throw new StoreStateError(
+        StateErrorCode.durabilityMismatch,
+        'a durable write (approval, grant, revoke or durable beginCall) was called inside a non-durable ' +
+          'transaction; open the enclosing one with store.transaction(fn, { durable: true })',
+      );
     }
   }
 

@@ -36,6 +36,7 @@ export const StateErrorCode = {
   grantAlreadyRevoked: 'grant_already_revoked',
   durabilityMismatch: 'durability_mismatch',
   readonlyStore: 'readonly_store',
+  transactionDoomed: 'transaction_doomed',
 } as const;
 export type StateErrorCode = (typeof StateErrorCode)[keyof typeof StateErrorCode];
 

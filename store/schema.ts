@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RecordErrorCode, RecordRejectedError } from './errors.ts';
 import type { StringScrubber } from './errors.ts';
+import { int, str } from './fast-parse.ts';
 
 /** An identifier: run, session, agent, call, approval, task, user… (1–256 characters). */
 export const Id = z.string().min(1).max(256);
@@ -14,8 +15,15 @@ export const Timestamp = z.int().min(0).max(8_640_000_000_000_000);
 /** Free text stored in a column (a resolved resource, a target): at most 8 KiB. */
 export const Text = z.string().max(8192);
 
+/** The same rules for the fast parsers of the hot path (fast-parse.ts). */
+export const FAST = {
+  id: str(1, 256),
+  text: str(0, 8192),
+  timestamp: int(0, 8_640_000_000_000_000),
+} as const;
+
 /**
- * Validates `input` with `schema`, or throws `invalid_input` naming the operation and every bad
+ * Validates `input` with `schema` (first with its `fast` parser when given: see fast-parse.ts), or throws `invalid_input` naming the operation and every bad
  * field (path and problem); the message is scrubbed of registered secrets.
  */
 export function parseInput<T extends z.ZodType>(
@@ -23,7 +31,10 @@ export function parseInput<T extends z.ZodType>(
   input: unknown,
   where: string,
   scrubber: StringScrubber,
+  fast?: (input: unknown) => z.output<T> | undefined,
 ): z.output<T> {
+  const quick = fast?.(input);
+  if (quick !== undefined) return quick;
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = z.prettifyError(result.error);

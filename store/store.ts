@@ -33,7 +33,7 @@ export class Store {
     /** The schema version of the open file. */
     readonly schemaVersion: number,
   ) {
-    this.audit = new AuditLog(ctx);
+    this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
     this.approvals = new ApprovalInbox(ctx, this.audit);
     this.sessionApprovals = new SessionApprovals(ctx, this.audit);

@@ -3,11 +3,12 @@ import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
-import { GENESIS_HASH, hashFields, verifyRows } from './chain.ts';
-import type { HashedFields } from './chain.ts';
-import type { ChainVerification } from './chain.ts';
-import { AUDIT_EVENT_VERSION, AuditEventInput } from './types.ts';
-import type { AuditEvent, AuditFields, AuditKind, AuditRow } from './types.ts';
+import { GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
+import type { ChainVerification, HashedFields } from './chain.ts';
+import { auditReader } from './rows.ts';
+import type { AuditReader } from './rows.ts';
+import { AUDIT_EVENT_VERSION, AuditEventInput, fastAuditEventInput } from './types.ts';
+import type { AuditEvent, AuditFields, AuditKind } from './types.ts';
 
 /** An event as the store's own parts record it: fields already validated. */
 export interface AuditRecord extends AuditFields {
@@ -34,12 +35,8 @@ export interface AuditQuery {
  * elsewhere if that matters.
  */
 export class AuditLog {
-  private readonly tail: Statement<[], { seq: number; hash: string }>;
-  private readonly insert: Statement<unknown[]>;
-  private readonly all: Statement<[number, number]>;
-  private readonly byRun: Statement<[string, number, number]>;
-  private readonly ordered: Statement<[]>;
-  private readonly after: Statement<[number]>;
+  private readonly reader: AuditReader;
+  private readonly insert: Statement<[number, string | null, string, Buffer]> | null;
   /**
    * The chain's tail as of this transaction generation: inside one write transaction only this
    * connection appends, so it saves a lookup per event; any rollback or new transaction
@@ -47,24 +44,21 @@ export class AuditLog {
    */
   private cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
 
-  constructor(private readonly ctx: StoreContext) {
-    const db = ctx.db;
-    this.tail = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1');
-    this.insert = db.prepare(
-      `INSERT INTO audit_events (v, seq, at, kind, session_id, agent_id, surface, run_id, call_id, tool, risk,
-         rule_id, resource, status, standing_approval_id, detail, prev_hash, hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.all = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?');
-    this.byRun = db.prepare('SELECT * FROM audit_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-    this.ordered = db.prepare('SELECT * FROM audit_events ORDER BY seq');
-    this.after = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
+  /** `schemaVersion`: the open file's; a read-only open of an older file reads its layout. */
+  constructor(
+    private readonly ctx: StoreContext,
+    schemaVersion: number,
+  ) {
+    this.reader = auditReader(ctx.db, schemaVersion);
+    this.insert = ctx.readonly
+      ? null
+      : ctx.db.prepare('INSERT INTO audit_log (seq, run_id, body, hash) VALUES (?, ?, ?, ?)');
   }
 
   /** Validates, redacts and appends one event in its own transaction (or the caller's). */
   append(input: AuditEventInput): AuditEvent {
     assertWritable(this.ctx, 'audit.append');
-    const parsed = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor);
+    const parsed = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor, fastAuditEventInput);
     parsed.at ??= this.ctx.clock();
     return this.ctx.tx.runStatement(() => this.record(parsed as AuditRecord));
   }
@@ -78,14 +72,21 @@ export class AuditLog {
     if (!this.ctx.tx.active) {
       throw new StoreStateError(StateErrorCode.durabilityMismatch, 'audit.record needs an open transaction');
     }
+    const insert = this.insert;
+    if (insert === null) {
+      throw new StoreStateError(
+        StateErrorCode.readonlyStore,
+        `audit.record: ${this.ctx.file} was opened read-only`,
+      );
+    }
     const detail = this.ctx.redactor.redact(event.detail ?? null);
     const generation = this.ctx.tx.generation;
     if (this.cached.generation !== generation) {
-      const last = this.tail.get();
+      const last = this.reader.head();
       this.cached = { generation, seq: last?.seq ?? 0, hash: last?.hash ?? GENESIS_HASH };
     }
     const prevHash = this.cached.hash;
-    // The fields in hash order (see chain.ts), which is also the INSERT column order.
+    // The fields in hash order (see chain.ts).
     const fields: HashedFields = [
       AUDIT_EVENT_VERSION,
       this.cached.seq + 1,
@@ -104,8 +105,9 @@ export class AuditLog {
       event.standingApprovalId ?? null,
       JSON.stringify(detail) ?? 'null',
     ];
-    const hash = hashFields(prevHash, fields);
-    this.insert.run(...fields, prevHash, hash);
+    const body = eventBody(fields);
+    const hash = hashBody(prevHash, body);
+    insert.run(fields[1], fields[7], body, Buffer.from(hash, 'hex'));
     this.cached = { generation, seq: fields[1], hash };
     return {
       seq: fields[1],
@@ -136,18 +138,12 @@ export class AuditLog {
 
   /** Like `list`, streaming rows from the database instead of loading them all. */
   *iterate(query: AuditQuery = {}): Generator<AuditEvent> {
-    const after = query.afterSeq ?? 0;
-    const limit = query.limit ?? -1;
-    const rows =
-      query.runId === undefined
-        ? this.all.iterate(after, limit)
-        : this.byRun.iterate(query.runId, after, limit);
-    for (const row of rows) yield toEvent(row as AuditRow);
+    yield* this.reader.events(query.runId, query.afterSeq ?? 0, query.limit ?? -1);
   }
 
   /** The last event's seq and hash, or null for an empty log. */
   head(): { seq: number; hash: string } | null {
-    return this.tail.get() ?? null;
+    return this.reader.head() ?? null;
   }
 
   /**
@@ -156,41 +152,7 @@ export class AuditLog {
    * events after it: incremental checks of a growing log.
    */
   verifyChain(from?: { readonly seq: number; readonly hash: string }): ChainVerification {
-    if (from === undefined) return verifyRows(this.ordered.iterate() as Iterable<AuditRow>);
-    return verifyRows(this.after.iterate(from.seq) as Iterable<AuditRow>, from);
+    if (from === undefined) return verifyRows(this.reader.chain(0));
+    return verifyRows(this.reader.chain(from.seq), from);
   }
-}
-
-/** Maps a row to the public event shape. */
-export function toEvent(row: AuditRow): AuditEvent {
-  let detail: unknown;
-  try {
-    detail = JSON.parse(row.detail) as unknown;
-  } catch {
-    detail = row.detail;
-  }
-  return eventOf(row, detail);
-}
-
-function eventOf(row: AuditRow, detail: unknown): AuditEvent {
-  return {
-    seq: row.seq,
-    v: row.v,
-    at: row.at,
-    kind: row.kind as AuditKind,
-    sessionId: row.session_id,
-    agentId: row.agent_id,
-    surface: row.surface,
-    runId: row.run_id,
-    callId: row.call_id,
-    tool: row.tool,
-    risk: row.risk as AuditEvent['risk'],
-    ruleId: row.rule_id,
-    resource: row.resource,
-    status: row.status,
-    standingApprovalId: row.standing_approval_id,
-    detail,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-  };
 }

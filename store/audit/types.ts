@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolRisk } from '../../policy/risk.ts';
-import { OptionalId, Text, Timestamp } from '../schema.ts';
+import { anything, fastStrictObject, nullable, oneOf, optional, required, str } from '../fast-parse.ts';
+import { FAST, OptionalId, Text, Timestamp } from '../schema.ts';
 
 /**
  * The kinds of audit event. A tool call's lifecycle is `proposed → policy_decided →
@@ -60,6 +61,24 @@ export const AuditEventInput = AuditFields.extend({
   detail: z.unknown().optional(),
 });
 export type AuditEventInput = z.input<typeof AuditEventInput>;
+
+/** The fast parser of AuditEventInput (fast-parse.ts); the property test keeps them equal. */
+export const fastAuditEventInput = fastStrictObject<z.output<typeof AuditEventInput>>({
+  sessionId: optional(nullable(FAST.id)),
+  agentId: optional(nullable(FAST.id)),
+  surface: optional(nullable(FAST.id)),
+  runId: optional(nullable(FAST.id)),
+  callId: optional(nullable(FAST.id)),
+  tool: optional(nullable(FAST.id)),
+  risk: optional(nullable(oneOf(ToolRisk.options))),
+  ruleId: optional(nullable(FAST.id)),
+  resource: optional(nullable(FAST.text)),
+  status: optional(nullable(str(1, 64))),
+  standingApprovalId: optional(nullable(FAST.id)),
+  kind: required(oneOf(AUDIT_KINDS)),
+  at: optional(FAST.timestamp),
+  detail: optional(anything),
+});
 
 /** A stored audit event, as read back. */
 export interface AuditEvent {

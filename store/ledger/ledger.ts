@@ -1,11 +1,11 @@
-import type { Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { AuditLog, AuditRecord } from '../audit/log.ts';
 import { AuditKind } from '../audit/types.ts';
 import { assertWritable, fromStoredJson, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError, quote } from '../errors.ts';
 import { parseInput } from '../schema.ts';
-import { BeginCallInput, CallStatus, LEDGER_RECORD_VERSION } from './types.ts';
+import { BeginCallInput, CallStatus, LEDGER_RECORD_VERSION, fastBeginCallInput } from './types.ts';
 import type { BeginCallOptions, BeginCallResult, LedgerEntry, LedgerRow } from './types.ts';
 
 /** Options of the calls that finish or interrupt a ledger row. */
@@ -20,35 +20,22 @@ export interface LedgerTimeOptions {
  * transaction as its audit event, so the ledger and the audit trail never disagree.
  */
 export class ToolCallLedger {
+  /** Reads go through `tool_calls`: the table in versions 1–2, a view over the three in 3. */
   private readonly byKey: Statement<[string], LedgerRow>;
-  private readonly insert: Statement<unknown[]>;
-  private readonly finish: Statement<[CallStatus, string | null, string | null, number, string], LedgerRow>;
-  private readonly setStatus: Statement<[CallStatus, number, number | null, string]>;
-  private readonly started: Statement<[], LedgerRow>;
-  private readonly startedOfRun: Statement<[string], LedgerRow>;
+  private readonly writes: LedgerWrites | null;
+  /**
+   * The rows of calls this connection started and has not finished: their identity is needed
+   * for the audit event that finishes them, and reading it back costs more than the write.
+   * Identity never changes after the insert; the database still decides every transition.
+   */
+  private readonly inFlight = new Map<string, LedgerRow>();
 
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
   ) {
-    const db = ctx.db;
-    this.byKey = db.prepare('SELECT * FROM tool_calls WHERE idempotency_key = ?');
-    this.insert = db.prepare(
-      `INSERT INTO tool_calls (idempotency_key, v, call_id, run_id, session_id, agent_id, surface, tool, risk,
-         rule_id, resource, standing_approval_id, status, attempt, result, error, started_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
-    );
-    this.finish = db.prepare(
-      `UPDATE tool_calls SET status = ?, result = ?, error = ?, finished_at = ?
-       WHERE idempotency_key = ? AND status = 'started' RETURNING *`,
-    );
-    this.setStatus = db.prepare(
-      'UPDATE tool_calls SET status = ?, attempt = ?, finished_at = ? WHERE idempotency_key = ?',
-    );
-    this.started = db.prepare("SELECT * FROM tool_calls WHERE status = 'started' ORDER BY started_at");
-    this.startedOfRun = db.prepare(
-      "SELECT * FROM tool_calls WHERE status = 'started' AND run_id = ? ORDER BY started_at",
-    );
+    this.byKey = ctx.db.prepare('SELECT * FROM tool_calls WHERE idempotency_key = ?');
+    this.writes = ctx.readonly ? null : prepareWrites(ctx.db);
   }
 
   /**
@@ -58,60 +45,63 @@ export class ToolCallLedger {
    */
   beginCall(input: BeginCallInput, options: BeginCallOptions = {}): BeginCallResult {
     assertWritable(this.ctx, 'ledger.beginCall');
-    const call = parseInput(BeginCallInput, input, 'ledger.beginCall', this.ctx.redactor);
-    return this.ctx.tx.run((): BeginCallResult => {
-      const row: LedgerRow = {
-        idempotency_key: call.idempotencyKey,
-        v: LEDGER_RECORD_VERSION,
-        call_id: call.callId,
-        run_id: call.runId ?? null,
-        session_id: call.sessionId ?? null,
-        agent_id: call.agentId ?? null,
-        surface: call.surface ?? null,
-        tool: call.tool,
-        risk: call.risk ?? null,
-        rule_id: call.ruleId ?? null,
-        resource: toStoredText(this.ctx, call.resource),
-        standing_approval_id: call.standingApprovalId ?? null,
-        status: CallStatus.started,
-        attempt: 1,
-        result: null,
-        error: null,
-        started_at: call.at ?? this.ctx.clock(),
-        finished_at: null,
-      };
-      const inserted = this.insert.run(
-        row.idempotency_key,
-        row.v,
-        row.call_id,
-        row.run_id,
-        row.session_id,
-        row.agent_id,
-        row.surface,
-        row.tool,
-        row.risk,
-        row.rule_id,
-        row.resource,
-        row.standing_approval_id,
-        row.status,
-        row.attempt,
-        row.result,
-        row.error,
-        row.started_at,
-        row.finished_at,
-      );
-      if (inserted.changes === 0) {
-        return { created: false, entry: this.toEntry(this.byKey.get(row.idempotency_key) as LedgerRow) };
-      }
-      this.audit.record(
-        auditRecord(row, AuditKind.started, row.started_at, {
-          ...asObject(call.detail),
-          idempotencyKey: row.idempotency_key,
+    const call = parseInput(BeginCallInput, input, 'ledger.beginCall', this.ctx.redactor, fastBeginCallInput);
+    return this.ctx.tx.op(
+      'ledger.beginCall',
+      (): BeginCallResult => {
+        const row: LedgerRow = {
+          idempotency_key: call.idempotencyKey,
+          v: LEDGER_RECORD_VERSION,
+          call_id: call.callId,
+          run_id: call.runId ?? null,
+          session_id: call.sessionId ?? null,
+          agent_id: call.agentId ?? null,
+          surface: call.surface ?? null,
+          tool: call.tool,
+          risk: call.risk ?? null,
+          rule_id: call.ruleId ?? null,
+          resource: toStoredText(this.ctx, call.resource),
+          standing_approval_id: call.standingApprovalId ?? null,
+          status: CallStatus.started,
           attempt: 1,
-        }),
-      );
-      return { created: true, entry: this.toEntry(row) };
-    }, options);
+          result: null,
+          error: null,
+          started_at: call.at ?? this.ctx.clock(),
+          finished_at: null,
+        };
+        const writes = this.mustWrite('ledger.beginCall');
+        const inserted = writes.insertCall.run(
+          row.idempotency_key,
+          row.v,
+          row.call_id,
+          row.run_id,
+          row.session_id,
+          row.agent_id,
+          row.surface,
+          row.tool,
+          row.risk,
+          row.rule_id,
+          row.resource,
+          row.standing_approval_id,
+          row.attempt,
+          row.started_at,
+        );
+        if (inserted.changes === 0) {
+          return { created: false, entry: this.toEntry(this.byKey.get(row.idempotency_key) as LedgerRow) };
+        }
+        writes.open.run(row.idempotency_key, row.started_at);
+        this.remember(row);
+        this.audit.record(
+          auditRecord(row, AuditKind.started, row.started_at, {
+            ...asObject(call.detail),
+            idempotencyKey: row.idempotency_key,
+            attempt: 1,
+          }),
+        );
+        return { created: true, entry: this.toEntry(row) };
+      },
+      options,
+    );
   }
 
   /** Marks a started call `completed` with its redacted result, with the audit `completed` event. */
@@ -131,11 +121,14 @@ export class ToolCallLedger {
    */
   markInterrupted(options: LedgerTimeOptions & { readonly runId?: string } = {}): LedgerEntry[] {
     assertWritable(this.ctx, 'ledger.markInterrupted');
-    return this.ctx.tx.run(() => {
+    return this.ctx.tx.op('ledger.markInterrupted', () => {
       const at = options.at ?? this.ctx.clock();
-      const rows = options.runId === undefined ? this.started.all() : this.startedOfRun.all(options.runId);
+      const writes = this.mustWrite('ledger.markInterrupted');
+      const rows = options.runId === undefined ? writes.open_.all() : writes.openOfRun.all(options.runId);
       return rows.map((row) => {
-        this.setStatus.run(CallStatus.interrupted, row.attempt, at, row.idempotency_key);
+        writes.close.run(row.idempotency_key);
+        writes.outcome.run(row.idempotency_key, row.attempt, CallStatus.interrupted, null, null, at);
+        this.inFlight.delete(row.idempotency_key);
         this.audit.record(
           auditRecord(row, AuditKind.interrupted, at, {
             idempotencyKey: row.idempotency_key,
@@ -152,24 +145,40 @@ export class ToolCallLedger {
    * tools that are idempotent or accept the idempotency key; the caller decides that.
    */
   retryInterrupted(idempotencyKey: string, options: LedgerTimeOptions & BeginCallOptions = {}): LedgerEntry {
-    assertWritable(this.ctx, 'ledger.retryInterrupted');
-    return this.ctx.tx.run(
-      () => {
-        const row = this.mustGet('ledger.retryInterrupted', idempotencyKey);
-        if (row.status !== CallStatus.interrupted) {
-          throw new StoreStateError(
-            StateErrorCode.callNotInterrupted,
-            `ledger.retryInterrupted: call ${quote(idempotencyKey, this.ctx.redactor)} is ${row.status}, not interrupted`,
-            { idempotencyKey, status: row.status },
-          );
-        }
+    const where = 'ledger.retryInterrupted';
+    assertWritable(this.ctx, where);
+    // A refusal is decided before anything is written and thrown outside the operation, so it
+    // leaves a caller's transaction usable.
+    const outcome = this.ctx.tx.op(
+      where,
+      (): LedgerEntry | LedgerRow | null => {
+        const row = this.byKey.get(idempotencyKey);
+        if (row === undefined || row.status !== CallStatus.interrupted) return row ?? null;
         const at = options.at ?? this.ctx.clock();
         const attempt = row.attempt + 1;
-        this.setStatus.run(CallStatus.started, attempt, null, idempotencyKey);
+        const writes = this.mustWrite(where);
+        writes.restart.run(attempt, idempotencyKey);
+        writes.open.run(idempotencyKey, at);
+        const started: LedgerRow = {
+          ...row,
+          status: CallStatus.started,
+          attempt,
+          result: null,
+          error: null,
+          finished_at: null,
+        };
+        this.remember(started);
         this.audit.record(auditRecord(row, AuditKind.started, at, { idempotencyKey, attempt, retry: true }));
-        return this.toEntry({ ...row, status: CallStatus.started, attempt, finished_at: null });
+        return this.toEntry(started);
       },
       { durable: options.durable === true },
+    );
+    if (outcome !== null && !isRow(outcome)) return outcome;
+    if (outcome === null) throw this.notFound(where, idempotencyKey);
+    throw new StoreStateError(
+      StateErrorCode.callNotInterrupted,
+      `${where}: call ${quote(idempotencyKey, this.ctx.redactor)} is ${outcome.status}, not interrupted`,
+      { idempotencyKey, status: outcome.status },
     );
   }
 
@@ -195,18 +204,18 @@ export class ToolCallLedger {
     const text = JSON.stringify(redacted) ?? 'null';
     const result = status === CallStatus.completed ? text : null;
     const error = status === CallStatus.failed ? text : null;
-    return this.ctx.tx.run(() => {
+    // A refusal is decided before anything is written and thrown outside the operation.
+    const entry = this.ctx.tx.op(where, (): LedgerEntry | null => {
       const at = options.at ?? this.ctx.clock();
-      // One conditional UPDATE: only a `started` row changes; anything else is reported below.
-      const row = this.finish.get(status, result, error, at, key);
-      if (row === undefined) {
-        const current = this.mustGet(where, key);
-        throw new StoreStateError(
-          StateErrorCode.callNotStarted,
-          `${where}: call ${quote(key, this.ctx.redactor)} is ${current.status}, not started; nothing was written`,
-          { idempotencyKey: key, status: current.status },
-        );
-      }
+      const writes = this.mustWrite(where);
+      // Only a call in flight has an open row: removing it is the check and the transition.
+      if (writes.close.run(key).changes === 0) return null;
+      const started = this.inFlight.get(key) ?? this.byKey.get(key);
+      this.inFlight.delete(key);
+      if (started === undefined) throw this.notFound(where, key);
+      // The primary key (key, attempt) refuses a second outcome for the same attempt.
+      writes.outcome.run(key, started.attempt, status, result, error, at);
+      const row: LedgerRow = { ...started, status, result, error, finished_at: at };
       this.audit.record(
         auditRecord(
           row,
@@ -224,18 +233,42 @@ export class ToolCallLedger {
           : { result: null, error: redacted },
       );
     });
+    if (entry !== null) return entry;
+    const current = this.byKey.get(key);
+    if (current === undefined) throw this.notFound(where, key);
+    throw new StoreStateError(
+      StateErrorCode.callNotStarted,
+      `${where}: call ${quote(key, this.ctx.redactor)} is ${current.status}, not started; nothing was written`,
+      { idempotencyKey: key, status: current.status },
+    );
   }
 
-  private mustGet(where: string, key: string): LedgerRow {
-    const row = this.byKey.get(key);
-    if (!row) {
+  /** Keeps a started row's identity for its finish; bounded, oldest forgotten first. */
+  private remember(row: LedgerRow): void {
+    this.inFlight.delete(row.idempotency_key);
+    this.inFlight.set(row.idempotency_key, row);
+    if (this.inFlight.size > IN_FLIGHT_CACHE) {
+      const oldest = this.inFlight.keys().next();
+      if (oldest.done !== true) this.inFlight.delete(oldest.value);
+    }
+  }
+
+  private mustWrite(where: string): LedgerWrites {
+    if (this.writes === null) {
       throw new StoreStateError(
-        StateErrorCode.callNotFound,
-        `${where}: no ledger row for idempotency key ${quote(key, this.ctx.redactor)}; call beginCall first`,
-        { idempotencyKey: this.ctx.redactor.redactString(key) },
+        StateErrorCode.readonlyStore,
+        `${where}: ${this.ctx.file} was opened read-only`,
       );
     }
-    return row;
+    return this.writes;
+  }
+
+  private notFound(where: string, key: string): StoreStateError {
+    return new StoreStateError(
+      StateErrorCode.callNotFound,
+      `${where}: no ledger row for idempotency key ${quote(key, this.ctx.redactor)}; call beginCall first`,
+      { idempotencyKey: this.ctx.redactor.redactString(key) },
+    );
   }
 
   private toEntry(row: LedgerRow, parsed?: { result: unknown; error: unknown }): LedgerEntry {
@@ -260,6 +293,41 @@ export class ToolCallLedger {
       finishedAt: row.finished_at,
     };
   }
+}
+
+/** Rows remembered for their finish (calls in flight at once are far fewer). */
+const IN_FLIGHT_CACHE = 4096;
+
+/** The statements that change the ledger (version 3 tables; none on a read-only open). */
+interface LedgerWrites {
+  readonly insertCall: Statement<unknown[]>;
+  readonly open: Statement<[string, number]>;
+  readonly close: Statement<[string]>;
+  readonly outcome: Statement<[string, number, CallStatus, string | null, string | null, number]>;
+  readonly restart: Statement<[number, string]>;
+  readonly open_: Statement<[], LedgerRow>;
+  readonly openOfRun: Statement<[string], LedgerRow>;
+}
+
+function prepareWrites(db: Database): LedgerWrites {
+  const openRows = `SELECT c.*, 'started' AS status, NULL AS result, NULL AS error, NULL AS finished_at
+    FROM ledger_open o JOIN ledger_calls c ON c.idempotency_key = o.idempotency_key`;
+  return {
+    insertCall: db.prepare(
+      `INSERT INTO ledger_calls (idempotency_key, v, call_id, run_id, session_id, agent_id, surface, tool, risk,
+         rule_id, resource, standing_approval_id, attempt, started_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING`,
+    ),
+    open: db.prepare('INSERT INTO ledger_open (idempotency_key, started_at) VALUES (?, ?)'),
+    close: db.prepare('DELETE FROM ledger_open WHERE idempotency_key = ?'),
+    outcome: db.prepare(
+      `INSERT INTO ledger_outcomes (idempotency_key, attempt, status, result, error, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+    restart: db.prepare('UPDATE ledger_calls SET attempt = ? WHERE idempotency_key = ?'),
+    open_: db.prepare(`${openRows} ORDER BY o.started_at`),
+    openOfRun: db.prepare(`${openRows} WHERE c.run_id = ? ORDER BY o.started_at`),
+  };
 }
 
 /** The audit event of a ledger state change: the row's identity plus kind, time and detail. */
@@ -289,6 +357,11 @@ function auditRecord(
     standingApprovalId: row.standing_approval_id,
     detail,
   };
+}
+
+/** Tells a stored row (a refusal's subject) from an entry. */
+function isRow(value: LedgerEntry | LedgerRow): value is LedgerRow {
+  return 'idempotency_key' in value;
 }
 
 function asObject(detail: unknown): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolRisk } from '../../policy/risk.ts';
-import { Id, OptionalId, Text, Timestamp } from '../schema.ts';
+import { anything, fastStrictObject, nullable, oneOf, optional, required } from '../fast-parse.ts';
+import { FAST, Id, OptionalId, Text, Timestamp } from '../schema.ts';
 
 /** States of a ledger row. `completed` and `failed` are final. */
 export const CallStatus = {
@@ -33,6 +34,23 @@ export const BeginCallInput = z.strictObject({
   detail: z.unknown().optional(),
 });
 export type BeginCallInput = z.input<typeof BeginCallInput>;
+
+/** The fast parser of BeginCallInput (fast-parse.ts); the property test keeps them equal. */
+export const fastBeginCallInput = fastStrictObject<z.output<typeof BeginCallInput>>({
+  idempotencyKey: required(FAST.id),
+  callId: required(FAST.id),
+  runId: optional(nullable(FAST.id)),
+  sessionId: optional(nullable(FAST.id)),
+  agentId: optional(nullable(FAST.id)),
+  surface: optional(nullable(FAST.id)),
+  tool: required(FAST.id),
+  risk: optional(nullable(oneOf(ToolRisk.options))),
+  ruleId: optional(nullable(FAST.id)),
+  resource: optional(nullable(FAST.text)),
+  standingApprovalId: optional(nullable(FAST.id)),
+  at: optional(FAST.timestamp),
+  detail: optional(anything),
+});
 
 /** Options of a `beginCall` or `retryInterrupted`. */
 export interface BeginCallOptions {

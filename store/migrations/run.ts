@@ -69,6 +69,7 @@ export function migrate(db: Database, file: string, target: number = SCHEMA_VERS
       if (migration.version <= from || migration.version > target) continue;
       try {
         db.exec(migration.sql);
+        migration.transform?.(db);
       } catch (error) {
         throw new StoreOpenError(
           OpenErrorCode.migrationFailed,

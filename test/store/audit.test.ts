@@ -7,8 +7,7 @@ import {
   openStore,
 } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { hashEvent } from '../../store/audit/chain.ts';
-import type { AuditRow } from '../../store/audit/types.ts';
+import { hashBody } from '../../store/audit/chain.ts';
 import { allowDecision, openTemp, track } from './helpers.ts';
 
 function fill(store: Store, n: number): void {
@@ -25,7 +24,7 @@ function fill(store: Store, n: number): void {
 /** Lets a test play attacker: drop the append-only triggers, then run raw SQL. */
 function tamper(store: Store, sql: string, ...params: unknown[]): void {
   const db = store.connection;
-  db.exec('DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete;');
+  db.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete;');
   db.prepare(sql).run(...params);
 }
 
@@ -124,17 +123,18 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 2);
     const db = store.connection;
-    expect(() => db.prepare("UPDATE audit_events SET status = 'x' WHERE seq = 1").run()).toThrow(
-      /append-only/,
-    );
-    expect(() => db.prepare('DELETE FROM audit_events WHERE seq = 2').run()).toThrow(/append-only/);
+    expect(() => db.prepare("UPDATE audit_log SET body = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => db.prepare('DELETE FROM audit_log WHERE seq = 2').run()).toThrow(/append-only/);
+    // The version-2 shaped view is read-only.
+    expect(() => db.prepare("UPDATE audit_events SET status = 'x' WHERE seq = 1").run()).toThrow(/view/);
     expect(store.audit.verifyChain().ok).toBe(true);
   });
 
   it('verifyChain names the first altered event', () => {
     const { store } = openTemp();
     fill(store, 6);
-    tamper(store, 'UPDATE audit_events SET detail = ? WHERE seq = 4', '{"i":99}');
+    tamper(store, `UPDATE audit_log SET body = replace(body, '{\\"i\\":3}', '{\\"i\\":99}') WHERE seq = 4`);
+    expect(store.audit.list({ afterSeq: 3, limit: 1 })[0]?.detail).toEqual({ i: 99 });
     expect(store.audit.verifyChain()).toMatchObject({
       ok: false,
       brokenSeq: 4,
@@ -146,39 +146,45 @@ describe('audit log', () => {
   it('verifyChain names the event after a deleted one', () => {
     const { store } = openTemp();
     fill(store, 6);
-    tamper(store, 'DELETE FROM audit_events WHERE seq = 3');
+    tamper(store, 'DELETE FROM audit_log WHERE seq = 3');
     expect(store.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 4, reason: 'seq_gap' });
   });
 
   it('verifyChain catches a rewritten event whose hash was recomputed', () => {
     const { store } = openTemp();
     fill(store, 5);
-    const row = store.connection.prepare('SELECT * FROM audit_events WHERE seq = 2').get() as AuditRow;
-    const forged = { ...row, detail: '{"i":"forged"}' };
-    // The forger recomputes event 2's own hash; event 3 still links to the old one.
+    const [first] = store.audit.list({ limit: 1 });
+    const body = store.connection.prepare('SELECT body FROM audit_log WHERE seq = 2').pluck().get() as string;
+    const forged = body.replace('{\\"i\\":1}', '{\\"i\\":\\"forged\\"}');
+    expect(forged).not.toBe(body);
+    // The forger recomputes event 2's own hash; event 3's hash still covers the old one.
     tamper(
       store,
-      'UPDATE audit_events SET detail = ?, hash = ? WHERE seq = 2',
-      forged.detail,
-      hashEvent(row.prev_hash, forged),
+      'UPDATE audit_log SET body = ?, hash = ? WHERE seq = 2',
+      forged,
+      Buffer.from(hashBody(first?.hash ?? '', forged), 'hex'),
     );
     expect(store.audit.verifyChain()).toMatchObject({
       ok: false,
       brokenSeq: 3,
-      reason: 'prev_hash_mismatch',
+      reason: 'hash_mismatch',
       count: 2,
     });
   });
 
-  it('verifyChain catches a spliced prev_hash', () => {
-    const { store } = openTemp();
-    fill(store, 4);
-    tamper(store, 'UPDATE audit_events SET prev_hash = ? WHERE seq = 3', GENESIS_HASH);
-    expect(store.audit.verifyChain()).toMatchObject({
-      ok: false,
-      brokenSeq: 3,
-      reason: 'prev_hash_mismatch',
-    });
+  it('verifyChain catches an event filed under another run or seq than its content names', () => {
+    const moved = openTemp().store;
+    fill(moved, 4);
+    tamper(moved, "UPDATE audit_log SET run_id = 'run-b' WHERE seq = 3");
+    expect(moved.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 3, reason: 'row_mismatch' });
+
+    const swapped = openTemp().store;
+    fill(swapped, 4);
+    // Rows 2 and 3 trade places: both keep their own hashes, but the seqs they name disagree.
+    tamper(swapped, 'UPDATE audit_log SET seq = seq + 100 WHERE seq IN (2, 3)');
+    swapped.connection.prepare('UPDATE audit_log SET seq = 2 WHERE seq = 103').run();
+    swapped.connection.prepare('UPDATE audit_log SET seq = 3 WHERE seq = 102').run();
+    expect(swapped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 2, reason: 'row_mismatch' });
   });
 
   it('rolls an event back with the transaction it belongs to', () => {

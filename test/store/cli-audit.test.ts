@@ -66,8 +66,10 @@ describe('snotra audit', () => {
     const { store, path } = openTemp();
     seed(store);
     const db = store.connection;
-    db.exec('DROP TRIGGER audit_events_no_update');
-    db.prepare("UPDATE audit_events SET tool = 'read_file' WHERE seq = 3").run();
+    db.exec('DROP TRIGGER audit_log_no_update');
+    db.prepare(
+      `UPDATE audit_log SET body = replace(body, '"write_file"', '"read_file"') WHERE seq = 3`,
+    ).run();
     const readable = await run(['--db', path, '--verify']);
     expect(readable.code).toBe(1);
     expect(readable.out).toMatch(/BROKEN at event #3 \(hash_mismatch\)/);

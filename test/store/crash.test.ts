@@ -108,6 +108,16 @@ function checkInvariants(store: Store, killed: Killed, progress: Progress): numb
         expect(row.status, `audit ${final} for ${row.call_id} but ledger disagrees`).toBe(final);
     }
   }
+  // In flight exactly when the current attempt has no outcome yet.
+  const inconsistent = db
+    .prepare(
+      `SELECT count(*) FROM ledger_calls c
+       WHERE EXISTS (SELECT 1 FROM ledger_open o WHERE o.idempotency_key = c.idempotency_key)
+           = EXISTS (SELECT 1 FROM ledger_outcomes r WHERE r.idempotency_key = c.idempotency_key AND r.attempt = c.attempt)`,
+    )
+    .pluck()
+    .get();
+  expect(inconsistent, 'ledger_open disagrees with ledger_outcomes').toBe(0);
   for (const callId of byCall.keys())
     expect(ledgerCalls.has(callId), `audit for ${callId} without ledger row`).toBe(true);
 

@@ -172,12 +172,103 @@ describe('tool-call ledger', () => {
     );
   });
 
+  describe('inside a caller transaction (no savepoint per operation)', () => {
+    /** Makes the audit insert of call `boom` fail after the ledger rows were written. */
+    function failingAudit(store: ReturnType<typeof openTemp>['store']): void {
+      store.connection.exec(
+        `CREATE TEMP TRIGGER boom BEFORE INSERT ON main.audit_log WHEN NEW.body LIKE '%"boom"%'
+         BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`,
+      );
+    }
+
+    it('a refusal thrown before any write leaves the transaction usable', () => {
+      const { store } = openTemp();
+      store.transaction(() => {
+        store.ledger.beginCall(callInput(1));
+        expect(() => store.ledger.completeCall('idem-2', 1)).toThrow(
+          expect.objectContaining({ code: 'call_not_found' }),
+        );
+        store.ledger.completeCall('idem-1', 1);
+        expect(() => store.ledger.completeCall('idem-1', 2)).toThrow(
+          expect.objectContaining({ code: 'call_not_started' }),
+        );
+        expect(() => store.ledger.retryInterrupted('idem-1')).toThrow(
+          expect.objectContaining({ code: 'call_not_interrupted' }),
+        );
+      });
+      expect(store.ledger.lookup('idem-1')).toMatchObject({ status: 'completed', result: 1 });
+      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2 });
+    });
+
+    it('a failure after a write dooms the whole transaction, even when the caller catches it', () => {
+      const { store } = openTemp();
+      failingAudit(store);
+      expect(() =>
+        store.transaction(() => {
+          store.ledger.beginCall(callInput(1));
+          expect(() => store.ledger.beginCall({ ...callInput(2), callId: 'boom' })).toThrow(/disk on fire/);
+          store.ledger.completeCall('idem-1', 1);
+        }),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'transaction_doomed',
+          message: expect.stringContaining('ledger.beginCall'),
+        }),
+      );
+      expect(store.ledger.lookup('idem-1')).toBeNull();
+      expect(store.ledger.lookup('idem-2')).toBeNull();
+      expect(store.audit.head()).toBeNull();
+      // The next transaction starts clean.
+      store.ledger.beginCall(callInput(3));
+      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 1 });
+    });
+
+    it('a nested store.transaction is a savepoint: it takes the failed operation with it', () => {
+      const { store } = openTemp();
+      failingAudit(store);
+      store.transaction(() => {
+        store.ledger.beginCall(callInput(1));
+        expect(() =>
+          store.transaction(() => store.ledger.beginCall({ ...callInput(2), callId: 'boom' })),
+        ).toThrow(/disk on fire/);
+        store.ledger.completeCall('idem-1', 1);
+      });
+      expect(store.ledger.lookup('idem-1')).toMatchObject({ status: 'completed' });
+      expect(store.ledger.lookup('idem-2')).toBeNull();
+      expect(store.connection.prepare('SELECT count(*) FROM ledger_open').pluck().get()).toBe(0);
+      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2 });
+    });
+  });
+
   it('protects final rows at the database level too', () => {
     const { store } = openTemp();
     store.ledger.beginCall(callInput(1));
     store.ledger.completeCall('idem-1', 1);
+    store.ledger.beginCall(callInput(2));
+    store.ledger.markInterrupted();
     const db = store.connection;
-    expect(() => db.prepare("UPDATE tool_calls SET status = 'started'").run()).toThrow(/final/);
-    expect(() => db.prepare('DELETE FROM tool_calls').run()).toThrow(/DELETE refused/);
+    // Restarting a completed call, rewriting or removing its outcome, adding a second one.
+    expect(() =>
+      db.prepare("UPDATE ledger_calls SET attempt = 2 WHERE idempotency_key = 'idem-1'").run(),
+    ).toThrow(/final/);
+    expect(() => db.prepare("UPDATE ledger_outcomes SET status = 'failed'").run()).toThrow(/append-only/);
+    expect(() => db.prepare('DELETE FROM ledger_outcomes').run()).toThrow(/append-only/);
+    expect(() =>
+      db.prepare("INSERT INTO ledger_outcomes VALUES ('idem-1', 1, 'failed', NULL, '\"x\"', 1)").run(),
+    ).toThrow(/UNIQUE|PRIMARY KEY/);
+    expect(() => db.prepare('DELETE FROM ledger_calls').run()).toThrow(/DELETE refused/);
+    // An interrupted attempt may be restarted, once, by attempt + 1 only; identity never changes.
+    expect(() =>
+      db.prepare("UPDATE ledger_calls SET attempt = 3 WHERE idempotency_key = 'idem-2'").run(),
+    ).toThrow(/final/);
+    expect(() =>
+      db
+        .prepare("UPDATE ledger_calls SET attempt = 2, tool = 'shell' WHERE idempotency_key = 'idem-2'")
+        .run(),
+    ).toThrow(/final/);
+    // The read view of version 2 cannot be written through.
+    expect(() => db.prepare("UPDATE tool_calls SET status = 'started'").run()).toThrow(/view/);
+    expect(store.ledger.lookup('idem-1')).toMatchObject({ status: 'completed', attempt: 1, result: 1 });
+    expect(store.ledger.retryInterrupted('idem-2')).toMatchObject({ status: 'started', attempt: 2 });
   });
 });

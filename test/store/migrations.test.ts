@@ -46,13 +46,18 @@ describe('migrations', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(objectNames(db)).toEqual(
       expect.arrayContaining([
+        'audit_log',
         'audit_events',
+        'ledger_calls',
+        'ledger_outcomes',
+        'ledger_open',
+        'ledger_open_started',
         'tool_calls',
         'approvals',
-        'tool_calls_started',
         'approvals_pending_expiry',
       ]),
     );
+    expect(objectNames(db)).not.toContain('tool_calls_started');
     expect(store.integrityCheck()).toBe('ok');
   });
 
@@ -66,7 +71,7 @@ describe('migrations', () => {
     const store = track(openStore({ path, redactor: new Redactor() }));
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(objectNames(store.connection)).toEqual(
-      expect.arrayContaining(['tool_calls_started', 'approvals_pending_expiry']),
+      expect.arrayContaining(['ledger_open_started', 'approvals_pending_expiry']),
     );
     expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 11 });
     expect(store.ledger.lookup('idem-1')).toMatchObject({ status: 'completed', result: { bytesWritten: 2 } });
@@ -74,9 +79,107 @@ describe('migrations', () => {
     expect(store.approvals.listPending({ taskId: 'nightly' }).map((a) => a.id)).toEqual(['appr-v1-1']);
     expect(store.approvals.get('appr-v1-2')).toMatchObject({ status: 'denied', decidedBy: 'alice' });
     expect(store.standingApprovals.listActive('nightly')).toEqual([]);
-    // The v2 indexes serve what version 1 wrote.
+    // Version 3's ledger serves what version 1 wrote.
     expect(store.ledger.markInterrupted().map((e) => e.idempotencyKey)).toEqual(['idem-2']);
     expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 12 });
+  });
+
+  it('migrate a database written by schema version 2 byte for byte: chain, ledger states, text needing escapes', () => {
+    const path = databaseFromDump('schema-v2.sql');
+    const raw = new Database(path, { readonly: true });
+    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    const oldEvents = raw.prepare('SELECT seq, hash, detail FROM audit_events ORDER BY seq').all();
+    raw.close();
+
+    const store = track(openStore({ path, redactor: new Redactor() }));
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 15 });
+    // The same events, hashes and links as version 2 stored them, read through the new layout…
+    const events = store.audit.list();
+    expect(events.map((e) => ({ seq: e.seq, hash: e.hash, detail: JSON.stringify(e.detail) }))).toEqual(
+      oldEvents,
+    );
+    expect(events[0]?.detail).toMatchObject({
+      args: { content: 'q"uote \\ back\tslash\u0001\u001f\n line\u2028sep é 日本 🐉' },
+    });
+    events.forEach((e, i) => expect(e.prevHash).toBe(i === 0 ? '0'.repeat(64) : events[i - 1]?.hash));
+    // …and through the version-2 shaped view.
+    const view = store.connection.prepare('SELECT * FROM audit_events WHERE seq = 1').get();
+    expect(view).toMatchObject({
+      seq: 1,
+      v: 1,
+      kind: 'proposed',
+      run_id: 'run-v2-a',
+      prev_hash: '0'.repeat(64),
+    });
+
+    // Every ledger state of version 2 keeps its meaning.
+    expect(store.ledger.lookup('idem-v2-1')).toMatchObject({
+      status: 'completed',
+      attempt: 1,
+      result: { bytesWritten: 3 },
+    });
+    expect(store.ledger.lookup('idem-v2-2')).toMatchObject({ status: 'failed', error: { code: 'exit_1' } });
+    expect(store.ledger.lookup('idem-v2-3')).toMatchObject({
+      status: 'completed',
+      attempt: 2,
+      result: { status: 200 },
+    });
+    expect(store.ledger.lookup('idem-v2-4')).toMatchObject({ status: 'interrupted', attempt: 1 });
+    expect(store.ledger.lookup('idem-v2-5')).toMatchObject({ status: 'started', runId: 'run-v2-b' });
+    expect(() => store.ledger.completeCall('idem-v2-1', 'again')).toThrow(
+      expect.objectContaining({ code: 'call_not_started' }),
+    );
+    expect(store.ledger.markInterrupted().map((e) => e.idempotencyKey)).toEqual(['idem-v2-5']);
+    expect(store.ledger.retryInterrupted('idem-v2-4')).toMatchObject({ status: 'started', attempt: 2 });
+    store.ledger.completeCall('idem-v2-4', { sent: true });
+    expect(store.approvals.listPending({ taskId: 'nightly' }).map((a) => a.id)).toEqual(['appr-v2-1']);
+    expect(store.snapshots.get('run-v2-b')?.status).toBe('waiting_for_approval');
+    // New events continue the migrated chain.
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 18 });
+  });
+
+  // Version 3 drops the stored prev_hash (the previous row's hash, covered by the next hash):
+  // what it guarded — content, order, removals — stays detected after the migration.
+  it('keeps a tampered version-2 chain broken at the same event after migrating', () => {
+    for (const [sql, reason] of [
+      ["UPDATE audit_events SET tool = 'read_file' WHERE seq = 7", 'hash_mismatch'],
+      ["UPDATE audit_events SET hash = 'not-hex' WHERE seq = 7", 'hash_mismatch'],
+      [
+        'DELETE FROM audit_events WHERE seq = 6; ' +
+          'UPDATE audit_events SET prev_hash = (SELECT hash FROM audit_events WHERE seq = 5) WHERE seq = 7',
+        'seq_gap',
+      ],
+    ] as const) {
+      const path = databaseFromDump('schema-v2.sql');
+      const raw = new Database(path);
+      raw.exec('DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete');
+      raw.exec(sql);
+      raw.close();
+      const legacy = track(openStore({ path, redactor: new Redactor(), readonly: true }));
+      const before = legacy.audit.verifyChain();
+      legacy.close();
+      expect(before).toMatchObject({ ok: false });
+      const store = track(openStore({ path, redactor: new Redactor() }));
+      expect(store.audit.verifyChain(), sql).toMatchObject({ ok: false, brokenSeq: 7, reason });
+      store.close();
+    }
+  });
+
+  it('reads a version-2 file opened read-only through its own layout, and writes nothing', () => {
+    const path = databaseFromDump('schema-v2.sql');
+    const hash = fileHash(path);
+    const store = track(openStore({ path, redactor: new Redactor(), readonly: true }));
+    expect(store.schemaVersion).toBe(2);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 15 });
+    expect(store.audit.list({ runId: 'run-v2-b' }).map((e) => e.kind)).toEqual([
+      'started',
+      'approval_requested',
+    ]);
+    expect(store.ledger.lookup('idem-v2-3')).toMatchObject({ status: 'completed', attempt: 2 });
+    expect(() => store.ledger.markInterrupted()).toThrow(expect.objectContaining({ code: 'readonly_store' }));
+    store.close();
+    expect(fileHash(path)).toBe(hash);
   });
 
   it('is a no-op on a database already at the current version', () => {
