@@ -2,7 +2,7 @@
  * A shortcut past zod for the inputs of the hot path (audit events, `beginCall`). Validating
  * them with zod cost ~15 % of a tool call's store time. A fast parser accepts only inputs it
  * is sure of — a plain object with known keys whose values pass simple checks — and returns
- * what zod would; for anything else it returns `undefined` and the caller asks zod, whose
+ * it unchanged (zod would return an equal copy); for anything else it returns `undefined` and the caller asks zod, whose
  * messages name every problem. A property test keeps "fast accepts ⇒ zod accepts, same output".
  */
 
@@ -50,31 +50,48 @@ export function optional(check: FieldCheck): FastField {
   return { check, optional: true };
 }
 
+/** A fast parser, and the normalizer of zod's output (`Z`) into the same fixed shape (`T`). */
+export interface FastParser<Z, T> {
+  /** The input as a fixed-shape object (every field present, undefined when absent), or undefined. */
+  readonly parse: (input: unknown) => T | undefined;
+  /** zod's output of a valid input, in the same fixed shape. */
+  readonly normalize: (parsed: Z) => T;
+}
+
 /**
- * The fast parser of a strict object shape: a shallow copy holding the present keys, or
- * `undefined` when the input is not certainly valid.
+ * The fast parser of a strict object shape. `template` creates an object with every field of
+ * the shape, undefined, in one fixed order: the parser fills it from the input's own keys.
+ * Everything downstream then reads one object shape — with the callers' varying shapes, each
+ * read of an absent field was a slow, megamorphic property miss (half the cost of an append).
  */
-export function fastStrictObject<T>(
+export function fastStrictObject<Z extends object, T extends object>(
   shape: Readonly<Record<string, FastField>>,
-): (input: unknown) => T | undefined {
-  const fields = Object.entries(shape);
-  const known = new Set(Object.keys(shape));
-  return (input) => {
-    if (typeof input !== 'object' || input === null) return undefined;
-    const proto = Object.getPrototypeOf(input) as unknown;
-    if (proto !== Object.prototype && proto !== null) return undefined;
-    const record = input as Record<string, unknown>;
-    for (const key in record) if (!known.has(key)) return undefined;
-    const out: Record<string, unknown> = {};
-    for (const [key, field] of fields) {
-      if (!Object.hasOwn(record, key)) {
-        if (!field.optional) return undefined;
-        continue;
+  template: () => T,
+): FastParser<Z, T> {
+  const fields = new Map(Object.entries(shape));
+  const requiredCount = [...fields.values()].filter((field) => !field.optional).length;
+  return {
+    parse(input) {
+      if (typeof input !== 'object' || input === null) return undefined;
+      if (Object.getPrototypeOf(input) !== Object.prototype) return undefined;
+      const record = input as Record<string, unknown>;
+      const out = template() as Record<string, unknown>;
+      let required = 0;
+      // Only the input's own keys are read: an unknown one (a misspelt field) is zod's to report.
+      for (const key of Object.keys(record)) {
+        const field = fields.get(key);
+        if (field === undefined) return undefined;
+        const value = record[key];
+        if (value === undefined) {
+          if (!field.optional) return undefined;
+          continue;
+        }
+        if (!field.check(value)) return undefined;
+        if (!field.optional) required++;
+        out[key] = value;
       }
-      const value = record[key];
-      if (value === undefined ? !field.optional : !field.check(value)) return undefined;
-      out[key] = value;
-    }
-    return out as T;
+      return required === requiredCount ? (out as T) : undefined;
+    },
+    normalize: (parsed) => Object.assign(template(), parsed),
   };
 }

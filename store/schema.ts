@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RecordErrorCode, RecordRejectedError } from './errors.ts';
 import type { StringScrubber } from './errors.ts';
 import { int, str } from './fast-parse.ts';
+import type { FastParser } from './fast-parse.ts';
 
 /** An identifier: run, session, agent, call, approval, task, user… (1–256 characters). */
 export const Id = z.string().min(1).max(256);
@@ -26,17 +27,32 @@ export const FAST = {
  * Validates `input` with `schema` (first with its `fast` parser when given: see fast-parse.ts), or throws `invalid_input` naming the operation and every bad
  * field (path and problem); the message is scrubbed of registered secrets.
  */
-export function parseInput<T extends z.ZodType>(
-  schema: T,
+export function parseInput<S extends z.ZodType>(
+  schema: S,
   input: unknown,
   where: string,
   scrubber: StringScrubber,
-  fast?: (input: unknown) => z.output<T> | undefined,
-): z.output<T> {
-  const quick = fast?.(input);
-  if (quick !== undefined) return quick;
+): z.output<S>;
+export function parseInput<S extends z.ZodType, T>(
+  schema: S,
+  input: unknown,
+  where: string,
+  scrubber: StringScrubber,
+  fast: FastParser<z.output<S>, T>,
+): T;
+export function parseInput<S extends z.ZodType, T>(
+  schema: S,
+  input: unknown,
+  where: string,
+  scrubber: StringScrubber,
+  fast?: FastParser<z.output<S>, T>,
+): z.output<S> | T {
+  if (fast !== undefined) {
+    const quick = fast.parse(input);
+    if (quick !== undefined) return quick;
+  }
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) return fast === undefined ? result.data : fast.normalize(result.data);
   const problems = z.prettifyError(result.error);
   throw new RecordRejectedError(
     RecordErrorCode.invalidInput,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { AuditLog } from '../audit/log.ts';
-import { AuditKind } from '../audit/types.ts';
+import { AuditKind, newAuditRecord } from '../audit/types.ts';
 import { assertWritable, fromStoredJson, toStoredJson, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { quote } from '../errors.ts';
@@ -197,21 +197,23 @@ export class ApprovalInbox {
   }
 
   private record(row: ApprovalRow, kind: AuditKind, at: number, detail: Record<string, unknown>): void {
-    this.audit.record({
-      kind,
-      at,
-      sessionId: row.session_id,
-      agentId: row.agent_id,
-      surface: row.surface,
-      runId: row.run_id,
-      callId: row.call_id,
-      tool: row.tool,
-      risk: row.risk as ApprovalRecord['risk'],
-      ruleId: row.rule_id,
-      resource: row.target,
-      status: row.status,
-      detail: { approvalId: row.id, taskId: row.task_id, parentAgentId: row.parent_agent_id, ...detail },
+    const event = newAuditRecord(kind, at, {
+      approvalId: row.id,
+      taskId: row.task_id,
+      parentAgentId: row.parent_agent_id,
+      ...detail,
     });
+    event.sessionId = row.session_id;
+    event.agentId = row.agent_id;
+    event.surface = row.surface;
+    event.runId = row.run_id;
+    event.callId = row.call_id;
+    event.tool = row.tool;
+    event.risk = row.risk as ApprovalRecord['risk'];
+    event.ruleId = row.rule_id;
+    event.resource = row.target;
+    event.status = row.status;
+    this.audit.record(event);
   }
 
   private toRecord(row: ApprovalRow): ApprovalRecord {

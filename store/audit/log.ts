@@ -8,14 +8,9 @@ import type { ChainVerification, HashedFields } from './chain.ts';
 import { auditReader } from './rows.ts';
 import type { AuditReader } from './rows.ts';
 import { AUDIT_EVENT_VERSION, AuditEventInput, fastAuditEventInput } from './types.ts';
-import type { AuditEvent, AuditFields, AuditKind } from './types.ts';
+import type { AuditEvent, AuditRecord } from './types.ts';
 
-/** An event as the store's own parts record it: fields already validated. */
-export interface AuditRecord extends AuditFields {
-  readonly kind: AuditKind;
-  readonly at: number;
-  readonly detail?: unknown;
-}
+export type { AuditRecord } from './types.ts';
 
 /** Filters for reading the log. */
 export interface AuditQuery {
@@ -42,7 +37,19 @@ export class AuditLog {
    * connection appends, so it saves a lookup per event; any rollback or new transaction
    * invalidates it.
    */
-  private cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
+  private readonly cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
+  /** What the last `record` wrote, for `append` to return (the store's own callers need none of it). */
+  private readonly last: {
+    fields: HashedFields;
+    detail: unknown;
+    prevHash: string;
+    hash: string;
+  } = {
+    fields: [0, 0, 0, '', null, null, null, null, null, null, null, null, null, null, null, ''],
+    detail: null,
+    prevHash: '',
+    hash: '',
+  };
 
   /** `schemaVersion`: the open file's; a read-only open of an older file reads its layout. */
   constructor(
@@ -58,17 +65,41 @@ export class AuditLog {
   /** Validates, redacts and appends one event in its own transaction (or the caller's). */
   append(input: AuditEventInput): AuditEvent {
     assertWritable(this.ctx, 'audit.append');
-    const parsed = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor, fastAuditEventInput);
-    parsed.at ??= this.ctx.clock();
-    return this.ctx.tx.runStatement(() => this.record(parsed as AuditRecord));
+    // A fresh record in the one fixed shape (never the caller's object).
+    const event = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor, fastAuditEventInput);
+    event.at ??= this.ctx.clock();
+    return this.ctx.tx.runStatement(() => {
+      this.record(event);
+      const { fields, detail, prevHash, hash } = this.last;
+      return {
+        seq: fields[1],
+        v: fields[0],
+        at: fields[2],
+        kind: event.kind,
+        sessionId: fields[4],
+        agentId: fields[5],
+        surface: fields[6],
+        runId: fields[7],
+        callId: fields[8],
+        tool: fields[9],
+        risk: event.risk ?? null,
+        ruleId: fields[11],
+        resource: fields[12],
+        status: fields[13],
+        standingApprovalId: fields[14],
+        detail,
+        prevHash,
+        hash,
+      };
+    });
   }
 
   /**
    * @internal Appends an already validated event inside the caller's open transaction, so it
    * commits or rolls back with the state change it describes. For the ledger, the Inbox and the
-   * grant stores; everything else uses `append`.
+   * grant stores; everything else uses `append`. `event` comes from `newAuditRecord`.
    */
-  record(event: AuditRecord): AuditEvent {
+  record(event: AuditRecord): void {
     if (!this.ctx.tx.active) {
       throw new StoreStateError(StateErrorCode.durabilityMismatch, 'audit.record needs an open transaction');
     }
@@ -81,16 +112,19 @@ export class AuditLog {
     }
     const detail = this.ctx.redactor.redact(event.detail ?? null);
     const generation = this.ctx.tx.generation;
-    if (this.cached.generation !== generation) {
+    const cached = this.cached;
+    if (cached.generation !== generation) {
       const last = this.reader.head();
-      this.cached = { generation, seq: last?.seq ?? 0, hash: last?.hash ?? GENESIS_HASH };
+      cached.generation = generation;
+      cached.seq = last?.seq ?? 0;
+      cached.hash = last?.hash ?? GENESIS_HASH;
     }
-    const prevHash = this.cached.hash;
+    const prevHash = cached.hash;
     // The fields in hash order (see chain.ts).
     const fields: HashedFields = [
       AUDIT_EVENT_VERSION,
-      this.cached.seq + 1,
-      event.at,
+      cached.seq + 1,
+      event.at ?? this.ctx.clock(),
       event.kind,
       event.sessionId ?? null,
       event.agentId ?? null,
@@ -108,27 +142,13 @@ export class AuditLog {
     const body = eventBody(fields);
     const hash = hashBody(prevHash, body);
     insert.run(fields[1], fields[7], body, Buffer.from(hash, 'hex'));
-    this.cached = { generation, seq: fields[1], hash };
-    return {
-      seq: fields[1],
-      v: fields[0],
-      at: fields[2],
-      kind: event.kind,
-      sessionId: fields[4],
-      agentId: fields[5],
-      surface: fields[6],
-      runId: fields[7],
-      callId: fields[8],
-      tool: fields[9],
-      risk: event.risk ?? null,
-      ruleId: fields[11],
-      resource: fields[12],
-      status: fields[13],
-      standingApprovalId: fields[14],
-      detail,
-      prevHash,
-      hash,
-    };
+    cached.seq = fields[1];
+    cached.hash = hash;
+    const last = this.last;
+    last.fields = fields;
+    last.detail = detail;
+    last.prevHash = prevHash;
+    last.hash = hash;
   }
 
   /** Events in seq order, optionally of one run, after a seq, limited. */

@@ -62,23 +62,69 @@ export const AuditEventInput = AuditFields.extend({
 });
 export type AuditEventInput = z.input<typeof AuditEventInput>;
 
-/** The fast parser of AuditEventInput (fast-parse.ts); the property test keeps them equal. */
-export const fastAuditEventInput = fastStrictObject<z.output<typeof AuditEventInput>>({
-  sessionId: optional(nullable(FAST.id)),
-  agentId: optional(nullable(FAST.id)),
-  surface: optional(nullable(FAST.id)),
-  runId: optional(nullable(FAST.id)),
-  callId: optional(nullable(FAST.id)),
-  tool: optional(nullable(FAST.id)),
-  risk: optional(nullable(oneOf(ToolRisk.options))),
-  ruleId: optional(nullable(FAST.id)),
-  resource: optional(nullable(FAST.text)),
-  status: optional(nullable(str(1, 64))),
-  standingApprovalId: optional(nullable(FAST.id)),
-  kind: required(oneOf(AUDIT_KINDS)),
-  at: optional(FAST.timestamp),
-  detail: optional(anything),
-});
+/**
+ * An event as the store writes it: every field present, in one fixed order (undefined or null
+ * when absent), so the code that hashes and inserts events reads a single object shape. Build
+ * one with `newAuditRecord` and set the fields it has.
+ */
+export interface AuditRecord {
+  kind: AuditKind;
+  /** Milliseconds since the epoch; the store clock when undefined. */
+  at: number | undefined;
+  sessionId: string | null | undefined;
+  agentId: string | null | undefined;
+  surface: string | null | undefined;
+  runId: string | null | undefined;
+  callId: string | null | undefined;
+  tool: string | null | undefined;
+  risk: ToolRisk | null | undefined;
+  ruleId: string | null | undefined;
+  resource: string | null | undefined;
+  status: string | null | undefined;
+  standingApprovalId: string | null | undefined;
+  detail: unknown;
+}
+
+/** A record of `kind` with no identifying field set yet (the one place its shape is made). */
+export function newAuditRecord(kind: AuditKind, at: number | undefined, detail?: unknown): AuditRecord {
+  return {
+    kind,
+    at,
+    sessionId: undefined,
+    agentId: undefined,
+    surface: undefined,
+    runId: undefined,
+    callId: undefined,
+    tool: undefined,
+    risk: undefined,
+    ruleId: undefined,
+    resource: undefined,
+    status: undefined,
+    standingApprovalId: undefined,
+    detail,
+  };
+}
+
+/** The fast parser of AuditEventInput (fast-parse.ts); the property test keeps it equal to zod. */
+export const fastAuditEventInput = fastStrictObject<z.output<typeof AuditEventInput>, AuditRecord>(
+  {
+    sessionId: optional(nullable(FAST.id)),
+    agentId: optional(nullable(FAST.id)),
+    surface: optional(nullable(FAST.id)),
+    runId: optional(nullable(FAST.id)),
+    callId: optional(nullable(FAST.id)),
+    tool: optional(nullable(FAST.id)),
+    risk: optional(nullable(oneOf(ToolRisk.options))),
+    ruleId: optional(nullable(FAST.id)),
+    resource: optional(nullable(FAST.text)),
+    status: optional(nullable(str(1, 64))),
+    standingApprovalId: optional(nullable(FAST.id)),
+    kind: required(oneOf(AUDIT_KINDS)),
+    at: optional(FAST.timestamp),
+    detail: optional(anything),
+  },
+  () => newAuditRecord(undefined as unknown as AuditKind, undefined),
+);
 
 /** A stored audit event, as read back. */
 export interface AuditEvent {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { AuditLog } from '../audit/log.ts';
-import { AuditKind } from '../audit/types.ts';
+import { AuditKind, newAuditRecord } from '../audit/types.ts';
 import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { Id, parseInput } from '../schema.ts';
@@ -63,17 +63,18 @@ export class SessionApprovals {
         revoked_by: null,
       };
       this.insert.run(row);
-      this.audit.record({
-        kind: AuditKind.sessionApprovalGranted,
-        at: row.created_at,
-        sessionId: row.session_id,
-        agentId: req.agentId ?? null,
-        runId: req.runId ?? null,
-        tool: row.tool,
-        resource: row.target,
-        status: 'granted',
-        detail: { sessionApprovalId: row.id, grantedBy: row.granted_by, anyTarget: row.target === null },
+      const event = newAuditRecord(AuditKind.sessionApprovalGranted, row.created_at, {
+        sessionApprovalId: row.id,
+        grantedBy: row.granted_by,
+        anyTarget: row.target === null,
       });
+      event.sessionId = row.session_id;
+      event.agentId = req.agentId ?? null;
+      event.runId = req.runId ?? null;
+      event.tool = row.tool;
+      event.resource = row.target;
+      event.status = 'granted';
+      this.audit.record(event);
       return toSessionApproval(row);
     }, DURABLE);
   }
@@ -93,15 +94,15 @@ export class SessionApprovals {
         at,
         this.ctx.redactor,
       );
-      this.audit.record({
-        kind: AuditKind.sessionApprovalRevoked,
-        at,
-        sessionId: row.session_id,
-        tool: row.tool,
-        resource: row.target,
-        status: 'revoked',
-        detail: { sessionApprovalId: row.id, revokedBy: req.revokedBy },
+      const event = newAuditRecord(AuditKind.sessionApprovalRevoked, at, {
+        sessionApprovalId: row.id,
+        revokedBy: req.revokedBy,
       });
+      event.sessionId = row.session_id;
+      event.tool = row.tool;
+      event.resource = row.target;
+      event.status = 'revoked';
+      this.audit.record(event);
       return toSessionApproval(row);
     }, DURABLE);
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { AuditLog } from '../audit/log.ts';
-import { AuditKind } from '../audit/types.ts';
+import { AuditKind, newAuditRecord } from '../audit/types.ts';
 import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { Id, parseInput } from '../schema.ts';
@@ -66,15 +66,15 @@ export class StandingApprovals {
         revoked_by: null,
       };
       this.insert.run(row);
-      this.audit.record({
-        kind: AuditKind.standingApprovalGranted,
-        at: row.created_at,
-        tool: row.tool,
-        resource: row.target,
-        status: 'granted',
-        standingApprovalId: row.id,
-        detail: { ownerTaskId: row.owner_task_id, grantedBy: row.granted_by },
+      const event = newAuditRecord(AuditKind.standingApprovalGranted, row.created_at, {
+        ownerTaskId: row.owner_task_id,
+        grantedBy: row.granted_by,
       });
+      event.tool = row.tool;
+      event.resource = row.target;
+      event.status = 'granted';
+      event.standingApprovalId = row.id;
+      this.audit.record(event);
       return toStandingApproval(row);
     }, DURABLE);
   }
@@ -94,15 +94,15 @@ export class StandingApprovals {
         at,
         this.ctx.redactor,
       );
-      this.audit.record({
-        kind: AuditKind.standingApprovalRevoked,
-        at,
-        tool: row.tool,
-        resource: row.target,
-        status: 'revoked',
-        standingApprovalId: row.id,
-        detail: { ownerTaskId: row.owner_task_id, revokedBy: req.revokedBy },
+      const event = newAuditRecord(AuditKind.standingApprovalRevoked, at, {
+        ownerTaskId: row.owner_task_id,
+        revokedBy: req.revokedBy,
       });
+      event.tool = row.tool;
+      event.resource = row.target;
+      event.status = 'revoked';
+      event.standingApprovalId = row.id;
+      this.audit.record(event);
       return toStandingApproval(row);
     }, DURABLE);
   }

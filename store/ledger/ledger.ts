@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AuditLog, AuditRecord } from '../audit/log.ts';
-import { AuditKind } from '../audit/types.ts';
+import { AuditKind, newAuditRecord } from '../audit/types.ts';
 import { assertWritable, fromStoredJson, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError, quote } from '../errors.ts';
@@ -341,22 +341,19 @@ function auditRecord(
   at: number,
   detail: Record<string, unknown>,
 ): AuditRecord {
-  return {
-    kind,
-    at,
-    sessionId: row.session_id,
-    agentId: row.agent_id,
-    surface: row.surface,
-    runId: row.run_id,
-    callId: row.call_id,
-    tool: row.tool,
-    risk: row.risk as AuditRecord['risk'],
-    ruleId: row.rule_id,
-    resource: row.resource,
-    status: kind,
-    standingApprovalId: row.standing_approval_id,
-    detail,
-  };
+  const event = newAuditRecord(kind, at, detail);
+  event.sessionId = row.session_id;
+  event.agentId = row.agent_id;
+  event.surface = row.surface;
+  event.runId = row.run_id;
+  event.callId = row.call_id;
+  event.tool = row.tool;
+  event.risk = row.risk as AuditRecord['risk'];
+  event.ruleId = row.rule_id;
+  event.resource = row.resource;
+  event.status = kind;
+  event.standingApprovalId = row.standing_approval_id;
+  return event;
 }
 
 /** Tells a stored row (a refusal's subject) from an entry. */

@@ -35,22 +35,42 @@ export const BeginCallInput = z.strictObject({
 });
 export type BeginCallInput = z.input<typeof BeginCallInput>;
 
-/** The fast parser of BeginCallInput (fast-parse.ts); the property test keeps them equal. */
-export const fastBeginCallInput = fastStrictObject<z.output<typeof BeginCallInput>>({
-  idempotencyKey: required(FAST.id),
-  callId: required(FAST.id),
-  runId: optional(nullable(FAST.id)),
-  sessionId: optional(nullable(FAST.id)),
-  agentId: optional(nullable(FAST.id)),
-  surface: optional(nullable(FAST.id)),
-  tool: required(FAST.id),
-  risk: optional(nullable(oneOf(ToolRisk.options))),
-  ruleId: optional(nullable(FAST.id)),
-  resource: optional(nullable(FAST.text)),
-  standingApprovalId: optional(nullable(FAST.id)),
-  at: optional(FAST.timestamp),
-  detail: optional(anything),
-});
+/** A parsed BeginCallInput: every field present, in one fixed order (see fast-parse.ts). */
+export type ParsedBeginCall = z.output<typeof BeginCallInput>;
+
+/** The fast parser of BeginCallInput (fast-parse.ts); the property test keeps it equal to zod. */
+export const fastBeginCallInput = fastStrictObject<z.output<typeof BeginCallInput>, ParsedBeginCall>(
+  {
+    idempotencyKey: required(FAST.id),
+    callId: required(FAST.id),
+    runId: optional(nullable(FAST.id)),
+    sessionId: optional(nullable(FAST.id)),
+    agentId: optional(nullable(FAST.id)),
+    surface: optional(nullable(FAST.id)),
+    tool: required(FAST.id),
+    risk: optional(nullable(oneOf(ToolRisk.options))),
+    ruleId: optional(nullable(FAST.id)),
+    resource: optional(nullable(FAST.text)),
+    standingApprovalId: optional(nullable(FAST.id)),
+    at: optional(FAST.timestamp),
+    detail: optional(anything),
+  },
+  () => ({
+    idempotencyKey: '',
+    callId: '',
+    runId: undefined,
+    sessionId: undefined,
+    agentId: undefined,
+    surface: undefined,
+    tool: '',
+    risk: undefined,
+    ruleId: undefined,
+    resource: undefined,
+    standingApprovalId: undefined,
+    at: undefined,
+    detail: undefined,
+  }),
+);
 
 /** Options of a `beginCall` or `retryInterrupted`. */
 export interface BeginCallOptions {

@@ -92,7 +92,8 @@ export class Redactor {
 
   /** Scrubs registered secrets and credential shapes from one string. */
   redactString(text: string): string {
-    const matcher = this.secretMatcher();
+    // Every registered form is at least minSecretLength long: a shorter text holds none.
+    const matcher = text.length < this.minSecretLength ? null : this.secretMatcher();
     let out = text;
     if (matcher) {
       out = out.replace(matcher, this.censor);

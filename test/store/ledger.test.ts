@@ -218,6 +218,11 @@ describe('tool-call ledger', () => {
       expect(store.ledger.lookup('idem-1')).toBeNull();
       expect(store.ledger.lookup('idem-2')).toBeNull();
       expect(store.audit.head()).toBeNull();
+      // A start that rolled back cannot be finished, whatever the ledger remembered of it.
+      expect(() => store.ledger.completeCall('idem-1', 1)).toThrow(
+        expect.objectContaining({ code: 'call_not_found' }),
+      );
+      expect(store.connection.prepare('SELECT count(*) FROM ledger_outcomes').pluck().get()).toBe(0);
       // The next transaction starts clean.
       store.ledger.beginCall(callInput(3));
       expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 1 });

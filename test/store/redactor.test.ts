@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CENSOR, Redactor, createLogger } from '../../store/index.ts';
+import { scrubCredentialShapes, scrubEveryShape } from '../../store/redaction/patterns.ts';
 
 const C = DEFAULT_CENSOR;
 
@@ -183,5 +185,61 @@ describe('createLogger', () => {
     const first = JSON.parse(out.lines[0] as string) as Record<string, unknown>;
     expect(first).toMatchObject({ requestToken: C, password: C, msg: `msg ${C}`, nested: { v: C } });
     expect(out.lines.every((line) => line.endsWith('\n'))).toBe(true);
+  });
+});
+
+describe('credential-shape pre-check', () => {
+  const fragment = fc.constantFrom(
+    'bearer ',
+    'Basic\t',
+    'BEARER',
+    'https://',
+    'ftp://',
+    'user:pa55word@',
+    '@',
+    '?',
+    '&',
+    ';',
+    '=',
+    ':',
+    ' : ',
+    'token',
+    'api_key',
+    'Api-Key',
+    'PASSWORD',
+    'passphrase',
+    'private-key',
+    'authorization',
+    'cookie',
+    'sig',
+    'auth',
+    'credential',
+    '"',
+    "'",
+    ' ',
+    '\n',
+    'abcdefgh12345678',
+    'x',
+    'call:run-1:c-2',
+  );
+  const text = fc.oneof(
+    fc
+      .array(fc.oneof(fragment, fc.string({ maxLength: 6 })), { maxLength: 12 })
+      .map((parts) => parts.join('')),
+    fc.string(),
+  );
+
+  it('never skips a text that one of the patterns would change', () => {
+    let changed = 0;
+    fc.assert(
+      fc.property(text, (t) => {
+        const full = scrubEveryShape(t, C);
+        if (full !== t) changed++;
+        expect(scrubCredentialShapes(t, C)).toBe(full);
+      }),
+      { numRuns: 5000 },
+    );
+    // Worth something only if many generated texts hold a credential shape.
+    expect(changed).toBeGreaterThan(50);
   });
 });
