@@ -8,7 +8,11 @@
  *
  * A lifecycle is the full audited path of an allowed call: `proposed`, `policy_decided` and the
  * ledger `started` row with its audit `started` event in one commit (before the tool would
- * run), then the ledger `completed` row with its audit `completed` event in a second commit.
+ * run), then the ledger `completed` row with its audit `completed` event in a later commit.
+ * "Grouped" commits the starts of a batch, then its completions; "pipelined" is the steady state
+ * of group commit with a batch in flight: each commit holds the completions of the batch that
+ * ran and the starts of the next (a call still starts in a commit before it runs, and finishes
+ * in a later one).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -187,6 +191,26 @@ const measures: Record<string, { unit: string; run: Measure }> = {
               return out;
             });
             store.transaction(() => keys.forEach((key, j) => complete(store, key, i + j)));
+          }
+        });
+      }),
+  },
+  lifecyclesPerSecPipelined: {
+    unit: `lifecycles/s (group commit, ${GROUP} calls in flight: each commit finishes one batch and starts the next)`,
+    run: (round) =>
+      withStore((store) => {
+        inputsFor(round);
+        return timed(CALLS, () => {
+          let running: string[] = [];
+          for (let i = 0; i <= CALLS; i += GROUP) {
+            const done = running;
+            const first = i;
+            running = store.transaction(() => {
+              done.forEach((key, j) => complete(store, key, first - GROUP + j));
+              const started: string[] = [];
+              for (let j = first; j < Math.min(first + GROUP, CALLS); j++) started.push(begin(store, round, j));
+              return started;
+            });
           }
         });
       }),

@@ -20,8 +20,8 @@ import { StateErrorCode, StoreStateError } from './errors.ts';
  *   one means losing a human's consent or resurrecting a revoked grant. They happen at human
  *   speed, so the ~0.3 ms fsync is free. An fsync also makes every earlier NORMAL commit
  *   durable.
- * - tool_calls (the ledger) and audit_events: NORMAL — they are the hot path (several writes per
- *   tool call, 20k+ tool calls/s target). After power loss their tail rolls back together (they
+ * - the ledger (ledger_calls, ledger_outcomes, ledger_open) and audit_log: NORMAL — they are the
+ *   hot path (several writes per tool call, 20k+ tool calls/s target). After power loss their tail rolls back together (they
  *   are written in the same transactions), so the hash chain and the ledger/audit pairing stay
  *   consistent; a call whose `started` row rolled back may run again. For calls where that
  *   matters (external, not idempotent, no idempotency key accepted by the far side) the caller

@@ -123,7 +123,6 @@ BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: UPDATE refused'); END;
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: DELETE refused'); END;
 
-CREATE INDEX ledger_open_started ON ledger_open(started_at);
 CREATE TRIGGER ledger_calls_no_delete BEFORE DELETE ON ledger_calls
 BEGIN SELECT RAISE(ABORT, 'ledger_calls is the idempotency ledger: DELETE refused'); END;
 CREATE TRIGGER ledger_calls_restart_only BEFORE UPDATE ON ledger_calls

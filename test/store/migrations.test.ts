@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Redactor, SCHEMA_VERSION, StoreOpenError, openStore } from '../../store/index.ts';
 import { MIGRATIONS } from '../../store/migrations/index.ts';
+import { hashEvent } from '../../store/audit/chain.ts';
 import { tempDir, track } from './helpers.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -51,7 +52,6 @@ describe('migrations', () => {
         'ledger_calls',
         'ledger_outcomes',
         'ledger_open',
-        'ledger_open_started',
         'tool_calls',
         'approvals',
         'approvals_pending_expiry',
@@ -71,7 +71,7 @@ describe('migrations', () => {
     const store = track(openStore({ path, redactor: new Redactor() }));
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(objectNames(store.connection)).toEqual(
-      expect.arrayContaining(['ledger_open_started', 'approvals_pending_expiry']),
+      expect.arrayContaining(['ledger_open', 'approvals_pending_expiry']),
     );
     expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 11 });
     expect(store.ledger.lookup('idem-1')).toMatchObject({ status: 'completed', result: { bytesWritten: 2 } });
@@ -141,6 +141,51 @@ describe('migrations', () => {
 
   // Version 3 drops the stored prev_hash (the previous row's hash, covered by the next hash):
   // what it guarded — content, order, removals — stays detected after the migration.
+  it('migrates a version-2 log longer than one copy page (1,000 rows) and keeps every link', () => {
+    const path = databaseFromDump('schema-v2.sql');
+    const raw = new Database(path);
+    const tail = raw.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1').get() as {
+      seq: number;
+      hash: string;
+    };
+    const insert = raw.prepare(
+      `INSERT INTO audit_events (seq, v, at, kind, session_id, agent_id, surface, run_id, call_id, tool, risk,
+         rule_id, resource, status, standing_approval_id, detail, prev_hash, hash)
+       VALUES (@seq, @v, @at, @kind, @session_id, @agent_id, @surface, @run_id, @call_id, @tool, @risk,
+         @rule_id, @resource, @status, @standing_approval_id, @detail, @prev_hash, @hash)`,
+    );
+    let prev = tail.hash;
+    raw.transaction(() => {
+      for (let seq = tail.seq + 1; seq <= 2_500; seq++) {
+        const row = {
+          seq,
+          v: 1,
+          at: 1_700_200_000_000 + seq,
+          kind: 'root_changed',
+          session_id: null,
+          agent_id: null,
+          surface: null,
+          run_id: seq % 3 === 0 ? 'run-many' : null,
+          call_id: null,
+          tool: null,
+          risk: null,
+          rule_id: null,
+          resource: `/w/${seq}`,
+          status: null,
+          standing_approval_id: null,
+          detail: JSON.stringify({ seq, note: 'é\u2028"' }),
+        };
+        const hash = hashEvent(prev, row);
+        insert.run({ ...row, prev_hash: prev, hash });
+        prev = hash;
+      }
+    })();
+    raw.close();
+    const store = track(openStore({ path, redactor: new Redactor() }));
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2_500, headHash: prev });
+    expect(store.audit.list({ runId: 'run-many' })).toHaveLength(828);
+  });
+
   it('keeps a tampered version-2 chain broken at the same event after migrating', () => {
     for (const [sql, reason] of [
       ["UPDATE audit_events SET tool = 'read_file' WHERE seq = 7", 'hash_mismatch'],
