@@ -14,6 +14,7 @@
  * ran and the starts of the next (a call still starts in a commit before it runs, and finishes
  * in a later one).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,8 +209,79 @@ const measures: Record<string, { unit: string; run: Measure }> = {
             running = store.transaction(() => {
               done.forEach((key, j) => complete(store, key, first - GROUP + j));
               const started: string[] = [];
-              for (let j = first; j < Math.min(first + GROUP, CALLS); j++) started.push(begin(store, round, j));
+              for (let j = first; j < Math.min(first + GROUP, CALLS); j++)
+                started.push(begin(store, round, j));
               return started;
+            });
+          }
+        });
+      }),
+  },
+  sqliteFloorPerSec: {
+    unit: `lifecycles/s of the bare writes (same rows, statements and sha256 chain as "grouped", no validation, redaction or result objects: what this machine allows)`,
+    run: (round) =>
+      withStore((store) => {
+        const db = store.connection;
+        const audit = db.prepare('INSERT INTO audit_log (seq, run_id, body, hash) VALUES (?, ?, ?, ?)');
+        const call = db.prepare(
+          `INSERT INTO ledger_calls (idempotency_key, v, call_id, run_id, session_id, agent_id, surface, tool, risk,
+             rule_id, resource, standing_approval_id, attempt, started_at) VALUES (?, 1, ?, ?, 's-1', 'assistant', 'chat',
+             'write_file', 'write-local', 'mode.allow', NULL, NULL, 1, ?)`,
+        );
+        const open = db.prepare('INSERT INTO ledger_open (idempotency_key, started_at) VALUES (?, ?)');
+        const close = db.prepare('DELETE FROM ledger_open WHERE idempotency_key = ?');
+        const outcome = db.prepare(
+          `INSERT INTO ledger_outcomes (idempotency_key, attempt, status, result, error, finished_at)
+           VALUES (?, 1, 'completed', ?, NULL, ?)`,
+        );
+        const tx = db.transaction((fn: () => void) => fn());
+        let seq = 0;
+        let prev = '0'.repeat(64);
+        const event = (kind: string, i: number, detail: unknown): void => {
+          seq++;
+          const runId = `run-${round}`;
+          const body = JSON.stringify([
+            1,
+            seq,
+            Date.now(),
+            kind,
+            's-1',
+            'assistant',
+            'chat',
+            runId,
+            `call-${i}`,
+            'write_file',
+            'write-local',
+            'mode.allow',
+            '/work/p/src/a.ts',
+            kind,
+            null,
+            JSON.stringify(detail),
+          ]);
+          const hash = createHash('sha256').update(`${prev}\n${body}`).digest();
+          audit.run(seq, runId, body, hash);
+          prev = hash.toString('hex');
+        };
+        return timed(CALLS, () => {
+          for (let i = 0; i < CALLS; i += GROUP) {
+            const end = Math.min(i + GROUP, CALLS);
+            tx.immediate(() => {
+              for (let j = i; j < end; j++) {
+                const key = `idem-${round}-${j}`;
+                event('proposed', j, { args: { path: 'src/a.ts', content: `export const n = ${j};` } });
+                event('policy_decided', j, decided.detail);
+                call.run(key, `call-${j}`, `run-${round}`, Date.now());
+                open.run(key, Date.now());
+                event('started', j, { idempotencyKey: key, attempt: 1 });
+              }
+            });
+            tx.immediate(() => {
+              for (let j = i; j < end; j++) {
+                const key = `idem-${round}-${j}`;
+                close.run(key);
+                outcome.run(key, JSON.stringify({ ok: true, bytesWritten: 20 + (j % 10) }), Date.now());
+                event('completed', j, { idempotencyKey: key, attempt: 1 });
+              }
             });
           }
         });
