@@ -20,6 +20,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Decision } from '../policy/decision.ts';
 import { AuditKind, Redactor, auditFieldsFromDecision, openStore } from '../store/index.ts';
+import { AUDIT_ROW_EVENTS } from '../store/audit/chain.ts';
 import type { AuditEventInput, BeginCallInput, Store } from '../store/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -222,7 +223,9 @@ const measures: Record<string, { unit: string; run: Measure }> = {
     run: (round) =>
       withStore((store) => {
         const db = store.connection;
-        const audit = db.prepare('INSERT INTO audit_log (seq, run_id, body, hash) VALUES (?, ?, ?, ?)');
+        const audit = db.prepare(
+          'INSERT INTO audit_log (seq, last_seq, run_id, body, hashes) VALUES (?, ?, ?, ?, ?)',
+        );
         const call = db.prepare(
           `INSERT INTO ledger_calls (idempotency_key, v, call_id, run_id, session_id, agent_id, surface, tool, risk,
              rule_id, resource, standing_approval_id, attempt, started_at) VALUES (?, 1, ?, ?, 's-1', 'assistant', 'chat',
@@ -237,7 +240,23 @@ const measures: Record<string, { unit: string; run: Measure }> = {
         const tx = db.transaction((fn: () => void) => fn());
         let seq = 0;
         let prev = '0'.repeat(64);
+        // Rows of up to AUDIT_ROW_EVENTS events, as the store writes them.
+        let bodies: string[] = [];
+        let hashes: Buffer[] = [];
+        const flush = (): void => {
+          if (bodies.length === 0) return;
+          audit.run(
+            seq - bodies.length + 1,
+            seq,
+            `run-${round}`,
+            `[${bodies.join(',')}]`,
+            Buffer.concat(hashes),
+          );
+          bodies = [];
+          hashes = [];
+        };
         const event = (kind: string, i: number, detail: unknown): void => {
+          if (bodies.length === AUDIT_ROW_EVENTS) flush();
           seq++;
           const runId = `run-${round}`;
           const body = JSON.stringify([
@@ -259,7 +278,8 @@ const measures: Record<string, { unit: string; run: Measure }> = {
             JSON.stringify(detail),
           ]);
           const hash = createHash('sha256').update(`${prev}\n${body}`).digest();
-          audit.run(seq, runId, body, hash);
+          bodies.push(body);
+          hashes.push(hash);
           prev = hash.toString('hex');
         };
         return timed(CALLS, () => {
@@ -274,6 +294,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
                 open.run(key, Date.now());
                 event('started', j, { idempotencyKey: key, attempt: 1 });
               }
+              flush();
             });
             tx.immediate(() => {
               for (let j = i; j < end; j++) {
@@ -282,6 +303,7 @@ const measures: Record<string, { unit: string; run: Measure }> = {
                 outcome.run(key, JSON.stringify({ ok: true, bytesWritten: 20 + (j % 10) }), Date.now());
                 event('completed', j, { idempotencyKey: key, attempt: 1 });
               }
+              flush();
             });
           }
         });

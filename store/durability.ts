@@ -61,6 +61,10 @@ export class TransactionRunner {
   private gen = 0;
   /** Set when a store operation failed inside the open transaction (see `op`). */
   private doomed: { readonly where: string } | null = null;
+  /** Writes held back until the transaction commits or a savepoint begins (see `onFlush`). */
+  private readonly flushes: Array<() => void> = [];
+  /** Forgets what was held back when the work it belonged to rolled back. */
+  private readonly discards: Array<() => void> = [];
 
   constructor(private readonly db: Database) {
     this.runner = db.transaction((fn: () => unknown) => fn());
@@ -80,6 +84,22 @@ export class TransactionRunner {
   }
 
   /**
+   * Registers a part that holds writes back within a transaction (the audit log gathers a
+   * transaction's events into few rows): `flush` writes them, and runs before every commit and
+   * before a savepoint begins, so a savepoint's rollback never takes earlier work with it;
+   * `discard` forgets them when the transaction or a savepoint rolls back.
+   */
+  onFlush(flush: () => void, discard: () => void): void {
+    this.flushes.push(flush);
+    this.discards.push(discard);
+  }
+
+  /** Writes what is held back now (before a read of it inside the transaction). */
+  flush(): void {
+    for (const flush of this.flushes) flush();
+  }
+
+  /**
    * Runs `fn`, whose only write is one SQL statement, atomically: inside an open transaction it
    * runs as is (a failing statement changes nothing by itself, so no savepoint is needed),
    * otherwise in its own non-durable transaction.
@@ -87,7 +107,13 @@ export class TransactionRunner {
   runStatement<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     this.gen++;
-    return this.invoke(() => this.runner.immediate(fn));
+    return this.invoke(() =>
+      this.runner.immediate(() => {
+        const result = fn();
+        this.flush();
+        return result;
+      }),
+    );
   }
 
   /**
@@ -98,6 +124,8 @@ export class TransactionRunner {
     if (this.db.inTransaction) {
       this.assertDurability(options);
       const doomed = this.doomed;
+      // What is held back belongs to the enclosing work: write it before the savepoint.
+      this.flush();
       try {
         return this.invoke(() => this.runner(fn));
       } catch (error) {
@@ -141,6 +169,7 @@ export class TransactionRunner {
           { where: this.doomed.where },
         );
       }
+      this.flush();
       return result;
     };
     if (!durable) return this.invoke(() => this.runner.immediate(body));
@@ -169,6 +198,7 @@ export class TransactionRunner {
       return call() as T;
     } catch (error) {
       this.gen++;
+      for (const discard of this.discards) discard();
       throw error;
     }
   }

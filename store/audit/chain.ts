@@ -53,6 +53,9 @@ export type HashedFields = [
   detail: string,
 ];
 
+/** At most this many events share one `audit_log` row (schema version 3). */
+export const AUDIT_ROW_EVENTS = 64;
+
 /** Index of each field in HashedFields, for readers of a stored body. */
 export const FIELD = {
   v: 0,

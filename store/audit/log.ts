@@ -3,7 +3,7 @@ import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
-import { GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
+import { AUDIT_ROW_EVENTS, GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
 import type { ChainVerification, HashedFields } from './chain.ts';
 import { auditReader } from './rows.ts';
 import type { AuditReader } from './rows.ts';
@@ -31,7 +31,18 @@ export interface AuditQuery {
  */
 export class AuditLog {
   private readonly reader: AuditReader;
-  private readonly insert: Statement<[number, string | null, string, Buffer]> | null;
+  private readonly insert: Statement<[number, number, string | null, string, Buffer]> | null;
+  /**
+   * Events recorded in the open transaction and not yet written: consecutive events of one run
+   * share a row (see migration 3). Written before the commit, before a savepoint and before any
+   * read; forgotten on rollback.
+   */
+  private readonly pending: { runId: string | null; firstSeq: number; bodies: string[]; hashes: Buffer[] } = {
+    runId: null,
+    firstSeq: 0,
+    bodies: [],
+    hashes: [],
+  };
   /**
    * The chain's tail as of this transaction generation: inside one write transaction only this
    * connection appends, so it saves a lookup per event; any rollback or new transaction
@@ -59,7 +70,13 @@ export class AuditLog {
     this.reader = auditReader(ctx.db, schemaVersion);
     this.insert = ctx.readonly
       ? null
-      : ctx.db.prepare('INSERT INTO audit_log (seq, run_id, body, hash) VALUES (?, ?, ?, ?)');
+      : ctx.db.prepare('INSERT INTO audit_log (seq, last_seq, run_id, body, hashes) VALUES (?, ?, ?, ?, ?)');
+    if (!ctx.readonly) {
+      ctx.tx.onFlush(
+        () => this.flush(),
+        () => this.discard(),
+      );
+    }
   }
 
   /** Validates, redacts and appends one event in its own transaction (or the caller's). */
@@ -141,7 +158,19 @@ export class AuditLog {
     ];
     const body = eventBody(fields);
     const hash = hashBody(prevHash, body);
-    insert.run(fields[1], fields[7], body, Buffer.from(hash, 'hex'));
+    const pending = this.pending;
+    if (
+      pending.bodies.length > 0 &&
+      (pending.runId !== fields[7] || pending.bodies.length >= AUDIT_ROW_EVENTS)
+    ) {
+      this.flush();
+    }
+    if (pending.bodies.length === 0) {
+      pending.runId = fields[7];
+      pending.firstSeq = fields[1];
+    }
+    pending.bodies.push(body);
+    pending.hashes.push(Buffer.from(hash, 'hex'));
     cached.seq = fields[1];
     cached.hash = hash;
     const last = this.last;
@@ -151,6 +180,28 @@ export class AuditLog {
     last.hash = hash;
   }
 
+  /** Writes the pending events as one row. */
+  private flush(): void {
+    const pending = this.pending;
+    const count = pending.bodies.length;
+    if (count === 0 || this.insert === null) return;
+    const body = count === 1 ? `[${pending.bodies[0] as string}]` : `[${pending.bodies.join(',')}]`;
+    const hashes = count === 1 ? (pending.hashes[0] as Buffer) : Buffer.concat(pending.hashes);
+    this.insert.run(pending.firstSeq, pending.firstSeq + count - 1, pending.runId, body, hashes);
+    this.discard();
+  }
+
+  /** Forgets the pending events (their transaction or savepoint rolled back). */
+  private discard(): void {
+    this.pending.bodies = [];
+    this.pending.hashes = [];
+  }
+
+  /** Makes this transaction's pending events readable. */
+  private beforeRead(): void {
+    if (this.ctx.tx.active) this.ctx.tx.flush();
+  }
+
   /** Events in seq order, optionally of one run, after a seq, limited. */
   list(query: AuditQuery = {}): AuditEvent[] {
     return [...this.iterate(query)];
@@ -158,11 +209,13 @@ export class AuditLog {
 
   /** Like `list`, streaming rows from the database instead of loading them all. */
   *iterate(query: AuditQuery = {}): Generator<AuditEvent> {
+    this.beforeRead();
     yield* this.reader.events(query.runId, query.afterSeq ?? 0, query.limit ?? -1);
   }
 
   /** The last event's seq and hash, or null for an empty log. */
   head(): { seq: number; hash: string } | null {
+    this.beforeRead();
     return this.reader.head() ?? null;
   }
 
@@ -172,6 +225,7 @@ export class AuditLog {
    * events after it: incremental checks of a growing log.
    */
   verifyChain(from?: { readonly seq: number; readonly hash: string }): ChainVerification {
+    this.beforeRead();
     if (from === undefined) return verifyRows(this.reader.chain(0));
     return verifyRows(this.reader.chain(from.seq), from);
   }

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { FIELD, GENESIS_HASH, eventBody, legacyFields } from './chain.ts';
-import type { ChainRow } from './chain.ts';
+import { AUDIT_ROW_EVENTS, FIELD, GENESIS_HASH, eventBody, legacyFields } from './chain.ts';
+import type { ChainRow, HashedFields } from './chain.ts';
 import type { AuditEvent, AuditKind, AuditRow } from './types.ts';
 
 /**
@@ -18,53 +18,115 @@ export interface AuditReader {
 
 /** The layout's reader for a database at `schemaVersion`. */
 export function auditReader(db: Database, schemaVersion: number): AuditReader {
-  return schemaVersion >= 3 ? new BodyReader(db) : new LegacyReader(db);
+  return schemaVersion >= 3 ? new BatchReader(db) : new LegacyReader(db);
 }
 
-interface BodyRow {
+interface BatchRow {
   seq: number;
+  last_seq: number;
   run_id: string | null;
   body: string;
-  hash: Buffer;
+  hashes: Buffer;
   prev?: Buffer | null;
 }
 
-/** Version 3: each row holds the hashed body; the previous hash is the previous row's. */
-class BodyReader implements AuditReader {
-  private readonly all: Statement<[number, number], BodyRow>;
-  private readonly byRun: Statement<[string, number, number], BodyRow>;
-  private readonly rows: Statement<[number], BodyRow>;
-  private readonly tail: Statement<[], BodyRow>;
+/** An event of a version-3 row: its seq, its body's fields, its own hash and the one before. */
+interface RowEvent {
+  readonly seq: number;
+  readonly fields: unknown[] | null;
+  readonly hash: Buffer;
+  readonly prev: Buffer | null;
+}
+
+/**
+ * Version 3: a row holds one or more consecutive events of one run (`seq`..`last_seq`), their
+ * bodies as one JSON array and their hashes end to end; the hash before a row's first event is
+ * the last one of the row before.
+ */
+class BatchReader implements AuditReader {
+  private readonly all: Statement<[number, number], BatchRow>;
+  private readonly byRun: Statement<[string, number, number], BatchRow>;
+  private readonly rows: Statement<[number, number], BatchRow>;
+  private readonly tail: Statement<[], BatchRow>;
 
   constructor(db: Database) {
-    const prev = '(SELECT p.hash FROM audit_log p WHERE p.seq = a.seq - 1) AS prev';
+    const prev =
+      '(SELECT substr(p.hashes, -32) FROM audit_log p WHERE p.seq < a.seq ORDER BY p.seq DESC LIMIT 1) AS prev';
+    // A row holds at most AUDIT_ROW_EVENTS events, so the rows holding events after S start
+    // after S - AUDIT_ROW_EVENTS: the primary key finds them.
+    const after = `a.seq > ? - ${AUDIT_ROW_EVENTS} AND a.last_seq > ?`;
     this.all = db.prepare(
-      `SELECT a.seq, a.run_id, a.body, a.hash, ${prev} FROM audit_log a WHERE a.seq > ? ORDER BY a.seq LIMIT ?`,
+      `SELECT a.seq, a.last_seq, a.run_id, a.body, a.hashes, ${prev} FROM audit_log a WHERE ${after} ORDER BY a.seq`,
     );
     this.byRun = db.prepare(
-      `SELECT a.seq, a.run_id, a.body, a.hash, ${prev} FROM audit_log a
-       WHERE a.run_id = ? AND a.seq > ? ORDER BY a.seq LIMIT ?`,
+      `SELECT a.seq, a.last_seq, a.run_id, a.body, a.hashes, ${prev} FROM audit_log a
+       WHERE a.run_id = ? AND ${after} ORDER BY a.seq`,
     );
-    this.rows = db.prepare('SELECT seq, run_id, body, hash FROM audit_log WHERE seq > ? ORDER BY seq');
-    this.tail = db.prepare('SELECT seq, run_id, body, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+    this.rows = db.prepare(
+      `SELECT a.seq, a.last_seq, a.run_id, a.body, a.hashes FROM audit_log a WHERE ${after} ORDER BY a.seq`,
+    );
+    this.tail = db.prepare(
+      'SELECT seq, last_seq, run_id, body, hashes FROM audit_log ORDER BY seq DESC LIMIT 1',
+    );
   }
 
   *events(runId: string | undefined, afterSeq: number, limit: number): Iterable<AuditEvent> {
     const rows =
-      runId === undefined ? this.all.iterate(afterSeq, limit) : this.byRun.iterate(runId, afterSeq, limit);
-    for (const row of rows) yield bodyEvent(row);
+      runId === undefined
+        ? this.all.iterate(afterSeq, afterSeq)
+        : this.byRun.iterate(runId, afterSeq, afterSeq);
+    let left = limit;
+    for (const row of rows) {
+      for (const event of rowEvents(row)) {
+        if (event.seq <= afterSeq) continue;
+        if (left === 0) return;
+        left--;
+        yield batchEvent(event);
+      }
+    }
   }
 
   *chain(afterSeq: number): Iterable<ChainRow> {
-    for (const row of this.rows.iterate(afterSeq)) {
-      yield { seq: row.seq, body: row.body, hash: row.hash.toString('hex'), runId: row.run_id };
+    for (const row of this.rows.iterate(afterSeq, afterSeq)) {
+      const events = rowEvents(row);
+      if (events.length !== row.last_seq - row.seq + 1 || row.hashes.length !== 32 * events.length) {
+        // A row whose parts do not agree (only a tampered file has one): it fails verification.
+        yield { seq: Math.max(row.seq, afterSeq + 1), body: '', hash: '', runId: row.run_id };
+        return;
+      }
+      for (const event of events) {
+        if (event.seq <= afterSeq) continue;
+        yield {
+          seq: event.seq,
+          body: event.fields === null ? '' : eventBody(event.fields as HashedFields),
+          hash: event.hash.toString('hex'),
+          runId: row.run_id,
+        };
+      }
     }
   }
 
   head(): { seq: number; hash: string } | undefined {
     const row = this.tail.get();
-    return row && { seq: row.seq, hash: row.hash.toString('hex') };
+    return row && { seq: row.last_seq, hash: row.hashes.subarray(row.hashes.length - 32).toString('hex') };
   }
+}
+
+/** A row's events, in order. A body that is not a JSON array of arrays (tampered) reads as none. */
+function rowEvents(row: BatchRow): RowEvent[] {
+  let bodies: unknown;
+  try {
+    bodies = JSON.parse(row.body) as unknown;
+  } catch {
+    bodies = null;
+  }
+  if (!Array.isArray(bodies)) return [];
+  return bodies.map((fields: unknown, i) => ({
+    seq: row.seq + i,
+    fields: Array.isArray(fields) ? fields : null,
+    hash: row.hashes.subarray(i * 32, i * 32 + 32),
+    prev: i === 0 ? (row.prev ?? null) : row.hashes.subarray((i - 1) * 32, i * 32),
+  }));
 }
 
 /** Versions 1–2: one column per field and a stored `prev_hash`. */
@@ -98,9 +160,9 @@ class LegacyReader implements AuditReader {
   }
 }
 
-/** Maps a version-3 row to the public event shape. */
-function bodyEvent(row: BodyRow): AuditEvent {
-  const fields = parseFields(row.body);
+/** Maps an event of a version-3 row to the public event shape. */
+function batchEvent(event: RowEvent): AuditEvent {
+  const fields = event.fields ?? [];
   const text = (i: number): string | null => {
     const value = fields[i];
     return typeof value === 'string' ? value : null;
@@ -111,7 +173,7 @@ function bodyEvent(row: BodyRow): AuditEvent {
   };
   const detailText = text(FIELD.detail);
   return {
-    seq: row.seq,
+    seq: event.seq,
     v: num(FIELD.v),
     at: num(FIELD.at),
     kind: text(FIELD.kind) as AuditKind,
@@ -127,8 +189,8 @@ function bodyEvent(row: BodyRow): AuditEvent {
     status: text(FIELD.status),
     standingApprovalId: text(FIELD.standingApprovalId),
     detail: detailText === null ? null : parseDetail(detailText),
-    prevHash: row.prev ? row.prev.toString('hex') : row.seq === 1 ? GENESIS_HASH : '',
-    hash: row.hash.toString('hex'),
+    prevHash: event.prev ? event.prev.toString('hex') : event.seq === 1 ? GENESIS_HASH : '',
+    hash: event.hash.toString('hex'),
   };
 }
 
@@ -154,16 +216,6 @@ export function legacyEvent(row: AuditRow): AuditEvent {
     prevHash: row.prev_hash,
     hash: row.hash,
   };
-}
-
-/** A stored body's fields; a body that is not a JSON array (tampered) reads as no fields. */
-function parseFields(body: string): unknown[] {
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    return Array.isArray(parsed) ? parsed : [];
-  } catch {
-    return [];
-  }
 }
 
 /** A detail as data, or as its raw text when it is not JSON. */

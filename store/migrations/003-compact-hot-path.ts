@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { eventBody, legacyFields } from '../audit/chain.ts';
+import { AUDIT_ROW_EVENTS, eventBody, legacyFields } from '../audit/chain.ts';
 import type { AuditRow } from '../audit/types.ts';
 import type { Migration } from './migration.ts';
 
@@ -10,11 +10,15 @@ import type { Migration } from './migration.ts';
  * values over six statements, and the ledger's `BEFORE UPDATE` finality trigger alone cost
  * ~20 % (a table with an update trigger loses SQLite's one-pass UPDATE). Now:
  *
- * - `audit_log` stores each event as the exact JSON array its hash covers (`body`), the hash as
- *   32 bytes, and `run_id` (a copy of the body's, for the run index; verification checks they
- *   agree). `prev_hash` is no longer stored: it is the previous row's hash, and the next
- *   event's hash covers it. Old rows are re-encoded byte for byte as they were hashed, so every
- *   chain verifies as before (and a broken one stays broken).
+ * - `audit_log` stores events in rows of up to AUDIT_ROW_EVENTS consecutive events of one run
+ *   written in one transaction: `body` is the JSON array of the events, each the exact JSON
+ *   array its hash covers; `hashes` holds each event's hash (32 bytes each); `seq` and
+ *   `last_seq` are the first and last event's seq; `run_id` is the run every event of the row
+ *   names (for the run index; verification checks they agree). The chain is still per event;
+ *   `prev_hash` is no longer stored (it is the hash before, and the next hash covers it). With
+ *   group commit most events cost no row of their own. Old rows become one-event rows
+ *   re-encoded byte for byte as they were hashed, so every chain verifies as before (and a
+ *   broken one stays broken).
  * - The ledger is insert-only on the hot path: `ledger_calls` (identity and current attempt),
  *   `ledger_outcomes` (one final row per attempt — completed, failed or interrupted — whose
  *   primary key makes a second outcome for the same attempt impossible), `ledger_open` (the
@@ -30,9 +34,10 @@ export const compactHotPath: Migration = {
   sql: `
 CREATE TABLE audit_log (
   seq INTEGER PRIMARY KEY,
+  last_seq INTEGER NOT NULL CHECK (last_seq >= seq AND last_seq - seq < ${AUDIT_ROW_EVENTS}),
   run_id TEXT,
   body TEXT NOT NULL,
-  hash BLOB NOT NULL CHECK (length(hash) = 32)
+  hashes BLOB NOT NULL CHECK (length(hashes) = 32 * (last_seq - seq + 1))
 ) STRICT;
 
 CREATE TABLE ledger_calls (
@@ -76,15 +81,18 @@ CREATE TABLE ledger_open (
 
 /** Re-encodes every version-2 audit row as the body its hash was computed over. */
 function copyAudit(db: Database): void {
-  const insert = db.prepare('INSERT INTO audit_log (seq, run_id, body, hash) VALUES (?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO audit_log (seq, last_seq, run_id, body, hashes) VALUES (?, ?, ?, ?, ?)',
+  );
   // In pages: a connection cannot write while it iterates, and a long log must not be loaded whole.
   const page = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT 1000');
   let after = Number.NEGATIVE_INFINITY;
   for (;;) {
     const rows = page.all(after) as AuditRow[];
     if (rows.length === 0) return;
-    for (const row of rows)
-      insert.run(row.seq, row.run_id, eventBody(legacyFields(row)), hashBytes(row.hash));
+    for (const row of rows) {
+      insert.run(row.seq, row.seq, row.run_id, `[${eventBody(legacyFields(row))}]`, hashBytes(row.hash));
+    }
     after = (rows[rows.length - 1] as AuditRow).seq;
   }
 }
@@ -141,18 +149,20 @@ CREATE TRIGGER ledger_outcomes_no_delete BEFORE DELETE ON ledger_outcomes
 BEGIN SELECT RAISE(ABORT, 'ledger_outcomes is append-only: DELETE refused'); END;
 
 CREATE VIEW audit_events AS
-SELECT a.seq AS seq,
-  json_extract(a.body, '$[0]') AS v, json_extract(a.body, '$[2]') AS at, json_extract(a.body, '$[3]') AS kind,
-  json_extract(a.body, '$[4]') AS session_id, json_extract(a.body, '$[5]') AS agent_id,
-  json_extract(a.body, '$[6]') AS surface, json_extract(a.body, '$[7]') AS run_id,
-  json_extract(a.body, '$[8]') AS call_id, json_extract(a.body, '$[9]') AS tool,
-  json_extract(a.body, '$[10]') AS risk, json_extract(a.body, '$[11]') AS rule_id,
-  json_extract(a.body, '$[12]') AS resource, json_extract(a.body, '$[13]') AS status,
-  json_extract(a.body, '$[14]') AS standing_approval_id, json_extract(a.body, '$[15]') AS detail,
-  CASE WHEN a.seq = 1 THEN '${GENESIS_HEX}'
-       ELSE (SELECT lower(hex(p.hash)) FROM audit_log p WHERE p.seq = a.seq - 1) END AS prev_hash,
-  lower(hex(a.hash)) AS hash
-FROM audit_log a;
+SELECT a.seq + e.key AS seq,
+  json_extract(e.value, '$[0]') AS v, json_extract(e.value, '$[2]') AS at, json_extract(e.value, '$[3]') AS kind,
+  json_extract(e.value, '$[4]') AS session_id, json_extract(e.value, '$[5]') AS agent_id,
+  json_extract(e.value, '$[6]') AS surface, json_extract(e.value, '$[7]') AS run_id,
+  json_extract(e.value, '$[8]') AS call_id, json_extract(e.value, '$[9]') AS tool,
+  json_extract(e.value, '$[10]') AS risk, json_extract(e.value, '$[11]') AS rule_id,
+  json_extract(e.value, '$[12]') AS resource, json_extract(e.value, '$[13]') AS status,
+  json_extract(e.value, '$[14]') AS standing_approval_id, json_extract(e.value, '$[15]') AS detail,
+  CASE WHEN e.key > 0 THEN lower(hex(substr(a.hashes, (e.key - 1) * 32 + 1, 32)))
+       WHEN a.seq = 1 THEN '${GENESIS_HEX}'
+       ELSE (SELECT lower(hex(substr(p.hashes, -32))) FROM audit_log p WHERE p.seq < a.seq ORDER BY p.seq DESC LIMIT 1)
+  END AS prev_hash,
+  lower(hex(substr(a.hashes, e.key * 32 + 1, 32))) AS hash
+FROM audit_log a, json_each(a.body) e;
 
 CREATE VIEW tool_calls AS
 SELECT c.idempotency_key AS idempotency_key, c.v AS v, c.call_id AS call_id, c.run_id AS run_id,

@@ -160,9 +160,10 @@ describe('audit log', () => {
     // The forger recomputes event 2's own hash; event 3's hash still covers the old one.
     tamper(
       store,
-      'UPDATE audit_log SET body = ?, hash = ? WHERE seq = 2',
+      'UPDATE audit_log SET body = ?, hashes = ? WHERE seq = 2',
       forged,
-      Buffer.from(hashBody(first?.hash ?? '', forged), 'hex'),
+      // The row holds one event: its body is the row's body without the outer brackets.
+      Buffer.from(hashBody(first?.hash ?? '', forged.slice(1, -1)), 'hex'),
     );
     expect(store.audit.verifyChain()).toMatchObject({
       ok: false,
@@ -181,9 +182,9 @@ describe('audit log', () => {
     const swapped = openTemp().store;
     fill(swapped, 4);
     // Rows 2 and 3 trade places: both keep their own hashes, but the seqs they name disagree.
-    tamper(swapped, 'UPDATE audit_log SET seq = seq + 100 WHERE seq IN (2, 3)');
-    swapped.connection.prepare('UPDATE audit_log SET seq = 2 WHERE seq = 103').run();
-    swapped.connection.prepare('UPDATE audit_log SET seq = 3 WHERE seq = 102').run();
+    tamper(swapped, 'UPDATE audit_log SET seq = seq + 100, last_seq = last_seq + 100 WHERE seq IN (2, 3)');
+    swapped.connection.prepare('UPDATE audit_log SET seq = 2, last_seq = 2 WHERE seq = 103').run();
+    swapped.connection.prepare('UPDATE audit_log SET seq = 3, last_seq = 3 WHERE seq = 102').run();
     expect(swapped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 2, reason: 'row_mismatch' });
   });
 
@@ -239,5 +240,100 @@ describe('audit log', () => {
     });
     expect(two.resource).toBe('["/x","y"]');
     expect(auditFieldsFromDecision({ ...allowDecision, targets: [] }).resource).toBeNull();
+  });
+});
+
+describe('audit rows holding several events (schema version 3)', () => {
+  /** 150 events of run-a, then 3 of run-b, then 2 of run-a, in one transaction. */
+  function grouped(store: Store): void {
+    store.transaction(() => {
+      for (let i = 0; i < 150; i++)
+        store.audit.append({ kind: AuditKind.proposed, runId: 'run-a', detail: { i } });
+      for (let i = 0; i < 3; i++)
+        store.audit.append({ kind: AuditKind.proposed, runId: 'run-b', detail: { i } });
+      for (let i = 0; i < 2; i++)
+        store.audit.append({ kind: AuditKind.proposed, runId: 'run-a', detail: { i } });
+    });
+  }
+
+  it('stores one transaction’s events of one run in few rows, and reads them back one by one', () => {
+    const { store } = openTemp();
+    grouped(store);
+    const rows = store.connection
+      .prepare('SELECT seq, last_seq, run_id FROM audit_log ORDER BY seq')
+      .all() as Array<{ seq: number; last_seq: number; run_id: string }>;
+    expect(rows).toEqual([
+      { seq: 1, last_seq: 64, run_id: 'run-a' },
+      { seq: 65, last_seq: 128, run_id: 'run-a' },
+      { seq: 129, last_seq: 150, run_id: 'run-a' },
+      { seq: 151, last_seq: 153, run_id: 'run-b' },
+      { seq: 154, last_seq: 155, run_id: 'run-a' },
+    ]);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 155, headSeq: 155 });
+    const events = store.audit.list();
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 155 }, (_, i) => i + 1));
+    events.forEach((e, i) => expect(e.prevHash).toBe(i === 0 ? GENESIS_HASH : events[i - 1]?.hash));
+    expect(new Set(events.map((e) => e.hash)).size).toBe(155);
+    // Windows that start and end inside rows; one run's events across rows.
+    expect(store.audit.list({ afterSeq: 60, limit: 10 }).map((e) => e.seq)).toEqual([
+      61, 62, 63, 64, 65, 66, 67, 68, 69, 70,
+    ]);
+    expect(store.audit.list({ runId: 'run-b' }).map((e) => e.seq)).toEqual([151, 152, 153]);
+    expect(store.audit.list({ runId: 'run-a', afterSeq: 149 }).map((e) => e.seq)).toEqual([150, 154, 155]);
+    // The version-2 shaped view expands rows into events.
+    const view = store.connection
+      .prepare(
+        'SELECT seq, run_id, prev_hash, hash FROM audit_events WHERE seq IN (64, 65, 151) ORDER BY seq',
+      )
+      .all();
+    expect(view).toEqual(
+      [64, 65, 151].map((seq) => {
+        const e = events[seq - 1];
+        return { seq, run_id: e?.runId, prev_hash: e?.prevHash, hash: e?.hash };
+      }),
+    );
+    // Incremental verification from an event inside a row.
+    const mid = events[99] as (typeof events)[number];
+    expect(store.audit.verifyChain({ seq: mid.seq, hash: mid.hash })).toMatchObject({ ok: true, count: 55 });
+  });
+
+  it('lets a transaction read its own events before they are written as rows', () => {
+    const { store } = openTemp();
+    store.transaction(() => {
+      store.audit.append({ kind: AuditKind.proposed, runId: 'r' });
+      store.audit.append({ kind: AuditKind.proposed, runId: 'r' });
+      expect(store.audit.head()?.seq).toBe(2);
+      expect(store.audit.list({ runId: 'r' })).toHaveLength(2);
+      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2 });
+      store.audit.append({ kind: AuditKind.proposed, runId: 'r' });
+    });
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 3 });
+  });
+
+  it('names the altered event inside a row, and refuses rows whose parts disagree', () => {
+    const altered = openTemp().store;
+    grouped(altered);
+    tamper(altered, `UPDATE audit_log SET body = replace(body, '{\\"i\\":7}', '{\\"i\\":70}') WHERE seq = 1`);
+    expect(altered.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 8,
+      reason: 'hash_mismatch',
+      count: 7,
+    });
+
+    const short = openTemp().store;
+    grouped(short);
+    tamper(short, 'UPDATE audit_log SET hashes = substr(hashes, 1, 64), last_seq = seq + 1 WHERE seq = 151');
+    expect(short.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 151 });
+
+    const dropped = openTemp().store;
+    grouped(dropped);
+    // The row's last event removed from body and hashes: the next row no longer follows on.
+    tamper(
+      dropped,
+      `UPDATE audit_log SET body = json_remove(body, '$[#-1]'), hashes = substr(hashes, 1, 64), last_seq = 152
+       WHERE seq = 151`,
+    );
+    expect(dropped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 154, reason: 'seq_gap' });
   });
 });

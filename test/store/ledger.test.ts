@@ -173,10 +173,11 @@ describe('tool-call ledger', () => {
   });
 
   describe('inside a caller transaction (no savepoint per operation)', () => {
-    /** Makes the audit insert of call `boom` fail after the ledger rows were written. */
+    /** Makes beginCall of call `boom` fail after its ledger row was written. */
     function failingAudit(store: ReturnType<typeof openTemp>['store']): void {
       store.connection.exec(
-        `CREATE TEMP TRIGGER boom BEFORE INSERT ON main.audit_log WHEN NEW.body LIKE '%"boom"%'
+        `CREATE TEMP TRIGGER boom BEFORE INSERT ON main.ledger_open
+         WHEN (SELECT call_id FROM main.ledger_calls WHERE idempotency_key = NEW.idempotency_key) = 'boom'
          BEGIN SELECT RAISE(ABORT, 'disk on fire'); END;`,
       );
     }
