@@ -61,6 +61,8 @@ export class TransactionRunner {
   private gen = 0;
   /** Set when a store operation failed inside the open transaction (see `op`). */
   private doomed: { readonly where: string } | null = null;
+  /** How many of this runner's own transactions are open (0 or 1; see `owned`). */
+  private depth = 0;
   /** Writes held back until the transaction commits or a savepoint begins (see `onFlush`). */
   private readonly flushes: Array<() => void> = [];
   /** Forgets what was held back when the work it belonged to rolled back. */
@@ -94,6 +96,14 @@ export class TransactionRunner {
     this.discards.push(discard);
   }
 
+  /**
+   * Whether the open transaction is this runner's, so held-back writes will be flushed before
+   * it commits. Not so for one opened on the raw connection: writes must not wait there.
+   */
+  get owned(): boolean {
+    return this.depth > 0;
+  }
+
   /** Writes what is held back now (before a read of it inside the transaction). */
   flush(): void {
     for (const flush of this.flushes) flush();
@@ -107,12 +117,14 @@ export class TransactionRunner {
   runStatement<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     this.gen++;
-    return this.invoke(() =>
-      this.runner.immediate(() => {
-        const result = fn();
-        this.flush();
-        return result;
-      }),
+    return this.own(() =>
+      this.invoke(() =>
+        this.runner.immediate(() => {
+          const result = fn();
+          this.flush();
+          return result;
+        }),
+      ),
     );
   }
 
@@ -172,11 +184,11 @@ export class TransactionRunner {
       this.flush();
       return result;
     };
-    if (!durable) return this.invoke(() => this.runner.immediate(body));
+    if (!durable) return this.own(() => this.invoke(() => this.runner.immediate(body)));
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      return this.invoke(() => this.runner.immediate(body));
+      return this.own(() => this.invoke(() => this.runner.immediate(body)));
     } finally {
       this.outerDurable = false;
       this.db.pragma('synchronous = NORMAL');
@@ -190,6 +202,15 @@ export class TransactionRunner {
         'a durable write (approval, grant, revoke or durable beginCall) was called inside a non-durable ' +
           'transaction; open the enclosing one with store.transaction(fn, { durable: true })',
       );
+    }
+  }
+
+  private own<T>(call: () => T): T {
+    this.depth++;
+    try {
+      return call();
+    } finally {
+      this.depth--;
     }
   }
 

@@ -171,6 +171,8 @@ export class AuditLog {
     }
     pending.bodies.push(body);
     pending.hashes.push(Buffer.from(hash, 'hex'));
+    // Inside a transaction opened on the raw connection nobody would flush before its commit.
+    if (!this.ctx.tx.owned) this.flush();
     cached.seq = fields[1];
     cached.hash = hash;
     const last = this.last;

@@ -337,3 +337,16 @@ describe('audit rows holding several events (schema version 3)', () => {
     expect(dropped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 154, reason: 'seq_gap' });
   });
 });
+
+describe('audit events inside a transaction opened on the raw connection', () => {
+  it('are written at once, not held for a commit the store does not see', () => {
+    const { store } = openTemp();
+    const raw = store.connection.transaction(() => {
+      store.audit.append({ kind: AuditKind.proposed, runId: 'r' });
+      store.audit.append({ kind: AuditKind.proposed, runId: 'r' });
+    });
+    raw();
+    expect(store.connection.prepare('SELECT count(*) FROM audit_log').pluck().get()).toBe(2);
+    expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: 2 });
+  });
+});
