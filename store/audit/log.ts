@@ -24,8 +24,9 @@ export interface AuditQuery {
 
 /**
  * The append-only, hash-chained audit log. Events are never updated or deleted (SQLite
- * triggers refuse it); each stores the sha256 of the previous event's hash and its own
- * content, so `verifyChain` finds the first altered, removed or spliced event. Truncating the
+ * triggers refuse it); each event's hash is the sha256 of the previous event's hash and its own
+ * content (several events of one run and transaction may share a row; the chain is per event),
+ * so `verifyChain` finds the first altered, removed or spliced event. Truncating the
  * tail is not detectable from the file alone: compare `verifyChain().headSeq` with a copy kept
  * elsewhere if that matters.
  */
