@@ -21,11 +21,12 @@ import { StateErrorCode, StoreStateError } from './errors.ts';
  *   speed, so the ~0.3 ms fsync is free. An fsync also makes every earlier NORMAL commit
  *   durable.
  * - the ledger (ledger_calls, ledger_outcomes, ledger_open) and audit_log: NORMAL — they are the
- *   hot path (several writes per tool call, 20k+ tool calls/s target). After power loss their tail rolls back together (they
- *   are written in the same transactions), so the hash chain and the ledger/audit pairing stay
- *   consistent; a call whose `started` row rolled back may run again. For calls where that
- *   matters (external, not idempotent, no idempotency key accepted by the far side) the caller
- *   asks `beginCall(..., { durable: true })`: the `started` row is fsynced before the tool runs.
+ *   hot path (several writes per tool call, 20k+ tool calls/s target). After power loss their
+ *   tail rolls back together (they are written in the same transactions), so the hash chain and
+ *   the ledger/audit pairing stay consistent; a call whose `started` row rolled back may run
+ *   again. For calls where that matters (external, not idempotent, no idempotency key accepted
+ *   by the far side) the caller asks `beginCall(..., { durable: true })`: the `started` row is
+ *   fsynced before the tool runs.
  * - run_snapshots: NORMAL, and may be batched (`putSnapshots`): a lost snapshot falls back to
  *   the previous one, and the ledger makes replaying the steps in between safe.
  *

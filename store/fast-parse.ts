@@ -1,9 +1,10 @@
 /**
  * A shortcut past zod for the inputs of the hot path (audit events, `beginCall`). Validating
  * them with zod cost ~15 % of a tool call's store time. A fast parser accepts only inputs it
- * is sure of — a plain object with known keys whose values pass simple checks — and returns
- * it unchanged (zod would return an equal copy); for anything else it returns `undefined` and the caller asks zod, whose
- * messages name every problem. A property test keeps "fast accepts ⇒ zod accepts, same output".
+ * is sure of — a plain object with known keys whose values pass simple checks — and returns a
+ * copy of it in one fixed shape; for anything else it returns `undefined` and the caller asks
+ * zod, whose messages name every problem. A property test keeps "fast accepts ⇒ zod accepts,
+ * same values".
  */
 
 /** A check of one field's value; `undefined` values are handled by `optional`. */

@@ -86,11 +86,6 @@ export function hashBody(prevHash: string, body: string): string {
   return hash('sha256', `${prevHash}\n${body}`, 'hex');
 }
 
-/** The hash of an event given as fields (what `eventBody` and `hashBody` compute together). */
-export function hashFields(prevHash: string, fields: HashedFields): string {
-  return hashBody(prevHash, eventBody(fields));
-}
-
 /** The hashed fields of a row of the version-1/2 `audit_events` table (or its view). */
 export function legacyFields(row: Omit<AuditRow, 'hash' | 'prev_hash'>): HashedFields {
   return [
@@ -115,14 +110,16 @@ export function legacyFields(row: Omit<AuditRow, 'hash' | 'prev_hash'>): HashedF
 
 /** The hash of a version-1/2 row (every column except `hash`; `prev_hash` is hashed in front). */
 export function hashEvent(prevHash: string, row: Omit<AuditRow, 'hash' | 'prev_hash'>): string {
-  return hashFields(prevHash, legacyFields(row));
+  return hashBody(prevHash, eventBody(legacyFields(row)));
 }
 
 /** One stored event as verification sees it, whatever the table layout. */
 export interface ChainRow {
-  /** The row's position (its primary key). */
+  /** The event's position in the log. */
   readonly seq: number;
-  /** The hashed content, exactly as hashed. */
+  /** Its fields as stored, already decoded; null when they are not an array (a tampered row). */
+  readonly fields: readonly unknown[] | null;
+  /** The hashed content: the fields' canonical JSON (`eventBody`). */
   readonly body: string;
   /** The stored hash, hex. */
   readonly hash: string;
@@ -156,7 +153,7 @@ export function verifyRows(
     if (row.seq !== prevSeq + 1) {
       return fail('seq_gap', `expected seq ${prevSeq + 1} after ${prevSeq}; events are missing or reordered`);
     }
-    const fields = parseBody(row.body);
+    const fields = row.fields;
     if (fields === null) return fail('hash_mismatch', 'content is not a valid event body (event altered)');
     if (fields[FIELD.v] !== AUDIT_EVENT_VERSION) {
       return fail(
@@ -187,14 +184,4 @@ export function verifyRows(
     count++;
   }
   return { ok: true, count, headSeq: prevSeq === 0 ? null : prevSeq, headHash: prevHash };
-}
-
-/** The body's fields, or null when it is not a JSON array (a tampered row). */
-function parseBody(body: string): unknown[] | null {
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    return Array.isArray(parsed) ? parsed : null;
-  } catch {
-    return null;
-  }
 }

@@ -5,7 +5,7 @@ import { StateErrorCode, StoreStateError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
 import { AUDIT_ROW_EVENTS, GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
 import type { ChainVerification, HashedFields } from './chain.ts';
-import { auditReader } from './rows.ts';
+import { auditReader, eventOf } from './rows.ts';
 import type { AuditReader } from './rows.ts';
 import { AUDIT_EVENT_VERSION, AuditEventInput, fastAuditEventInput } from './types.ts';
 import type { AuditEvent, AuditRecord } from './types.ts';
@@ -50,18 +50,6 @@ export class AuditLog {
    * invalidates it.
    */
   private readonly cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
-  /** What the last `record` wrote, for `append` to return (the store's own callers need none of it). */
-  private readonly last: {
-    fields: HashedFields;
-    detail: unknown;
-    prevHash: string;
-    hash: string;
-  } = {
-    fields: [0, 0, 0, '', null, null, null, null, null, null, null, null, null, null, null, ''],
-    detail: null,
-    prevHash: '',
-    hash: '',
-  };
 
   /** `schemaVersion`: the open file's; a read-only open of an older file reads its layout. */
   constructor(
@@ -87,28 +75,8 @@ export class AuditLog {
     const event = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor, fastAuditEventInput);
     event.at ??= this.ctx.clock();
     return this.ctx.tx.runStatement(() => {
-      this.record(event);
-      const { fields, detail, prevHash, hash } = this.last;
-      return {
-        seq: fields[1],
-        v: fields[0],
-        at: fields[2],
-        kind: event.kind,
-        sessionId: fields[4],
-        agentId: fields[5],
-        surface: fields[6],
-        runId: fields[7],
-        callId: fields[8],
-        tool: fields[9],
-        risk: event.risk ?? null,
-        ruleId: fields[11],
-        resource: fields[12],
-        status: fields[13],
-        standingApprovalId: fields[14],
-        detail,
-        prevHash,
-        hash,
-      };
+      const written = this.write(event);
+      return eventOf(written.fields[1], written.fields, written.detail, written.prevHash, written.hash);
     });
   }
 
@@ -118,6 +86,16 @@ export class AuditLog {
    * grant stores; everything else uses `append`. `event` comes from `newAuditRecord`.
    */
   record(event: AuditRecord): void {
+    this.write(event);
+  }
+
+  /** Hashes `event` onto the chain and holds it for its row; returns what was hashed. */
+  private write(event: AuditRecord): {
+    fields: HashedFields;
+    detail: unknown;
+    prevHash: string;
+    hash: string;
+  } {
     if (!this.ctx.tx.active) {
       throw new StoreStateError(StateErrorCode.durabilityMismatch, 'audit.record needs an open transaction');
     }
@@ -176,11 +154,7 @@ export class AuditLog {
     if (!this.ctx.tx.owned) this.flush();
     cached.seq = fields[1];
     cached.hash = hash;
-    const last = this.last;
-    last.fields = fields;
-    last.detail = detail;
-    last.prevHash = prevHash;
-    last.hash = hash;
+    return { fields, detail, prevHash, hash };
   }
 
   /** Writes the pending events as one row. */
@@ -188,9 +162,14 @@ export class AuditLog {
     const pending = this.pending;
     const count = pending.bodies.length;
     if (count === 0 || this.insert === null) return;
-    const body = count === 1 ? `[${pending.bodies[0] as string}]` : `[${pending.bodies.join(',')}]`;
-    const hashes = count === 1 ? (pending.hashes[0] as Buffer) : Buffer.concat(pending.hashes);
-    this.insert.run(pending.firstSeq, pending.firstSeq + count - 1, pending.runId, body, hashes);
+    const body = `[${pending.bodies.join(',')}]`;
+    this.insert.run(
+      pending.firstSeq,
+      pending.firstSeq + count - 1,
+      pending.runId,
+      body,
+      Buffer.concat(pending.hashes),
+    );
     this.discard();
   }
 

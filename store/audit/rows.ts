@@ -91,13 +91,14 @@ class BatchReader implements AuditReader {
       const events = rowEvents(row);
       if (events.length !== row.last_seq - row.seq + 1 || row.hashes.length !== 32 * events.length) {
         // A row whose parts do not agree (only a tampered file has one): it fails verification.
-        yield { seq: Math.max(row.seq, afterSeq + 1), body: '', hash: '', runId: row.run_id };
+        yield { seq: Math.max(row.seq, afterSeq + 1), fields: null, body: '', hash: '', runId: row.run_id };
         return;
       }
       for (const event of events) {
         if (event.seq <= afterSeq) continue;
         yield {
           seq: event.seq,
+          fields: event.fields,
           body: event.fields === null ? '' : eventBody(event.fields as HashedFields),
           hash: event.hash.toString('hex'),
           runId: row.run_id,
@@ -151,7 +152,8 @@ class LegacyReader implements AuditReader {
 
   *chain(afterSeq: number): Iterable<ChainRow> {
     for (const row of this.rows.iterate(afterSeq)) {
-      yield { seq: row.seq, body: eventBody(legacyFields(row)), hash: row.hash, prevHash: row.prev_hash };
+      const fields = legacyFields(row);
+      yield { seq: row.seq, fields, body: eventBody(fields), hash: row.hash, prevHash: row.prev_hash };
     }
   }
 
@@ -163,6 +165,7 @@ class LegacyReader implements AuditReader {
 /** Maps an event of a version-3 row to the public event shape. */
 function batchEvent(event: RowEvent): AuditEvent {
   const fields = event.fields ?? [];
+  // Stored JSON is read defensively: a field of the wrong type (a tampered row) reads as null.
   const text = (i: number): string | null => {
     const value = fields[i];
     return typeof value === 'string' ? value : null;
@@ -171,50 +174,69 @@ function batchEvent(event: RowEvent): AuditEvent {
     const value = fields[i];
     return typeof value === 'number' ? value : Number.NaN;
   };
-  const detailText = text(FIELD.detail);
-  return {
-    seq: event.seq,
-    v: num(FIELD.v),
-    at: num(FIELD.at),
-    kind: text(FIELD.kind) as AuditKind,
-    sessionId: text(FIELD.sessionId),
-    agentId: text(FIELD.agentId),
-    surface: text(FIELD.surface),
-    runId: text(FIELD.runId),
-    callId: text(FIELD.callId),
-    tool: text(FIELD.tool),
-    risk: text(FIELD.risk) as AuditEvent['risk'],
-    ruleId: text(FIELD.ruleId),
-    resource: text(FIELD.resource),
-    status: text(FIELD.status),
-    standingApprovalId: text(FIELD.standingApprovalId),
-    detail: detailText === null ? null : parseDetail(detailText),
-    prevHash: event.prev ? event.prev.toString('hex') : event.seq === 1 ? GENESIS_HASH : '',
-    hash: event.hash.toString('hex'),
-  };
+  const detail = text(FIELD.detail);
+  const prevHash = event.prev ? event.prev.toString('hex') : event.seq === 1 ? GENESIS_HASH : '';
+  return eventOf(
+    event.seq,
+    [
+      num(FIELD.v),
+      num(FIELD.seq),
+      num(FIELD.at),
+      text(FIELD.kind) ?? '',
+      text(FIELD.sessionId),
+      text(FIELD.agentId),
+      text(FIELD.surface),
+      text(FIELD.runId),
+      text(FIELD.callId),
+      text(FIELD.tool),
+      text(FIELD.risk),
+      text(FIELD.ruleId),
+      text(FIELD.resource),
+      text(FIELD.status),
+      text(FIELD.standingApprovalId),
+      detail ?? 'null',
+    ],
+    detail === null ? null : parseDetail(detail),
+    prevHash,
+    event.hash.toString('hex'),
+  );
 }
 
 /** Maps a version-1/2 row to the public event shape. */
-export function legacyEvent(row: AuditRow): AuditEvent {
+function legacyEvent(row: AuditRow): AuditEvent {
+  return eventOf(row.seq, legacyFields(row), parseDetail(row.detail), row.prev_hash, row.hash);
+}
+
+/**
+ * The public shape of an event at `seq`, from its hashed fields, its decoded detail and its
+ * links: the one mapping for events read back and events just appended.
+ */
+export function eventOf(
+  seq: number,
+  fields: HashedFields,
+  detail: unknown,
+  prevHash: string,
+  hash: string,
+): AuditEvent {
   return {
-    seq: row.seq,
-    v: row.v,
-    at: row.at,
-    kind: row.kind as AuditKind,
-    sessionId: row.session_id,
-    agentId: row.agent_id,
-    surface: row.surface,
-    runId: row.run_id,
-    callId: row.call_id,
-    tool: row.tool,
-    risk: row.risk as AuditEvent['risk'],
-    ruleId: row.rule_id,
-    resource: row.resource,
-    status: row.status,
-    standingApprovalId: row.standing_approval_id,
-    detail: parseDetail(row.detail),
-    prevHash: row.prev_hash,
-    hash: row.hash,
+    seq,
+    v: fields[FIELD.v],
+    at: fields[FIELD.at],
+    kind: fields[FIELD.kind] as AuditKind,
+    sessionId: fields[FIELD.sessionId],
+    agentId: fields[FIELD.agentId],
+    surface: fields[FIELD.surface],
+    runId: fields[FIELD.runId],
+    callId: fields[FIELD.callId],
+    tool: fields[FIELD.tool],
+    risk: fields[FIELD.risk] as AuditEvent['risk'],
+    ruleId: fields[FIELD.ruleId],
+    resource: fields[FIELD.resource],
+    status: fields[FIELD.status],
+    standingApprovalId: fields[FIELD.standingApprovalId],
+    detail,
+    prevHash,
+    hash,
   };
 }
 

@@ -124,7 +124,7 @@ export class ToolCallLedger {
     return this.ctx.tx.op('ledger.markInterrupted', () => {
       const at = options.at ?? this.ctx.clock();
       const writes = this.mustWrite('ledger.markInterrupted');
-      const rows = options.runId === undefined ? writes.open_.all() : writes.openOfRun.all(options.runId);
+      const rows = options.runId === undefined ? writes.openAll.all() : writes.openOfRun.all(options.runId);
       return rows.map((row) => {
         writes.close.run(row.idempotency_key);
         writes.outcome.run(row.idempotency_key, row.attempt, CallStatus.interrupted, null, null, at);
@@ -305,7 +305,7 @@ interface LedgerWrites {
   readonly close: Statement<[string]>;
   readonly outcome: Statement<[string, number, CallStatus, string | null, string | null, number]>;
   readonly restart: Statement<[number, string]>;
-  readonly open_: Statement<[], LedgerRow>;
+  readonly openAll: Statement<[], LedgerRow>;
   readonly openOfRun: Statement<[string], LedgerRow>;
 }
 
@@ -325,7 +325,7 @@ function prepareWrites(db: Database): LedgerWrites {
        VALUES (?, ?, ?, ?, ?, ?)`,
     ),
     restart: db.prepare('UPDATE ledger_calls SET attempt = ? WHERE idempotency_key = ?'),
-    open_: db.prepare(`${openRows} ORDER BY o.started_at`),
+    openAll: db.prepare(`${openRows} ORDER BY o.started_at`),
     openOfRun: db.prepare(`${openRows} WHERE c.run_id = ? ORDER BY o.started_at`),
   };
 }
