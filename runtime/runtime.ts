@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
@@ -19,6 +19,7 @@ import {
   type ApprovalDecision,
   type ApprovalRecord,
   type DecideResult,
+  type FiringRecord,
   type Store,
 } from '../store/index.ts';
 import { ApprovalService } from './approvals/approval-service.ts';
@@ -46,12 +47,17 @@ import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
-import { startSchedules } from './scheduler.ts';
+import { Scheduler } from './scheduler.ts';
+import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
+import { acquireStateLock, type StateLock } from './state-lock.ts';
 
 export { RUNTIME_FILE };
 
 /** Default budgets of a run when the agent's config sets none. */
 export const DEFAULT_BUDGET = { modelCalls: 50, toolCalls: 100, wallTimeMs: 10 * 60_000 } as const;
+
+/** How long a recorded firing whose run does not exist yet counts as on its way (then as lost). */
+const FIRING_START_GRACE_MS = 5 * 60_000;
 
 /** How to start a runtime. */
 export interface RuntimeOptions {
@@ -102,6 +108,7 @@ export class Runtime {
   #stopSchedules: () => void = () => {};
   #control: { close: () => Promise<void> } | null = null;
   #stopped = false;
+  #lock: StateLock | null = null;
   #authority!: AuthorityState;
   #delegation!: Delegation;
 
@@ -120,40 +127,76 @@ export class Runtime {
     private readonly clock: () => number,
   ) {}
 
-  /** Starts a runtime on a config; see the class doc for what happens at boot. */
+  /**
+   * Starts a runtime on a config; see the class doc for what happens at boot. All or nothing:
+   * it first takes the state dir's lock (`StateDirLockedError` when another runtime holds it,
+   * before anything is touched); any later failure stops what was started, removes what this
+   * start added to the state dir, releases the lock and rethrows.
+   */
   static async start(options: RuntimeOptions): Promise<Runtime> {
+    const stateDir = options.loaded.config.stateDir;
+    preflightStateDir(stateDir);
+    const footprint = StateDirFootprint.take(stateDir);
+    let lock: StateLock;
+    try {
+      lock = acquireStateLock(stateDir);
+    } catch (err) {
+      // Held by another runtime: touch nothing of its state dir (only a folder this start made).
+      footprint.undoCreatedDir();
+      throw err;
+    }
+    const undo: (() => Promise<void> | void)[] = [];
+    try {
+      const rt = await Runtime.#boot(options, undo);
+      rt.#lock = lock;
+      return rt;
+    } catch (err) {
+      for (const step of undo.reverse()) {
+        try {
+          await step();
+        } catch {
+          // Keep tearing down: the boot error is the one to report.
+        }
+      }
+      footprint.undo();
+      lock.release(true);
+      throw err;
+    }
+  }
+
+  static async #boot(options: RuntimeOptions, undo: (() => Promise<void> | void)[]): Promise<Runtime> {
     const { loaded } = options;
     const clock = options.clock ?? Date.now;
     const stateDir = loaded.config.stateDir;
-    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const redactor = new Redactor();
     const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
       name: 'snotra',
     });
+    // Secrets and bus target first: a config that cannot connect writes nothing.
+    const configured =
+      options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
+    undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
-    let bus: Bus<RuntimeKinds>;
-    try {
-      const configured =
-        options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
-      if (configured === null) {
-        nats = await startEmbeddedNats({ stateDir, logger });
-      }
-      bus = await connectBus({
-        target: configured ?? (nats as EmbeddedNats).target(),
-        kinds: RUNTIME_KINDS,
-        source: 'runtime',
-        logger,
+    if (configured === null) {
+      nats = await startEmbeddedNats({ stateDir, logger });
+      const started = nats;
+      undo.push(async () => {
+        await started.stop();
       });
-    } catch (err) {
-      await nats?.stop();
-      store.close();
-      throw err;
     }
+    const bus = await connectBus({
+      target: configured ?? (nats as EmbeddedNats).target(),
+      kinds: RUNTIME_KINDS,
+      source: 'runtime',
+      logger,
+    });
+    undo.push(() => bus.close());
     const tools: DefaultTools | null =
       options.executors === undefined
         ? createDefaultTools({ allowPrivateHosts: loaded.config.http.allowPrivateHosts })
         : null;
+    if (tools !== null) undo.push(() => tools.close());
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(loaded);
     let runtime: Runtime | null = null;
@@ -201,6 +244,9 @@ export class Runtime {
       clock,
     );
     const rt = runtime;
+    // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
+    undo.length = 0;
+    undo.push(() => rt.stop());
     const secrets: SecretResolver = options.secretStore
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
@@ -243,7 +289,7 @@ export class Runtime {
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
       mode: 0o600,
     });
-    await rt.#boot(options.syncIntervalMs ?? 1000);
+    await rt.#resume(options.syncIntervalMs ?? 1000);
     return rt;
   }
 
@@ -270,10 +316,16 @@ export class Runtime {
 
   /**
    * Starts an unattended run for a task (scheduled or triggered). Resolves with the run id once
-   * the message is on the bus; the run parks in the Inbox whenever it needs a human.
+   * the message is on the bus; the run parks in the Inbox whenever it needs a human. The same
+   * `messageId` starts at most one run, however often it is sent.
    */
-  async runTask(agentId: string, taskId: string, text: string): Promise<string> {
-    const messageId = randomUUID();
+  async runTask(
+    agentId: string,
+    taskId: string,
+    text: string,
+    opts: { messageId?: string } = {},
+  ): Promise<string> {
+    const messageId = opts.messageId ?? randomUUID();
     await this.send(agentId, {
       messageId,
       sessionId: `task:${taskId}`,
@@ -322,7 +374,7 @@ export class Runtime {
     return () => this.#approvalListeners.delete(listener);
   }
 
-  /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store. */
+  /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store; releases the state dir. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
@@ -339,9 +391,10 @@ export class Runtime {
     await this.nats?.stop();
     rmSync(join(this.loaded.config.stateDir, RUNTIME_FILE), { force: true });
     this.store.close();
+    this.#lock?.release();
   }
 
-  async #boot(syncIntervalMs: number): Promise<void> {
+  async #resume(syncIntervalMs: number): Promise<void> {
     // Calls cut by a crash: never silently re-run (see executeOnce).
     this.store.ledger.markInterrupted();
     for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
@@ -360,11 +413,26 @@ export class Runtime {
     this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id));
     this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
     this.#syncTimer.unref();
-    this.#stopSchedules = startSchedules(this.loaded.config.surfaces.scheduled, (task) => {
-      this.runTask(task.agent, task.id, task.message).catch((err: unknown) =>
-        this.logger.error({ task: task.id, err: (err as Error).message }, 'scheduled task could not start'),
-      );
+    const scheduler = new Scheduler(this.loaded.config.surfaces.scheduled, {
+      journal: this.store.schedule,
+      clock: this.clock,
+      start: async (task, messageId) => {
+        await this.runTask(task.agent, task.id, task.message, { messageId });
+      },
+      runActive: (firing) => this.#firingActive(firing),
+      log: (level, fields, msg) => this.logger[level](fields, msg),
     });
+    scheduler.start();
+    this.#stopSchedules = () => scheduler.stop();
+  }
+
+  /** Whether a scheduled firing's run still goes on (or is on its way: recorded, not yet created). */
+  #firingActive(firing: FiringRecord): boolean {
+    if (firing.runId === null) return false;
+    if (this.runs.isLive(firing.runId)) return true;
+    const status = this.store.snapshots.get(firing.runId)?.status;
+    if (status === undefined) return this.clock() - firing.recordedAt < FIRING_START_GRACE_MS;
+    return status !== 'completed' && status !== 'failed' && status !== 'denied';
   }
 
   #startAgent(agentId: string): void {

@@ -10,6 +10,7 @@ export const OpenErrorCode = {
   notSnotraDatabase: 'not_snotra_database',
   migrationFailed: 'migration_failed',
   openFailed: 'open_failed',
+  databaseCorrupt: 'database_corrupt',
 } as const;
 export type OpenErrorCode = (typeof OpenErrorCode)[keyof typeof OpenErrorCode];
 

@@ -43,6 +43,9 @@ export type { LedgerTimeOptions } from './ledger/ledger.ts';
 export { CallStatus } from './ledger/types.ts';
 export type { BeginCallInput, BeginCallOptions, BeginCallResult, LedgerEntry } from './ledger/types.ts';
 
+export { ScheduleJournal } from './schedule/journal.ts';
+export type { FiringRecord, FiringStatus } from './schedule/journal.ts';
+
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {

@@ -24,11 +24,36 @@ export interface OpenStoreOptions {
   readonly readonly?: boolean;
   /** How long to wait for another connection's write lock, in ms (default 5000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * Run `PRAGMA quick_check` on an existing file before anything else (default: on for
+   * read-write opens, off for read-only ones). A damaged file is refused (`database_corrupt`).
+   */
+  readonly integrityCheck?: boolean;
+}
+
+/**
+ * Refuses a damaged database before anything reads or writes its content: `PRAGMA quick_check`
+ * (b-tree structure, page and record formats; linear in the file's size) must say `ok`.
+ */
+function assertIntact(db: Database.Database, file: string): void {
+  let problems: string[];
+  try {
+    problems = (db.pragma('quick_check(5)') as { quick_check: string }[]).map((r) => r.quick_check);
+  } catch (error) {
+    problems = [(error as Error).message];
+  }
+  if (problems.length === 1 && problems[0] === 'ok') return;
+  throw new StoreOpenError(
+    OpenErrorCode.databaseCorrupt,
+    `${file} is damaged (integrity check: ${problems.slice(0, 3).join('; ')}); it was not modified. ` +
+      'Restore it from a backup or move it aside to start with a new database.',
+    { file },
+  );
 }
 
 /**
  * Opens (creating when missing, with its folder, mode 0700/0600) a Snotra database. In order,
- * before anything is written: refuses a file from a newer schema version (`database_newer`,
+ * before anything is written: refuses a damaged file (`database_corrupt`, see `integrityCheck`); a file from a newer schema version (`database_newer`,
  * naming the file and both versions) or of another application (`not_snotra_database`); then
  * switches to WAL and applies the pending migrations in one transaction (`migration_failed`
  * leaves the file unchanged).
@@ -55,6 +80,7 @@ export function openStore(options: OpenStoreOptions): Store {
   try {
     if (created) chmodSync(file, 0o600);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (!created && (options.integrityCheck ?? !readonly)) assertIntact(db, file);
     const info = readSchemaInfo(db);
     assertUsable(info, file);
     let version = info.version;

@@ -8,6 +8,7 @@ import { StandingApprovals } from './grants/standing.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
 import type { Redactor } from './redaction/redactor.ts';
 import { RunSnapshots } from './snapshots/store.ts';
+import { ScheduleJournal } from './schedule/journal.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -26,6 +27,8 @@ export class Store {
   readonly standingApprovals: StandingApprovals;
   /** Persisted run snapshots. */
   readonly snapshots: RunSnapshots;
+  /** The scheduler's journal of firings. */
+  readonly schedule: ScheduleJournal;
 
   /** @internal Use `openStore`. */
   constructor(
@@ -39,6 +42,7 @@ export class Store {
     this.sessionApprovals = new SessionApprovals(ctx, this.audit);
     this.standingApprovals = new StandingApprovals(ctx, this.audit);
     this.snapshots = new RunSnapshots(ctx);
+    this.schedule = new ScheduleJournal(ctx);
   }
 
   /** The absolute path of the database file. */

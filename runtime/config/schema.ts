@@ -53,6 +53,10 @@ const Scheduled = z.strictObject({
   agent: z.string().min(1),
   cron: z.string().min(1),
   message: z.string(),
+  /** Firings missed while the runtime was down: recorded as skipped (default) or run once. */
+  missed: z.enum(['skip', 'run-once']).default('skip'),
+  /** With `run-once`: how old the newest missed firing may be and still run (ms, default 1 h). */
+  catchUpWindowMs: z.int().positive().optional(),
 });
 
 const SensitiveEntry = PathRuleInput.extend({ kind: z.enum(['sensitive', 'never-writable']) });

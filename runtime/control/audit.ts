@@ -22,11 +22,17 @@ export interface AuditReader {
 export function openAuditReader(
   location: { db?: string | undefined; stateDir?: string | undefined },
   cwd: string,
+  options: { integrityCheck?: boolean } = {},
 ): AuditReader {
   const file = resolveDbPath({ db: location.db, stateDir: location.stateDir }, cwd);
   let store: Store;
   try {
-    store = openStore({ path: file, redactor: new Redactor(), readonly: true });
+    store = openStore({
+      path: file,
+      redactor: new Redactor(),
+      readonly: true,
+      integrityCheck: options.integrityCheck === true,
+    });
   } catch (error) {
     const message = error instanceof StoreError ? error.message : String(error);
     throw new AuditUnavailableError(`cannot read the audit log at ${file}: ${message}`, { cause: error });

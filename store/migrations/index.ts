@@ -1,12 +1,13 @@
 import { initial } from './001-initial.ts';
 import { restoreIndexes } from './002-restore-indexes.ts';
 import { compactHotPath } from './003-compact-hot-path.ts';
+import { scheduleJournal } from './004-schedule-journal.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
 
 /** Every migration in order; the last one's version is the current schema version. */
-export const MIGRATIONS: readonly Migration[] = [initial, restoreIndexes, compactHotPath];
+export const MIGRATIONS: readonly Migration[] = [initial, restoreIndexes, compactHotPath, scheduleJournal];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

@@ -53,7 +53,9 @@ export async function auditCommand(
   }
   let reader: AuditReader;
   try {
-    reader = openAuditReader({ db: parsed.db, stateDir: parsed.stateDir }, cwd);
+    reader = openAuditReader({ db: parsed.db, stateDir: parsed.stateDir }, cwd, {
+      integrityCheck: parsed.verify,
+    });
   } catch (error) {
     const message = error instanceof AuditUnavailableError ? error.message : String(error);
     io.stderr(`snotra audit: ${message}\n`);
@@ -69,6 +71,14 @@ export async function auditCommand(
     const result = reader.verify();
     io.stdout(parsed.json ? `${JSON.stringify({ verify: result })}\n` : `${formatVerification(result)}\n`);
     return result.ok ? AuditExit.ok : AuditExit.chainBroken;
+  } catch (error) {
+    // A damaged page met while reading: the file cannot be trusted or checked (not "chain broken").
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'SQLITE_CORRUPT' && code !== 'SQLITE_NOTADB') throw error;
+    io.stderr(
+      `snotra audit: cannot read the audit log at ${reader.file}: the database is damaged (${(error as Error).message})\n`,
+    );
+    return AuditExit.usage;
   } finally {
     reader.close();
   }

@@ -60,4 +60,6 @@ export async function runCli(argv: string[], io: CliIo = processIo, cwd = proces
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
   process.exitCode = await runCli(process.argv.slice(2));
+  // Whatever a failed command left behind (a socket, a child's pipe) must not keep the process alive.
+  setTimeout(() => process.exit(), 3000).unref();
 }

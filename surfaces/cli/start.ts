@@ -18,23 +18,41 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
   }
   const loaded = resolveConfig(values.config, cwd);
-  const runtime = await Runtime.start({ loaded, model: modelFromConfig(loaded) });
-  io.stdout(
-    `${JSON.stringify({
-      event: 'ready',
-      pid: process.pid,
-      config: loaded.file,
-      stateDir: loaded.config.stateDir,
-      agents: Object.keys(loaded.config.agents),
-      roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
-      sidecar: null,
-    })}\n`,
-  );
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+  // Handlers first: a signal at any moment of boot or right at the ready line stops gracefully.
+  let signalled: (name: string) => void = () => {};
+  let received: string | null = null;
+  const stopSignal = new Promise<string>((resolve) => {
+    signalled = resolve;
   });
-  await runtime.stop();
-  io.stdout(`${JSON.stringify({ event: 'stopped', signal })}\n`);
-  return ExitCode.ok;
+  const onSignal = (name: string) => () => {
+    received ??= name;
+    signalled(name);
+  };
+  const onInt = onSignal('SIGINT');
+  const onTerm = onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  try {
+    const runtime = await Runtime.start({ loaded, model: modelFromConfig(loaded) });
+    if (received === null) {
+      io.stdout(
+        `${JSON.stringify({
+          event: 'ready',
+          pid: process.pid,
+          config: loaded.file,
+          stateDir: loaded.config.stateDir,
+          agents: Object.keys(loaded.config.agents),
+          roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
+          sidecar: null,
+        })}\n`,
+      );
+    }
+    const signal = await stopSignal;
+    await runtime.stop();
+    io.stdout(`${JSON.stringify({ event: 'stopped', signal })}\n`);
+    return ExitCode.ok;
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
 }
