@@ -284,6 +284,7 @@ export class Runtime {
         observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
+        replaying: (runId) => runs.wasRestored(runId),
       }),
     );
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {

@@ -27,6 +27,19 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly clock: () => number;
   /** Called once an approval record exists (new or found again after a restart). */
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
+  /** Whether a run was restored from a snapshot (its steps since that snapshot replay). */
+  readonly replaying?: (runId: string) => boolean;
+}
+
+/** A replayed step of a restored run whose audit event is already recorded is not recorded again. */
+function alreadyAudited(
+  deps: RunEffectDeps,
+  ctx: RunContext,
+  callId: string | undefined,
+  kind: AuditStep,
+): boolean {
+  if (callId === undefined || deps.replaying?.(ctx.runId) !== true) return false;
+  return deps.store.audit.list({ runId: ctx.runId }).some((e) => e.callId === callId && e.kind === kind);
 }
 
 function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
@@ -97,6 +110,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
     actions: {
       audit: ({ context }, params: { step: AuditStep }) => {
         const call = context.calls[context.cursor];
+        if (alreadyAudited(deps, context, call?.id, params.step)) return;
         if (params.step === 'proposed') {
           deps.store.audit.append({
             ...auditBase(context, call),

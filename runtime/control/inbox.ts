@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import type {
+  FiringRecord,
   ApprovalDecision,
   ApprovalRecord,
   DecideResult,
@@ -71,6 +72,16 @@ export function listRuns(stateDir: string): RunSummary[] {
   const store = openLocalStore(stateDir, true);
   try {
     return store.snapshots.list();
+  } finally {
+    store.close();
+  }
+}
+
+/** The most recent scheduler firings (newest first), of one task or all: started or skipped, and why. */
+export function listFirings(stateDir: string, taskId: string | null, limit: number): FiringRecord[] {
+  const store = openLocalStore(stateDir, true);
+  try {
+    return store.schedule.list(taskId, limit);
   } finally {
     store.close();
   }

@@ -38,6 +38,8 @@ const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied
  */
 export class RunHost {
   readonly #live = new Map<string, RunActor>();
+  /** Live runs that were restored from a snapshot in this process (their steps may replay). */
+  readonly #restored = new Set<string>();
   /** Approvals delivered to each live or parked run (dropped when the run ends). */
   readonly #delivered = new Map<string, Set<string>>();
   readonly #scheduled = new Set<string>();
@@ -93,7 +95,17 @@ export class RunHost {
     const snapshot = stored.snapshot as unknown as RunSnapshot;
     const input = (snapshot as unknown as { context: RunInput }).context;
     this.#spawn(input, snapshot);
+    this.#restored.add(runId);
     return true;
+  }
+
+  /**
+   * Whether a live run was restored from a snapshot: the steps after its last snapshot may run
+   * again (a snapshot can lag the audit by one event-loop turn), so their audit steps may already
+   * be recorded.
+   */
+  wasRestored(runId: string): boolean {
+    return this.#restored.has(runId);
   }
 
   /**
@@ -193,6 +205,7 @@ export class RunHost {
 
   #drop(runId: string): void {
     this.#live.delete(runId);
+    this.#restored.delete(runId);
     const t = this.#deadlines.get(runId);
     if (t) clearTimeout(t);
     this.#deadlines.delete(runId);

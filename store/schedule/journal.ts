@@ -52,7 +52,7 @@ export class ScheduleJournal {
     last: Statement<[string], { fire_at: number | null }>;
     latestStarted: Statement<[string], FiringRow>;
     unstarted: Statement<[], FiringRow>;
-    list: Statement<[string | null, number], FiringRow>;
+    list: Statement<{ task: string | null; limit: number }, FiringRow>;
   } | null;
 
   constructor(private readonly ctx: StoreContext) {
@@ -85,8 +85,8 @@ export class ScheduleJournal {
              ORDER BY f.fire_at, f.task_id`,
           ),
           list: db.prepare(
-            `SELECT * FROM schedule_firings WHERE (?1 IS NULL OR task_id = ?1)
-             ORDER BY fire_at DESC, task_id LIMIT ?2`,
+            `SELECT * FROM schedule_firings WHERE (@task IS NULL OR task_id = @task)
+             ORDER BY fire_at DESC, task_id LIMIT @limit`,
           ),
         };
   }
@@ -145,7 +145,7 @@ export class ScheduleJournal {
 
   /** The most recent firings, newest first (all tasks, or one). */
   list(taskId: string | null = null, limit = 100): FiringRecord[] {
-    return (this.#stmts?.list.all(taskId, limit) ?? []).map(toRecord);
+    return (this.#stmts?.list.all({ task: taskId, limit }) ?? []).map(toRecord);
   }
 
   #writable(operation: string) {

@@ -7,6 +7,7 @@ import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
+import { tasksCommand } from './tasks.ts';
 
 type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
 
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   demo: (argv, io) => demoCommand(argv, io),
   inbox: inboxCommand,
   runs: runsCommand,
+  tasks: tasksCommand,
   audit: (argv, io) => auditCommand(argv, io),
 };
 
