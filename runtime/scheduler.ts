@@ -88,6 +88,12 @@ export class Scheduler {
     for (const task of this.tasks) {
       const schedule = this.#schedules.get(task.id) as Schedule;
       const since = this.deps.journal.knownSince(task.id, task.cron, now);
+      if (since === now && this.deps.journal.lastFireAt(task.id) === null) {
+        // A new task (or a changed pattern) whose one-shot time is already past: say so once.
+        const past = schedule.between(Number.MIN_SAFE_INTEGER, now, 1);
+        if (past.length > 0 && schedule.next(now) === null)
+          this.#skip(task, [{ fireAt: past[0] as number, reason: 'past_when_scheduled' }]);
+      }
       const from = Math.max(since, this.deps.journal.lastFireAt(task.id) ?? since);
       const missed = schedule.between(from, now, MAX_MISSED_RECORDED + 1);
       if (missed.length > MAX_MISSED_RECORDED) {
