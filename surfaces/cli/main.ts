@@ -8,6 +8,7 @@ import { policyCheckCommand } from './policy-check.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 import { tasksCommand } from './tasks.ts';
+import { vizCommand } from './viz.ts';
 
 type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
 
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   inbox: inboxCommand,
   runs: runsCommand,
   tasks: tasksCommand,
+  viz: vizCommand,
   audit: (argv, io) => auditCommand(argv, io),
 };
 
