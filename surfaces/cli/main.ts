@@ -8,6 +8,7 @@ import { policyCheckCommand } from './policy-check.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 import { tasksCommand } from './tasks.ts';
+import { doctorCommand } from './doctor.ts';
 import { vizCommand } from './viz.ts';
 
 type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   inbox: inboxCommand,
   runs: runsCommand,
   tasks: tasksCommand,
+  doctor: doctorCommand,
   viz: vizCommand,
   audit: (argv, io) => auditCommand(argv, io),
 };
