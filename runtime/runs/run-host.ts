@@ -1,4 +1,4 @@
-import { createActor, type Actor, type SnapshotFrom } from 'xstate';
+import { createActor, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
@@ -51,6 +51,8 @@ export class RunHost {
     private readonly store: Store,
     private readonly events: RunHostEvents,
     private readonly clock: () => number,
+    /** Receives XState's inspection events of every run actor (state changes, events, effects). */
+    private readonly inspect?: (runId: string, event: InspectionEvent) => void,
   ) {}
 
   /** Sets the provided run machine (done once, after the effects are wired to this host). */
@@ -150,10 +152,12 @@ export class RunHost {
 
   #spawn(input: RunInput, snapshot: RunSnapshot | undefined): void {
     if (this.#machine === null) throw new Error('RunHost: no run machine set');
+    const inspect = this.inspect;
+    const options = inspect === undefined ? {} : { inspect: (e: InspectionEvent) => inspect(input.runId, e) };
     const actor =
       snapshot === undefined
-        ? createActor(this.#machine, { input })
-        : createActor(this.#machine, { input, snapshot });
+        ? createActor(this.#machine, { input, ...options })
+        : createActor(this.#machine, { input, snapshot, ...options });
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
     actor.subscribe({

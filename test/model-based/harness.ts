@@ -1,0 +1,318 @@
+// Model-based restart testing of the run machine with its real effects (policy, Inbox, ledger,
+// snapshots through the RunHost) and scripted model and tools. A "process" is a RunHost over the
+// store; a crash freezes every effect of that process at an await point (the effects never
+// settle and nothing of it runs again), and a restart is a new RunHost that restores the run
+// from what was persisted, as the runtime does at boot.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fromPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
+import { provideRunMachine } from '../../actors/run/effects.ts';
+import { toObservation } from '../../actors/tools/observation.ts';
+import type { ToolExecutor } from '../../actors/tools/types.ts';
+import type { ModelProvider } from '../../actors/model/provider.ts';
+import type { ModelStepOutput, RunContext, RunOutcome } from '../../machines/run/types.ts';
+import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
+import { agentPolicyContext } from '../../runtime/policy/agent-context.ts';
+import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/policy/environment.ts';
+import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { RunHost } from '../../runtime/runs/run-host.ts';
+import { openStore, Redactor, type Store } from '../../store/index.ts';
+
+/** What the effects produce for one call of a scenario. */
+export const CallKind = {
+  allowOk: 'allow-ok',
+  allowFail: 'allow-fail',
+  deny: 'deny',
+  approveOk: 'approve-ok',
+  approveFail: 'approve-fail',
+  approvalDenied: 'approval-denied',
+  approvalExpired: 'approval-expired',
+} as const;
+export type CallKind = (typeof CallKind)[keyof typeof CallKind];
+
+/** One path through the run: model steps of calls, then a final answer; budgets. */
+export interface Scenario {
+  readonly name: string;
+  readonly steps: readonly (readonly CallKind[])[];
+  readonly toolBudget: number;
+  readonly modelBudget: number;
+}
+
+const needsApproval = (k: CallKind) => k.startsWith('approv');
+
+/** The args of a call of this kind in the test workspace (ask mode decides it as the kind says). */
+function callFor(kind: CallKind, id: string) {
+  switch (kind) {
+    case CallKind.allowOk:
+    case CallKind.allowFail:
+      return { id, tool: 'read_file', args: { path: `${kind}-${id}.txt` } };
+    case CallKind.deny:
+      return { id, tool: 'read_file', args: { path: '/etc/shadow' } };
+    default:
+      // An external call that is not idempotent: executed at most once, whatever happens.
+      return { id, tool: 'send_message', args: { channel: 'ops', text: `${kind}-${id}` } };
+  }
+}
+
+/** What happened across every process of one run: executions per idempotency key, approvals decided. */
+export interface RunRecord {
+  readonly executions: Map<string, number>;
+  /** Idempotency keys of calls executed before their approval was decided (must stay empty). */
+  readonly executedBeforeApproval: string[];
+  readonly decided: Set<string>;
+  readonly states: Set<string>;
+}
+
+interface Process {
+  crashed: boolean;
+  host: RunHost;
+}
+
+const never = <T>() => new Promise<T>(() => {});
+
+function gate(logic: AnyActorLogic, proc: () => Process, onEffect: () => void): AnyActorLogic {
+  const create = (logic as unknown as { config: (args: unknown) => Promise<unknown> }).config;
+  return fromPromise(async (args) => {
+    onEffect();
+    if (proc().crashed) return never();
+    const result = await create(args);
+    onEffect();
+    if (proc().crashed) return never();
+    return result;
+  });
+}
+
+function stateIds(value: unknown, prefix = 'run'): string[] {
+  if (typeof value === 'string') return [`${prefix}.${value}`];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [`${prefix}.${k}`, ...stateIds(v, `${prefix}.${k}`)]);
+}
+
+/** A workspace, a store and the policy of one agent in `ask` mode; runs scenarios with crashes. */
+export class RestartHarness {
+  readonly dir: string;
+  readonly store: Store;
+  readonly loaded: LoadedConfig;
+  #env!: PolicyEnvironment;
+
+  private constructor(
+    /** Replaces the effects of the provided machine (a mutant for the self-test). */
+    private readonly mutate?: (
+      deps: Parameters<typeof provideRunMachine>[0],
+    ) => Record<string, AnyActorLogic>,
+  ) {
+    this.dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mbt-')));
+    mkdirSync(join(this.dir, 'project'));
+    this.loaded = parseConfig(
+      JSON.stringify({
+        stateDir: 'state',
+        workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+        agents: { worker: { mode: 'ask', tools: ['read_file', 'send_message'] } },
+      }),
+      join(this.dir, 'snotra.config.json'),
+      this.dir,
+    );
+    this.store = openStore({ path: join(this.dir, 'state', 'snotra.db'), redactor: new Redactor() });
+  }
+
+  static async create(mutate?: RestartHarness['mutate']): Promise<RestartHarness> {
+    const h = new RestartHarness(mutate);
+    h.#env = await createPolicyEnvironment(h.loaded);
+    return h;
+  }
+
+  close(): void {
+    this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Runs a scenario; when `crashAt` is given, the process crashes at that await point (counted
+   * over every effect start and end), and a new process restores the run and finishes it.
+   * Returns the outcome, the record and how many await points the run passed.
+   */
+  async run(s: Scenario, runId: string, crashAt: number | null) {
+    const store = this.store;
+    const approvalIds = new Set<string>();
+    const record: RunRecord = {
+      executions: new Map(),
+      executedBeforeApproval: [],
+      decided: new Set(),
+      states: new Set(),
+    };
+    let points = 0;
+    let current: Process;
+    let ended: ((o: RunOutcome) => void) | null = null;
+    const done = new Promise<RunOutcome>((r) => (ended = r));
+    const registry = registryFromConfig(this.loaded);
+    const model: ModelProvider = {
+      step: async ({ step }): Promise<ModelStepOutput> => {
+        const calls = s.steps[step];
+        if (calls === undefined) return { kind: 'final', text: 'done' };
+        return { kind: 'calls', calls: calls.map((k, i) => callFor(k, `s${step}c${i}`)) };
+      },
+    };
+    const executor = (fail: boolean): ToolExecutor => ({
+      async execute(_args, ctx) {
+        if (current.crashed) return never();
+        const key = ctx.idempotencyKey;
+        record.executions.set(key, (record.executions.get(key) ?? 0) + 1);
+        const approval = store.approvals.listPending({}).find((a) => a.idempotencyKey === key);
+        if (approval !== undefined) record.executedBeforeApproval.push(key);
+        if (fail) throw new Error('tool failed');
+        return { ok: true };
+      },
+    });
+    // Which tool fails is data of the scenario: the executor looks the call up by its path.
+    const executors: Record<string, ToolExecutor> = {
+      read_file: {
+        execute: (args, ctx) =>
+          executor(String((args as { path: string }).path).startsWith('allow-fail')).execute(args, ctx),
+      },
+      send_message: {
+        execute: (args, ctx) =>
+          executor(String((args as { text: string }).text).startsWith('approve-fail')).execute(args, ctx),
+      },
+    };
+    const policyFor = (ctx: RunContext) =>
+      agentPolicyContext(this.loaded, 'worker', {
+        registry,
+        paths: this.#env.paths,
+        shell: this.#env.shell,
+        interaction: ctx.interaction,
+        sessionId: ctx.sessionId,
+        taskId: ctx.taskId,
+      });
+    const spawnProcess = (): Process => {
+      const proc: Process = { crashed: false, host: undefined as unknown as RunHost };
+      // States visited, transient ones (left by an eventless transition in the same step) included.
+      const inspect = (_runId: string, e: InspectionEvent) => {
+        if (e.type !== '@xstate.snapshot' && e.type !== '@xstate.microstep') return;
+        if ((e.actorRef as { sessionId?: string }).sessionId !== (e.rootId as string | undefined)) return;
+        const snapshot = e.snapshot as { value?: unknown };
+        for (const id of stateIds(snapshot.value)) record.states.add(id);
+        if (e.type === '@xstate.microstep') {
+          for (const t of e._transitions) for (const target of t.target ?? []) record.states.add(target.id);
+        }
+      };
+      proc.host = new RunHost(
+        this.store,
+        {
+          onStatus: () => {},
+          onEnded: (_id, outcome) => {
+            if (!proc.crashed) ended?.(outcome);
+          },
+        },
+        Date.now,
+        inspect,
+      );
+      const deps = {
+        store: this.store,
+        model,
+        registry,
+        executors,
+        clock: Date.now,
+        approvalTtlMs: 60_000,
+        policyFor,
+        contextFor: () => ({
+          roots: policyFor({} as RunContext).roots,
+          paths: this.#env.paths,
+          signal: new AbortController().signal,
+          secrets: { resolve: async () => '' },
+        }),
+        observe: (outcome: Parameters<typeof toObservation>[0]) =>
+          toObservation(outcome, this.store.redactor),
+        runMeta: () => ({ sessionId: 'mbt', agentId: 'worker', surface: 'scheduled' }),
+        onApprovalOpened: (approval: { id: string; status: string }) => {
+          approvalIds.add(approval.id);
+          if (approval.status === 'pending') setImmediate(() => decide(approval.id));
+        },
+        replaying: (id: string) => proc.host.wasRestored(id),
+      };
+      const provided = provideRunMachine(deps as Parameters<typeof provideRunMachine>[0]);
+      const actors = {
+        ...(provided.implementations.actors as Record<string, AnyActorLogic>),
+        ...this.mutate?.(deps as never),
+      };
+      const gated = Object.fromEntries(
+        Object.entries(actors).map(([name, logic]) => [
+          name,
+          gate(
+            logic,
+            () => proc,
+            () => {
+              if (proc.crashed) return;
+              points++;
+              if (crashAt !== null && points === crashAt) proc.crashed = true;
+            },
+          ),
+        ]),
+      );
+      proc.host.setMachine(provided.provide({ actors: gated }) as never);
+      return proc;
+    };
+    const decide = (approvalId: string) => {
+      if (current.crashed) return; // The decision arrives after the restart (the Inbox keeps it).
+      const approval = this.store.approvals.get(approvalId);
+      if (approval === null || approval.status !== 'pending') return;
+      const kind = String((approval.args as { text?: string } | null)?.text ?? '').split('-s')[0] ?? '';
+      record.decided.add(approval.idempotencyKey);
+      if (kind === CallKind.approvalExpired) this.store.approvals.expireDue(approval.expiresAt + 1);
+      else
+        this.store.approvals.decide(
+          approvalId,
+          kind === CallKind.approvalDenied ? 'denied' : 'approved',
+          'tester',
+          Date.now(),
+        );
+      const after = this.store.approvals.get(approvalId);
+      if (after !== null) current.host.deliver(after);
+    };
+    current = spawnProcess();
+    current.host.start({
+      runId,
+      agentId: 'worker',
+      sessionId: 'mbt',
+      taskId: null,
+      parentRunId: null,
+      surface: 'scheduled',
+      interaction: 'unattended',
+      message: 'go',
+      budget: { modelCalls: s.modelBudget, toolCalls: s.toolBudget, wallTimeMs: 600_000 },
+      startedAt: Date.now(),
+    });
+    if (crashAt !== null) {
+      const crashed = await Promise.race([done.then(() => false), waitFor(() => current.crashed)]);
+      if (crashed) {
+        await new Promise((r) => setImmediate(r)); // a coalesced snapshot write of the dead process may land
+        current = spawnProcess();
+        this.store.ledger.markInterrupted({ runId });
+        current.host.restore(runId);
+        for (const id of approvalIds) {
+          const a = this.store.approvals.get(id);
+          if (a === null) continue;
+          if (a.status === 'pending') decide(id);
+          else current.host.deliver(a);
+        }
+      }
+    }
+    const outcome = await Promise.race([done, timeout(10_000, `${s.name} crash ${String(crashAt)}`)]);
+    const ctx = (this.store.snapshots.get(runId)?.snapshot as { context?: RunContext } | undefined)?.context;
+    return { outcome, record, points, context: ctx ?? null };
+  }
+}
+
+async function waitFor(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 2000; i++) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return check();
+}
+
+function timeout(ms: number, what: string): Promise<never> {
+  return new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms).unref());
+}
+
+export { needsApproval };
