@@ -66,7 +66,7 @@ export interface RuntimeOptions {
   readonly clock?: () => number;
   /** Where logs go (redacted); defaults to stderr. */
   readonly logDestination?: NodeJS.WritableStream;
-  /** How long an approval stays open (ms); default one day. */
+  /** How long an approval stays open (ms); default `approvals.ttlMs` of the config, else one day. */
   readonly approvalTtlMs?: number;
   /** Fallback poll for decisions written by another process (ms); default 1000. */
   readonly syncIntervalMs?: number;
@@ -227,7 +227,7 @@ export class Runtime {
         registry,
         executors,
         clock,
-        approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
+        approvalTtlMs: options.approvalTtlMs ?? loaded.config.approvals.ttlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
         contextFor: () => ({
           roots: rt.#roots(),
