@@ -489,6 +489,12 @@ export class Runtime {
   }
 
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
+    if (outcome.status === 'failed') {
+      this.logger.warn(
+        { runId, agentId: ctx.agentId, reason: outcome.reason, message: outcome.message },
+        'run failed',
+      );
+    }
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);
