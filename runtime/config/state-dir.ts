@@ -30,8 +30,9 @@ export function stateBase(env: StateEnv, platform: NodeJS.Platform = process.pla
 /**
  * The default state dir of a workspace: `<stateBase>/<name>-<hash>`, outside the workspace so a
  * command that wipes or opens up the primary root (`rm -rf .`, `git clean -fdx`) cannot reach the
- * runtime's database. `name` is the primary root's folder name (letters, digits, `.`, `_`, `-`);
- * `hash` is the first 16 hex digits of the SHA-256 of the root's real path, so each workspace has
+ * runtime's database. `name` is the primary root's folder name (letters, digits, `.`, `_`, `-`;
+ * at most 24, short enough that `<dir>/control.sock` stays within the Unix socket path limit);
+ * `hash` is the first 12 hex digits of the SHA-256 of the root's real path, so each workspace has
  * its own state and a symlinked spelling of the same folder finds the same one. Reads only.
  */
 export function defaultStateDir(primaryRoot: string, env: StateEnv): string {
@@ -44,8 +45,8 @@ export function defaultStateDir(primaryRoot: string, env: StateEnv): string {
   const name =
     basename(root)
       .replace(/[^A-Za-z0-9._-]/g, '_')
-      .slice(0, 40)
+      .slice(0, 24)
       .replace(/^\.+/, '') || 'root';
-  const hash = createHash('sha256').update(root).digest('hex').slice(0, 16);
+  const hash = createHash('sha256').update(root).digest('hex').slice(0, 12);
   return join(stateBase(env), `${name}-${hash}`);
 }

@@ -14,6 +14,7 @@ import { ConfigError } from '../../runtime/config/errors.ts';
 import { configJsonSchema } from '../../runtime/config/json-schema.ts';
 import { loadConfig, parseConfig, resolveConfig } from '../../runtime/config/load.ts';
 import { defaultStateDir } from '../../runtime/config/state-dir.ts';
+import { createPolicyChecker } from '../../runtime/policy/checker.ts';
 import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-config-')));
@@ -148,9 +149,9 @@ describe('config loading', () => {
     mkdirSync(b, { recursive: true });
     symlinkSync(a, join(dir, 'ws-link'));
     const xdg = { XDG_STATE_HOME: '/xdg/state', HOME: '/home/u' };
-    expect(defaultStateDir(a, xdg)).toMatch(/^\/xdg\/state\/snotra\/my_project-[0-9a-f]{16}$/);
+    expect(defaultStateDir(a, xdg)).toMatch(/^\/xdg\/state\/snotra\/my_project-[0-9a-f]{12}$/);
     expect(defaultStateDir(a, { HOME: '/home/u' })).toMatch(
-      /^\/home\/u\/\.local\/state\/snotra\/my_project-[0-9a-f]{16}$/,
+      /^\/home\/u\/\.local\/state\/snotra\/my_project-[0-9a-f]{12}$/,
     );
     // The XDG spec ignores a relative value.
     expect(defaultStateDir(a, { XDG_STATE_HOME: 'rel', HOME: '/home/u' })).toMatch(
@@ -158,7 +159,29 @@ describe('config loading', () => {
     );
     expect(defaultStateDir(b, xdg)).not.toBe(defaultStateDir(a, xdg));
     expect(defaultStateDir(join(dir, 'ws-link'), xdg)).toBe(defaultStateDir(a, xdg));
-    expect(defaultStateDir('/', xdg)).toMatch(/^\/xdg\/state\/snotra\/root-[0-9a-f]{16}$/);
+    expect(defaultStateDir('/', xdg)).toMatch(/^\/xdg\/state\/snotra\/root-[0-9a-f]{12}$/);
+  });
+
+  it('the default state dir, outside every root, is still a sensitive path for every tool', async () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-ws-')));
+    try {
+      const loaded = resolveConfig(undefined, ws, { env: { XDG_STATE_HOME: join(dir, 'xdg-state') } });
+      expect(loaded.config.stateDir.startsWith(join(dir, 'xdg-state', 'snotra'))).toBe(true);
+      const checker = await createPolicyChecker(loaded);
+      const db = join(loaded.config.stateDir, 'snotra.db');
+      expect(checker.check('assistant', { tool: 'read_file', args: { path: db } })).toMatchObject({
+        decision: 'deny',
+        reason: 'sensitive_path',
+      });
+      expect(
+        checker.check('assistant', { tool: 'write_file', args: { path: db, content: '' } }),
+      ).toMatchObject({
+        decision: 'deny',
+        reason: 'sensitive_path',
+      });
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   it('honours an explicit stateDir, also inside the workspace, and expands ~ against the home folder', () => {
