@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_LEARNED_SECRETS, Redactor } from '../../store/redaction/redactor.ts';
 
@@ -56,5 +57,30 @@ describe('the redactor learns values sent under sensitive keys', () => {
     );
     // The censor by key still holds beyond the limit.
     expect(r.redact({ token: 'beyond-the-limit' })).toEqual({ token: '[REDACTED]' });
+  });
+
+  it('property: a value once sent under a sensitive key never survives redaction again, anywhere in text', () => {
+    const key = fc.constantFrom(
+      'api_key',
+      'apiKey',
+      'password',
+      'x-auth-token',
+      'client_secret',
+      'Authorization',
+    );
+    const value = fc
+      .string({ minLength: 4, maxLength: 40 })
+      .filter((v) => !v.includes('[REDACTED]') && !'[REDACTED]'.includes(v));
+    fc.assert(
+      fc.property(key, value, fc.string(), fc.string(), (k, v, before, after) => {
+        const r = new Redactor();
+        r.redact({ call: { args: { [k]: v } } });
+        expect(r.redactString(`${before}${v}${after}`)).not.toContain(v);
+        expect(JSON.stringify(r.redact({ result: [`${before}${v}${after}`] }))).not.toContain(
+          JSON.stringify(v).slice(1, -1),
+        );
+      }),
+      { numRuns: 300 },
+    );
   });
 });
