@@ -29,7 +29,11 @@ function checkCron(pattern: string, at: string): string | null {
   }
 }
 
-/** Whether a rule's `tool` names something the registry can hold; a problem line when not. */
+/**
+ * Whether a rule's `tool` (an exact name or a prefix ending in `*`) names something this config
+ * can hold; a problem line when not. MCP servers may offer tools the config does not list, so an
+ * `mcp:<server>:…` name only needs its server to be configured; `mcp:*` is always accepted.
+ */
 function checkToolName(
   pattern: string,
   at: string,
@@ -39,12 +43,17 @@ function checkToolName(
   const wildcard = pattern.endsWith('*');
   const text = wildcard ? pattern.slice(0, -1) : pattern;
   if (isMcpToolName(text)) {
-    // MCP servers may offer tools the config does not list: the server must exist.
-    if (text === 'mcp:' && wildcard) return null;
-    const server = text.slice('mcp:'.length).split(':')[0] ?? '';
-    const complete = text.slice('mcp:'.length).includes(':');
-    if (servers.includes(server) && (complete || !wildcard)) return null;
-    if (wildcard && !complete && servers.some((s) => s.startsWith(server))) return null;
+    const rest = text.slice('mcp:'.length);
+    const colon = rest.indexOf(':');
+    const notAName = `${at}: ${JSON.stringify(pattern)} is not a tool name: MCP tools are named "mcp:<server>:<tool>"`;
+    if (colon === -1) {
+      if (!wildcard) return notAName;
+      if (rest === '' || servers.some((s) => s.startsWith(rest))) return null;
+    } else {
+      const server = rest.slice(0, colon);
+      if (servers.includes(server)) return wildcard || colon < rest.length - 1 ? null : notAName;
+    }
+    const server = colon === -1 ? rest : rest.slice(0, colon);
     return `${at}: unknown MCP server ${JSON.stringify(server)} in ${JSON.stringify(pattern)}${didYouMean(server, servers)} (servers are configured under mcp.servers)`;
   }
   if (wildcard) {

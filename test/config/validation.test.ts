@@ -164,6 +164,25 @@ describe('config validation at load (start, policy check, runs, inbox)', () => {
       {
         stateDir: 'state',
         workspace: { roots: [root] },
+        mcp: { servers: { github: { command: 'gh-mcp' } } },
+        agents: { a: { rules: [{ id: 'x', tool: 'mcp:github', effect: 'deny' }] } },
+      },
+      'agents.a.rules[0].tool',
+      /"mcp:github" is not a tool name: MCP tools are named "mcp:<server>:<tool>"$/,
+    );
+    await expectRefused(
+      {
+        stateDir: 'state',
+        workspace: { roots: [root] },
+        agents: { a: { rules: [{ id: 'x', tool: 'mcp:slack:post', effect: 'deny' }] } },
+      },
+      'agents.a.rules[0].tool',
+      /unknown MCP server "slack" in "mcp:slack:post" \(servers are configured under mcp\.servers\)$/,
+    );
+    await expectRefused(
+      {
+        stateDir: 'state',
+        workspace: { roots: [root] },
         agents: { a: { rules: [{ id: 'x', tool: 'sehll*', effect: 'deny' }] } },
       },
       'agents.a.rules[0].tool',
@@ -196,12 +215,20 @@ describe('config validation at load (start, policy check, runs, inbox)', () => {
             { id: 'r4', tool: 'mcp:github:delete_repo', effect: 'deny' },
             { id: 'r5', tool: 'read_*', effect: 'ask' },
             { id: 'r6', tool: 'mcp:*', effect: 'ask' },
+            { id: 'r8', tool: 'mcp:git*', effect: 'ask' },
             { id: 'r7', risk: 'exec', effect: 'deny' },
           ],
         },
       },
     });
-    expect(loadConfig(ws.file).config.agents.a?.rules).toHaveLength(7);
+    expect(loadConfig(ws.file).config.agents.a?.rules).toHaveLength(8);
+    // A defensive "no MCP at all" rule needs no server.
+    const none = workspace({
+      stateDir: 'state',
+      workspace: { roots: [root] },
+      agents: { a: { rules: [{ id: 'no-mcp', tool: 'mcp:*', effect: 'deny' }] } },
+    });
+    expect(loadConfig(none.file).config.agents.a?.rules).toHaveLength(1);
     expect(existsSync(ws.stateDir)).toBe(false);
   });
 
