@@ -95,7 +95,8 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
   if (config.surfaces.chat?.agent !== undefined)
     unknownAgent(config.surfaces.chat.agent, 'surfaces.chat.agent');
 
-  let names: string[] = [];
+  // Without a registry (its own problems are reported) tool names cannot be checked.
+  let names: string[] | null = null;
   try {
     names = registryFromConfig({ config, file, dir }).names();
   } catch (err) {
@@ -105,16 +106,18 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
   const servers = Object.keys(config.mcp.servers);
   for (const [agent, a] of Object.entries(config.agents)) {
     problems.push(...duplicateIds(a.rules, `agents.${agent}.rules`, 'rule'));
+    if (names === null) continue;
+    const known = names;
     a.rules.forEach((r, i) => {
       if (r.tool === undefined) return;
-      const bad = checkToolName(r.tool, `agents.${agent}.rules[${i}].tool`, names, servers);
+      const bad = checkToolName(r.tool, `agents.${agent}.rules[${i}].tool`, known, servers);
       if (bad !== null) problems.push(bad);
     });
     a.tools?.forEach((t, i) => {
       const at = `agents.${agent}.tools[${i}]`;
       const bad = t.endsWith('*')
         ? `${at}: list exact tool names here, not a pattern (${JSON.stringify(t)})`
-        : checkToolName(t, at, names, servers);
+        : checkToolName(t, at, known, servers);
       if (bad !== null) problems.push(bad);
     });
   }
