@@ -73,7 +73,11 @@ export function provideRunMachine(deps: RunEffectDeps) {
       }),
       decide: fromPromise(
         async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
-          return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
+          try {
+            return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
+          } catch (err) {
+            throw redactedError(err, deps.store.redactor);
+          }
         },
       ),
       openApproval: fromPromise(async ({ input }: { input: OpenApprovalInput }) => {
