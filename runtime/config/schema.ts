@@ -9,11 +9,16 @@ function isControl(ch: string): boolean {
   return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029;
 }
 
+/** Whether a path holds NUL or another control character (C0, DEL, C1, line/paragraph separators). */
+export function hasControlChars(path: string): boolean {
+  return [...path].some(isControl);
+}
+
 /** A file system path: never empty, never with NUL or other control characters. */
 export const PathText = z
   .string()
   .min(1)
-  .refine((p) => ![...p].some(isControl), {
+  .refine((p) => !hasControlChars(p), {
     message: 'a path must not contain NUL or other control characters',
   });
 

@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import { isMcpToolName } from '../../policy/mcp.ts';
 import { registryFromConfig } from '../policy/registry-from-config.ts';
 import { ConfigError } from './errors.ts';
-import type { Config } from './schema.ts';
+import { hasControlChars, type Config } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 
 /** Problems of ids that must be unique in one list: `<list>[i].id: duplicate <what> id "x"`. */
@@ -155,6 +155,16 @@ function nearestExisting(path: string): { at: string; kind: Kind } {
  */
 export function checkPaths(config: Config, file: string): void {
   const problems: string[] = [];
+  // A relative path is checked as written; the folder it resolves against can bring its own.
+  const resolved: [string, string][] = [
+    ['stateDir', config.stateDir],
+    ...config.workspace.roots.map((r, i): [string, string] => [`workspace.roots[${i}].path`, r.path]),
+  ];
+  for (const [at, path] of resolved) {
+    if (hasControlChars(path))
+      problems.push(`${at}: resolves to ${JSON.stringify(path)}, which holds control characters`);
+  }
+  if (problems.length > 0) throw new ConfigError(file, problems);
   config.workspace.roots.forEach((r, i) => {
     const kind = kindOf(r.path);
     const at = `workspace.roots[${i}].path`;

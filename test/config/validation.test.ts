@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../runtime/config/errors.ts';
-import { loadConfig } from '../../runtime/config/load.ts';
+import { loadConfig, resolveConfig } from '../../runtime/config/load.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
 import type { CliIo } from '../../surfaces/cli/io.ts';
 
@@ -127,6 +127,14 @@ describe('config validation at load (start, policy check, runs, inbox)', () => {
       { stateDir: 'state', workspace: { roots: [root] }, mcp: { servers: { s: { command: 'srv\u0085' } } } },
       'mcp.servers.s.command',
       /control characters/,
+    );
+  });
+
+  it('refuses a workspace whose folder name holds a control character (embedded defaults too)', () => {
+    const odd = join(base, 'odd\nname');
+    mkdirSync(odd, { recursive: true });
+    expect(() => resolveConfig(undefined, odd)).toThrow(
+      /workspace\.roots\[0\]\.path: resolves to ".*odd\\nname", which holds control characters/,
     );
   });
 
