@@ -81,7 +81,8 @@ export function parseConfig(
     throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`], { cause: err });
   }
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(file, [...duplicates, ...formatIssues(parsed.error.issues)]);
+  if (!parsed.success)
+    throw new ConfigError(file, [...duplicates, ...formatIssues(parsed.error.issues, ConfigSchema)]);
   if (duplicates.length > 0) throw new ConfigError(file, duplicates);
   // One primary root: a single root is primary whatever it says.
   const data = parsed.data;

@@ -49,8 +49,24 @@ describe('config loading', () => {
     );
     expect(problems).toContain('workspace.roots[0].access: expected "read" | "read-write", got "write"');
     expect(problems).toContain('agents.a.rules[0].effect: expected "ask" | "deny", got "allow"');
-    expect(problems).toContain('sidecar: unknown key "prot"');
+    expect(problems).toContain('sidecar: unknown key "prot"; did you mean "port"?');
     expect(problems).toContain('mcp.servers.s.command: expected string, but it is missing');
+  });
+
+  it('suggests the key meant for an unknown one, at any depth', () => {
+    expect(problemsOf('{"stateDirr":"s"}')).toEqual([
+      '(root): unknown key "stateDirr"; did you mean "stateDir"?',
+    ]);
+    expect(problemsOf('{"agents":{"a":{"mdoe":"ask"}}}')).toEqual([
+      'agents.a: unknown key "mdoe"; did you mean "mode"?',
+    ]);
+    expect(
+      problemsOf('{"workspace":{"roots":[{"id":"w","path":".","access":"read","primray":true}]}}'),
+    ).toEqual(['workspace.roots[0]: unknown key "primray"; did you mean "primary"?']);
+    expect(problemsOf('{"approvals":{"ttl":5}}')).toEqual([
+      'approvals: unknown key "ttl"; did you mean "ttlMs"?',
+    ]);
+    expect(problemsOf('{"zebra":1}')).toEqual(['(root): unknown key "zebra"']);
   });
 
   it('a rule cannot grant: only ask or deny effects exist', () => {
