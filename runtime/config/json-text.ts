@@ -1,6 +1,7 @@
 import { jsonPath } from './errors.ts';
 
 const MAX_DEPTH = 256;
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
 class Scan {
   pos = 0;
@@ -149,7 +150,8 @@ class Scan {
   }
 
   number(): void {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.pos, this.pos + 400));
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
     if (m === null || m[0] === '-') this.fail('a number');
     this.pos += m[0].length;
   }

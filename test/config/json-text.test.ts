@@ -70,6 +70,13 @@ describe('config JSON text', () => {
     expect(parseJsonText(`${'['.repeat(200)}${']'.repeat(200)}`).problems).toEqual([]);
   });
 
+  it('reads numbers of any length, as JSON.parse does', () => {
+    const long = `{"a":${'9'.repeat(1000)}.5e3,"b":-0.0}`;
+    expect(parseJsonText(long).value).toEqual(JSON.parse(long));
+    expect(() => parseJsonText('{"a":01}')).toThrow(/line 1, column 7: expected "," or "}", found "1"/);
+    expect(() => parseJsonText('{"a":-}')).toThrow(/line 1, column 6: expected a number/);
+  });
+
   it('tolerates a byte order mark at the start', () => {
     expect(parseJsonText('\ufeff{"a":1}').value).toEqual({ a: 1 });
   });
