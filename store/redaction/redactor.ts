@@ -30,6 +30,13 @@ export interface RedactorOptions {
 /** At most this many values are learned from sensitive keys (each makes the matcher longer). */
 export const MAX_LEARNED_SECRETS = 256;
 
+/**
+ * Shortest value learned from a sensitive key. Shorter ones (`"none"`, `"basic"`, `"true"` under
+ * `auth` or `token_type`) are censored under their key but not learned: scrubbing every later
+ * `none` would shred tool results while protecting nothing a real credential needs.
+ */
+export const MIN_LEARNED_LENGTH = 8;
+
 /** The default censor text. */
 export const DEFAULT_CENSOR = '[REDACTED]';
 
@@ -42,8 +49,9 @@ const TRUNCATED = '[Truncated]';
  * Guarantees, for every value passed to `redact`:
  * - values under a sensitive key (token, password, secret, authorization, cookie, api key,
  *   private key, credential, session key…, plus the marked keys) are replaced by the censor, and
- *   (unless turned off) a value under a built-in sensitive key is learned as a secret, so it is
- *   scrubbed wherever it appears later (up to `MAX_LEARNED_SECRETS` values);
+ *   (unless turned off) a value of at least `MIN_LEARNED_LENGTH` characters under a built-in
+ *   sensitive key is learned as a secret, so it is scrubbed wherever it appears later (up to
+ *   `MAX_LEARNED_SECRETS` values);
  * - every registered secret (and its URL- and JSON-escaped forms) is replaced wherever it
  *   appears: whole values, inside longer strings, in object keys, in Error messages and stacks;
  * - common credential shapes in text (bearer tokens, URL passwords, `password=…`) are censored;
@@ -232,7 +240,7 @@ export class Redactor {
     if (typeof value === 'string') {
       // Already-censored data (a stored record redacted again) teaches nothing.
       if (value.includes(this.censor) || this.censor.includes(value) || this.secrets.has(value)) return;
-      if (this.learned >= MAX_LEARNED_SECRETS) return;
+      if (value.length < MIN_LEARNED_LENGTH || this.learned >= MAX_LEARNED_SECRETS) return;
       if (this.registerSecret(value)) this.learned++;
       return;
     }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_LEARNED_SECRETS, Redactor } from '../../store/redaction/redactor.ts';
+import { MAX_LEARNED_SECRETS, MIN_LEARNED_LENGTH, Redactor } from '../../store/redaction/redactor.ts';
 
 const VALUE = 'sk-live-7Hq2Lm9Xv4Tz';
 
@@ -31,6 +31,11 @@ describe('the redactor learns values sent under sensitive keys', () => {
   it('does not learn under marked keys, short values, the censor text or benign token counters', () => {
     const r = new Redactor({ markedKeys: ['body'] });
     r.redact({ body: 'hello world, a message body', password: 'abc', token: '[REDACTED]' });
+    r.redact({ auth: 'none', token_type: 'Bearer', pin: '1234567' });
+    expect('1234567').toHaveLength(MIN_LEARNED_LENGTH - 1);
+    expect(r.redactString('auth: none, type Bearer, code 1234567')).toBe(
+      'auth: none, type Bearer, code 1234567',
+    );
     r.redact({ usage: { totalTokens: 123456 } });
     expect(r.redactString('hello world, a message body')).toBe('hello world, a message body');
     expect(r.redactString('abc')).toBe('abc');
@@ -69,7 +74,7 @@ describe('the redactor learns values sent under sensitive keys', () => {
       'Authorization',
     );
     const value = fc
-      .string({ minLength: 4, maxLength: 40 })
+      .string({ minLength: MIN_LEARNED_LENGTH, maxLength: 40 })
       .filter((v) => !v.includes('[REDACTED]') && !'[REDACTED]'.includes(v));
     fc.assert(
       fc.property(key, value, fc.string(), fc.string(), (k, v, before, after) => {
