@@ -72,7 +72,7 @@ export interface RuntimeOptions {
   readonly clock?: () => number;
   /** Where logs go (redacted); defaults to stderr. */
   readonly logDestination?: NodeJS.WritableStream;
-  /** How long an approval stays open (ms); default one day. */
+  /** How long an approval stays open (ms); default `approvals.ttlMs` of the config, else one day. */
   readonly approvalTtlMs?: number;
   /** Fallback poll for decisions written by another process (ms); default 1000. */
   readonly syncIntervalMs?: number;
@@ -273,7 +273,7 @@ export class Runtime {
         registry,
         executors,
         clock,
-        approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
+        approvalTtlMs: options.approvalTtlMs ?? loaded.config.approvals.ttlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
         contextFor: () => ({
           roots: rt.#roots(),
@@ -558,6 +558,12 @@ export class Runtime {
   }
 
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
+    if (outcome.status === 'failed') {
+      this.logger.warn(
+        { runId, agentId: ctx.agentId, reason: outcome.reason, message: outcome.message },
+        'run failed',
+      );
+    }
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);

@@ -88,14 +88,21 @@ export class Scheduler {
     for (const task of this.tasks) {
       const schedule = this.#schedules.get(task.id) as Schedule;
       const since = this.deps.journal.knownSince(task.id, task.cron, now);
+      // A new task (or a changed pattern) whose one-shot time is already past: with `run-once`
+      // it still runs once when that time is within the catch-up window (a start slower than the
+      // time it was scheduled for); otherwise it is recorded as past, once.
+      let firstSeenMissed: number[] = [];
       if (since === now && this.deps.journal.lastFireAt(task.id) === null) {
-        // A new task (or a changed pattern) whose one-shot time is already past: say so once.
         const past = schedule.between(Number.MIN_SAFE_INTEGER, now, 1);
-        if (past.length > 0 && schedule.next(now) === null)
-          this.#skip(task, [{ fireAt: past[0] as number, reason: 'past_when_scheduled' }]);
+        if (past.length > 0 && schedule.next(now) === null) {
+          const window = task.catchUpWindowMs ?? DEFAULT_CATCH_UP_WINDOW_MS;
+          if (task.missed === 'run-once' && now - (past[0] as number) <= window) firstSeenMissed = past;
+          else this.#skip(task, [{ fireAt: past[0] as number, reason: 'past_when_scheduled' }]);
+        }
       }
       const from = Math.max(since, this.deps.journal.lastFireAt(task.id) ?? since);
-      const missed = schedule.between(from, now, MAX_MISSED_RECORDED + 1);
+      const missed =
+        firstSeenMissed.length > 0 ? firstSeenMissed : schedule.between(from, now, MAX_MISSED_RECORDED + 1);
       if (missed.length > MAX_MISSED_RECORDED) {
         missed.length = MAX_MISSED_RECORDED;
         this.deps.log(

@@ -2,7 +2,7 @@ import { fromPromise } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
 import type { PolicyContext } from '../../policy/context.ts';
 import { evaluate } from '../../policy/evaluate.ts';
-import type { ApprovalRecord, Store } from '../../store/index.ts';
+import type { ApprovalRecord, Redactor, Store } from '../../store/index.ts';
 import { auditFieldsFromDecision } from '../../store/index.ts';
 import type {
   AuditStep,
@@ -42,6 +42,15 @@ function alreadyAudited(
   return deps.store.audit.list({ runId: ctx.runId }).some((e) => e.callId === callId && e.kind === kind);
 }
 
+/** An error with the message of `err` (and its snake_case code) redacted, for a run's outcome. */
+function redactedError(err: unknown, redactor: Redactor): Error {
+  const e = err as { message?: unknown; code?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const out = new Error(redactor.redactString(message));
+  if (typeof e?.code === 'string') Object.assign(out, { code: redactor.redactString(e.code) });
+  return out;
+}
+
 function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
   return {
     sessionId: ctx.sessionId,
@@ -62,17 +71,26 @@ function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
 export function provideRunMachine(deps: RunEffectDeps) {
   return runMachine.provide({
     actors: {
-      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) =>
-        deps.model.step({
-          runId: input.context.runId,
-          agentId: input.context.agentId,
-          step: input.context.steps,
-          transcript: input.context.transcript,
-        }),
-      ),
+      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
+        try {
+          return await deps.model.step({
+            runId: input.context.runId,
+            agentId: input.context.agentId,
+            step: input.context.steps,
+            transcript: input.context.transcript,
+          });
+        } catch (err) {
+          // The error becomes the failed run's message: shown, logged and stored only redacted.
+          throw redactedError(err, deps.store.redactor);
+        }
+      }),
       decide: fromPromise(
         async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
-          return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
+          try {
+            return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
+          } catch (err) {
+            throw redactedError(err, deps.store.redactor);
+          }
         },
       ),
       openApproval: fromPromise(async ({ input }: { input: OpenApprovalInput }) => {
@@ -120,9 +138,16 @@ export function provideRunMachine(deps: RunEffectDeps) {
         } else if (params.step === 'policy_decided' && context.decision !== null) {
           const { detail, ...fields } = auditFieldsFromDecision(context.decision);
           deps.store.audit.append({ ...auditBase(context, call), ...fields, kind: 'policy_decided', detail });
+        } else if (params.step === 'run_failed' && context.outcome !== null) {
+          deps.store.audit.append({
+            ...auditBase(context, undefined),
+            kind: 'run_failed',
+            status: 'failed',
+            detail: { reason: context.outcome.reason, message: context.outcome.message ?? null },
+          });
         }
         // approval_requested/approval_resolved are written by the Inbox in the same transaction as
-        // the approval row; run_* steps are run states, persisted with the snapshot.
+        // the approval row; run_completed/run_denied are run states, persisted with the snapshot.
       },
     },
   });

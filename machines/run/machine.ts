@@ -1,6 +1,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
 import { REASON_TEXT } from '../../policy/explain.ts';
+import { failureMessage } from './failure.ts';
 import type {
   AuditStep,
   ExecuteInput,
@@ -84,8 +85,12 @@ export const runMachine = setup({
   },
   actions: {
     audit: (_, _params: { step: AuditStep }) => {},
-    finish: assign((_, params: { status: RunOutcome['status']; reason: string }) => ({
-      outcome: { status: params.status, reason: params.reason },
+    finish: assign(({ context, event }, params: { status: RunOutcome['status']; reason: string }) => ({
+      outcome: {
+        status: params.status,
+        reason: params.reason,
+        message: failureMessage(params.reason, context, (event as { error?: unknown }).error),
+      },
     })),
   },
   guards: {
@@ -120,7 +125,11 @@ export const runMachine = setup({
     CANCEL: {
       target: '.failed',
       actions: assign({
-        outcome: ({ event }) => ({ status: 'failed' as const, reason: `cancelled: ${event.reason}` }),
+        outcome: ({ event }) => ({
+          status: 'failed' as const,
+          reason: `cancelled: ${event.reason}`,
+          message: `the run was cancelled (${event.reason})`,
+        }),
       }),
     },
     DEADLINE: {

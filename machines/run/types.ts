@@ -59,6 +59,8 @@ export interface RunOutcome {
   readonly status: 'completed' | 'failed' | 'denied';
   readonly reason: string;
   readonly text?: string;
+  /** What went wrong, for a human (failed runs); redacted by the store before it is persisted. */
+  readonly message?: string;
 }
 
 /** The input a run starts from. */

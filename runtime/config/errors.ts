@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { knownKeysAt } from './known-keys.ts';
+import { didYouMean } from './suggest.ts';
 
 /** A config file that cannot be used. `problems` name the JSON path and what was expected. */
 export class ConfigError extends Error {
@@ -36,8 +38,11 @@ function describe(value: unknown, path: readonly PropertyKey[]): string {
   return String(value);
 }
 
-/** One readable line per zod issue: `agents.assistant.mode: expected "allow" | "ask" | "deny", got "yolo"`. */
-export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+/**
+ * One readable line per zod issue: `agents.assistant.mode: expected "allow" | "ask" | "deny", got "yolo"`.
+ * With the `schema` that was parsed, an unknown key gets a did-you-mean from the keys it accepts.
+ */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], schema?: z.ZodType): string[] {
   return issues.map((issue) => {
     const where = jsonPath(issue.path);
     const got =
@@ -47,8 +52,11 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
         return `${where}: expected ${issue.values.map((v) => JSON.stringify(v)).join(' | ')}${got}`;
       case 'invalid_type':
         return `${where}: expected ${issue.expected}${'input' in issue && issue.input === undefined ? ', but it is missing' : got}`;
-      case 'unrecognized_keys':
-        return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+      case 'unrecognized_keys': {
+        const known = schema === undefined ? [] : knownKeysAt(schema, issue.path);
+        const hint = issue.keys.length === 1 ? didYouMean(issue.keys[0] as string, known) : '';
+        return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${hint}`;
+      }
       default:
         return `${where}: ${issue.message}${got}`;
     }

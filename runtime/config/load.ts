@@ -1,7 +1,11 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { z } from 'zod';
 import { ConfigError, formatIssues } from './errors.ts';
+import { parseJsonText } from './json-text.ts';
 import { ConfigSchema, type Config } from './schema.ts';
+import { defaultStateDir, homeOf, type StateEnv } from './state-dir.ts';
+import { checkConsistency, checkPaths } from './validate.ts';
 
 /** The config file name looked up in the current folder. */
 export const CONFIG_FILE_NAME = 'snotra.config.json';
@@ -15,70 +19,82 @@ export interface LoadedConfig {
   readonly dir: string;
 }
 
-function absolutize(config: Config, dir: string): Config {
-  const abs = (p: string): string => (isAbsolute(p) || p.startsWith('~') ? p : resolve(dir, p));
-  return {
-    ...config,
-    stateDir: abs(config.stateDir),
-    workspace: { roots: config.workspace.roots.map((r) => ({ ...r, path: abs(r.path) })) },
+/** Options of config loading; the environment decides the default state dir and `~`. */
+export interface LoadOptions {
+  readonly env?: StateEnv;
+}
+
+type Parsed = z.infer<typeof ConfigSchema>;
+
+function absolutize(parsed: Parsed, dir: string, env: StateEnv, file: string): Config {
+  const problems: string[] = [];
+  const abs = (p: string, at: string): string => {
+    if (p === '~' || p.startsWith('~/')) return join(homeOf(env), p.slice(1));
+    if (p.startsWith('~'))
+      problems.push(`${at}: only "~" and "~/..." are expanded, got ${JSON.stringify(p)}`);
+    return isAbsolute(p) ? p : resolve(dir, p);
+  };
+  const roots = parsed.workspace.roots.map((r, i) => ({
+    ...r,
+    path: abs(r.path, `workspace.roots[${i}].path`),
+  }));
+  const primary = roots.find((r) => r.primary === true) ?? roots[0];
+  const stateDir =
+    parsed.stateDir !== undefined
+      ? abs(parsed.stateDir, 'stateDir')
+      : defaultStateDir(primary?.path ?? dir, env);
+  const config: Config = {
+    ...parsed,
+    stateDir,
+    workspace: { roots },
     agents: Object.fromEntries(
-      Object.entries(config.agents).map(([id, a]) => [
+      Object.entries(parsed.agents).map(([id, a]) => [
         id,
-        a.model?.script ? { ...a, model: { ...a.model, script: abs(a.model.script) } } : a,
+        a.model?.script
+          ? { ...a, model: { ...a.model, script: abs(a.model.script, `agents.${id}.model.script`) } }
+          : a,
       ]),
     ),
   };
-}
-
-function checkRoots(config: Config, file: string): void {
-  const problems: string[] = [];
-  const primaries = config.workspace.roots.filter((r) => r.primary === true);
-  if (config.workspace.roots.length > 1 && primaries.length !== 1) {
-    problems.push(`workspace.roots: exactly one root must be "primary": true, found ${primaries.length}`);
-  }
-  const ids = new Set<string>();
-  config.workspace.roots.forEach((r, i) => {
-    if (ids.has(r.id)) problems.push(`workspace.roots[${i}].id: duplicate root id ${JSON.stringify(r.id)}`);
-    ids.add(r.id);
-  });
-  for (const [agent, a] of Object.entries(config.agents)) {
-    const ruleIds = new Set<string>();
-    a.rules.forEach((r, i) => {
-      if (ruleIds.has(r.id))
-        problems.push(`agents.${agent}.rules[${i}].id: duplicate rule id ${JSON.stringify(r.id)}`);
-      ruleIds.add(r.id);
-    });
-  }
-  for (const s of config.surfaces.scheduled) {
-    if (!Object.hasOwn(config.agents, s.agent))
-      problems.push(`surfaces.scheduled[${s.id}].agent: unknown agent ${JSON.stringify(s.agent)}`);
-  }
   if (problems.length > 0) throw new ConfigError(file, problems);
+  return config;
 }
 
 /**
- * Parses and validates config text. Throws `ConfigError` whose problems name each bad field's
- * JSON path, what was expected and what was found. Relative paths resolve against `dir`.
+ * Parses and validates config text. Throws `ConfigError` whose problems name the file and each
+ * bad field's JSON path, what was expected and what was found (a syntax error by line and
+ * column). Relative paths resolve against `dir`; `~` against the home folder. Reads the file
+ * system (roots, state dir) but never writes: nothing is created before the config is valid.
  */
-export function parseConfig(text: string, file: string, dir: string): LoadedConfig {
+export function parseConfig(
+  text: string,
+  file: string,
+  dir: string,
+  options: LoadOptions = {},
+): LoadedConfig {
+  const env = options.env ?? process.env;
   let raw: unknown;
+  let duplicates: string[];
   try {
-    raw = JSON.parse(text);
+    ({ value: raw, problems: duplicates } = parseJsonText(text));
   } catch (err) {
     throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`], { cause: err });
   }
   const parsed = ConfigSchema.safeParse(raw, { reportInput: true });
-  if (!parsed.success) throw new ConfigError(file, formatIssues(parsed.error.issues));
-  checkRoots(parsed.data, file);
+  if (!parsed.success)
+    throw new ConfigError(file, [...duplicates, ...formatIssues(parsed.error.issues, ConfigSchema)]);
+  if (duplicates.length > 0) throw new ConfigError(file, duplicates);
   // One primary root: a single root is primary whatever it says.
-  const config = parsed.data;
-  if (config.workspace.roots.length === 1 && config.workspace.roots[0])
-    config.workspace.roots[0].primary = true;
-  return { config: absolutize(config, dir), file, dir };
+  const data = parsed.data;
+  if (data.workspace.roots.length === 1 && data.workspace.roots[0]) data.workspace.roots[0].primary = true;
+  const config = absolutize(data, dir, env, file);
+  checkConsistency(config, file, dir);
+  checkPaths(config, file);
+  return { config, file, dir };
 }
 
 /** Loads and validates a config file (see `parseConfig`). */
-export function loadConfig(file: string): LoadedConfig {
+export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfig {
   const abs = resolve(file);
   let text: string;
   try {
@@ -91,17 +107,21 @@ export function loadConfig(file: string): LoadedConfig {
       { cause: err },
     );
   }
-  return parseConfig(text, abs, dirname(abs));
+  return parseConfig(text, abs, dirname(abs), options);
 }
 
 /**
  * The config to run with: `--config F` when given, else `./snotra.config.json` when present,
- * else the embedded defaults (the folder as the primary read-write root, mode `ask`, state in
- * `./.snotra`).
+ * else the embedded defaults (the folder as the primary read-write root, mode `ask`, state outside
+ * the workspace: see `defaultStateDir`).
  */
-export function resolveConfig(explicit: string | undefined, cwd: string): LoadedConfig {
-  if (explicit !== undefined) return loadConfig(resolve(cwd, explicit));
+export function resolveConfig(
+  explicit: string | undefined,
+  cwd: string,
+  options: LoadOptions = {},
+): LoadedConfig {
+  if (explicit !== undefined) return loadConfig(resolve(cwd, explicit), options);
   const local = resolve(cwd, CONFIG_FILE_NAME);
-  if (existsSync(local)) return loadConfig(local);
-  return { ...parseConfig('{}', '(embedded defaults)', cwd), file: null };
+  if (existsSync(local)) return loadConfig(local, options);
+  return { ...parseConfig('{}', '(embedded defaults)', cwd, options), file: null };
 }

@@ -4,16 +4,34 @@ import { PathRuleInput } from '../../policy/paths/index.ts';
 import { Interaction, Mode, RootAccess } from '../../policy/risk.ts';
 import { ToolRule } from '../../policy/rules.ts';
 
+function isControl(ch: string): boolean {
+  const c = ch.codePointAt(0) ?? 0;
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029;
+}
+
+/** Whether a path holds NUL or another control character (C0, DEL, C1, line/paragraph separators). */
+export function hasControlChars(path: string): boolean {
+  return [...path].some(isControl);
+}
+
+/** A file system path: never empty, never with NUL or other control characters. */
+export const PathText = z
+  .string()
+  .min(1)
+  .refine((p) => !hasControlChars(p), {
+    message: 'a path must not contain NUL or other control characters',
+  });
+
 /** A reference to a secret by name; the value lives in the secret store, never in config. */
 export const SecretRef = z.strictObject({ secret: z.string().min(1) });
 
 const Root = z.strictObject({
   id: z.string().min(1),
-  path: z.string().min(1),
+  path: PathText,
   access: RootAccess,
   primary: z.boolean().optional(),
   source: z.enum(['workspace', 'user-grant', 'task']).optional(),
-  deny: z.array(z.string().min(1)).optional(),
+  deny: z.array(PathText).optional(),
 });
 
 const Budget = z.strictObject({
@@ -25,7 +43,7 @@ const Budget = z.strictObject({
 const Model = z.strictObject({
   provider: z.enum(['scripted', 'openai-compatible']),
   /** For `scripted`: a JSON file of steps, relative to the config's folder. */
-  script: z.string().optional(),
+  script: PathText.optional(),
   baseUrl: z.string().optional(),
   model: z.string().optional(),
   apiKey: SecretRef.optional(),
@@ -41,7 +59,7 @@ const Agent = z.strictObject({
 });
 
 const McpServer = z.strictObject({
-  command: z.string().min(1),
+  command: PathText,
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.union([z.string(), SecretRef])).default({}),
   /** Tools the server is known to offer, with the annotations it reports (untrusted hints). */
@@ -67,7 +85,8 @@ const SensitiveEntry = PathRuleInput.extend({ kind: z.enum(['sensitive', 'never-
  */
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
-  stateDir: z.string().min(1).default('.snotra'),
+  /** Default: outside the workspace, `$XDG_STATE_HOME/snotra/<name>-<hash>` (see `defaultStateDir`). */
+  stateDir: PathText.optional(),
   workspace: z
     .strictObject({ roots: z.array(Root).min(1) })
     .default({ roots: [{ id: 'workspace', path: '.', access: 'read-write', primary: true }] }),
@@ -120,8 +139,11 @@ export const ConfigSchema = z.strictObject({
         .default([]),
     })
     .default({ allowPrivateHosts: [] }),
+  /** How long an approval stays open before it expires (ms); default one day. */
+  approvals: z.strictObject({ ttlMs: z.int().positive().optional() }).default({}),
   /** Extra sensitive or never-writable paths: config can only make the built-in list stricter. */
   sensitivePaths: z.array(SensitiveEntry).default([]),
 });
-export type Config = z.infer<typeof ConfigSchema>;
+/** A loaded config: paths absolute, the state dir resolved (configured or default). */
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'stateDir'> & { stateDir: string };
 export type AgentConfig = z.infer<typeof Agent>;

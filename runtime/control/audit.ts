@@ -18,7 +18,7 @@ export interface AuditReader {
   close(): void;
 }
 
-/** Opens the audit log read-only: `--db FILE` wins over `--state-dir DIR` (default `./.snotra`). */
+/** Opens the audit log read-only: `--db FILE` wins over `--state-dir DIR` (default: the config's state dir, see `stateDirOf`). */
 export function openAuditReader(
   location: { db?: string | undefined; stateDir?: string | undefined },
   cwd: string,

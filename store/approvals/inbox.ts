@@ -207,7 +207,7 @@ export class ApprovalInbox {
     event.agentId = row.agent_id;
     event.surface = row.surface;
     event.runId = row.run_id;
-    event.callId = row.call_id;
+    event.callId = callIdInRun(row);
     event.tool = row.tool;
     event.risk = row.risk as ApprovalRecord['risk'];
     event.ruleId = row.rule_id;
@@ -251,4 +251,13 @@ export class ApprovalInbox {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/**
+ * The call id as every other audit event of the run carries it (`c1`). The approval row keys
+ * the call as `<runId>:<callId>` because call ids are unique only within a run.
+ */
+function callIdInRun(row: ApprovalRow): string {
+  const prefix = row.run_id === null ? null : `${row.run_id}:`;
+  return prefix !== null && row.call_id.startsWith(prefix) ? row.call_id.slice(prefix.length) : row.call_id;
 }

@@ -26,6 +26,8 @@ export const AuditKind = {
   modeChanged: 'mode_changed',
   /** A sub-agent was spawned; `detail` holds what its request asked for and what was narrowed. */
   agentSpawned: 'agent_spawned',
+  /** A run ended failed; `detail` holds its reason code and message (redacted). */
+  runFailed: 'run_failed',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

@@ -1,4 +1,4 @@
-import { isSensitiveKey, normalizeKey } from './keys.ts';
+import { isBuiltInSensitive, isSensitiveKey, normalizeKey } from './keys.ts';
 import { scrubCredentialShapes } from './patterns.ts';
 
 /** Options of a Redactor. */
@@ -19,7 +19,23 @@ export interface RedactorOptions {
   readonly minSecretLength?: number;
   /** Nesting depth beyond which content is replaced by `[Truncated]` (default 64). */
   readonly maxDepth?: number;
+  /**
+   * Whether values found under a built-in sensitive key are registered as secrets (default true),
+   * so a tool result or a log line that repeats one in plain text is scrubbed too. Values under
+   * `markedKeys` are censored but never learned (they are message bodies, not secrets).
+   */
+  readonly learnSensitiveValues?: boolean;
 }
+
+/** At most this many values are learned from sensitive keys (each makes the matcher longer). */
+export const MAX_LEARNED_SECRETS = 256;
+
+/**
+ * Shortest value learned from a sensitive key. Shorter ones (`"none"`, `"basic"`, `"true"` under
+ * `auth` or `token_type`) are censored under their key but not learned: scrubbing every later
+ * `none` would shred tool results while protecting nothing a real credential needs.
+ */
+export const MIN_LEARNED_LENGTH = 8;
 
 /** The default censor text. */
 export const DEFAULT_CENSOR = '[REDACTED]';
@@ -32,7 +48,10 @@ const TRUNCATED = '[Truncated]';
  *
  * Guarantees, for every value passed to `redact`:
  * - values under a sensitive key (token, password, secret, authorization, cookie, api key,
- *   private key, credential, session key…, plus the marked keys) are replaced by the censor;
+ *   private key, credential, session key…, plus the marked keys) are replaced by the censor, and
+ *   (unless turned off) a value of at least `MIN_LEARNED_LENGTH` characters under a built-in
+ *   sensitive key is learned as a secret, so it is scrubbed wherever it appears later (up to
+ *   `MAX_LEARNED_SECRETS` values);
  * - every registered secret (and its URL- and JSON-escaped forms) is replaced wherever it
  *   appears: whole values, inside longer strings, in object keys, in Error messages and stacks;
  * - common credential shapes in text (bearer tokens, URL passwords, `password=…`) are censored;
@@ -47,6 +66,8 @@ export class Redactor {
   private readonly marked: Set<string>;
   private readonly minSecretLength: number;
   private readonly maxDepth: number;
+  private readonly learn: boolean;
+  private learned = 0;
   private readonly secrets = new Set<string>();
   private matcher: RegExp | null = null;
   /** Per object key: its scrubbed form and whether its value is censored. Cleared on changes. */
@@ -57,6 +78,7 @@ export class Redactor {
     this.marked = new Set([...(options.markedKeys ?? [])].map(normalizeKey));
     this.minSecretLength = options.minSecretLength ?? 4;
     this.maxDepth = options.maxDepth ?? 64;
+    this.learn = options.learnSensitiveValues ?? true;
   }
 
   /** How many secret forms are registered (including escaped variants). */
@@ -70,6 +92,7 @@ export class Redactor {
    */
   registerSecret(value: string): boolean {
     if (typeof value !== 'string' || value.length < this.minSecretLength) return false;
+    if (this.secrets.has(value)) return true;
     const forms = [value, jsonEscaped(value), urlEscaped(value)];
     for (const form of forms) {
       if (form.length >= this.minSecretLength) this.secrets.add(form);
@@ -193,6 +216,7 @@ export class Redactor {
         while (Object.prototype.hasOwnProperty.call(out, `${outKey}#${n}`)) n++;
         outKey = `${outKey}#${n}`;
       }
+      if (info.sensitive && this.learn) this.learnValue(key, item, depth);
       const outValue = info.sensitive ? this.censor : this.walk(item, depth, path);
       if (outValue === undefined) continue;
       if (outKey === '__proto__') {
@@ -207,6 +231,23 @@ export class Redactor {
       }
     }
     return out;
+  }
+
+  /** Registers the text leaves of a value found under a built-in sensitive key (not a marked one). */
+  private learnValue(key: string, value: unknown, depth: number, seen = new Set<object>()): void {
+    if (depth >= this.maxDepth || !isBuiltInSensitive(normalizeKey(key))) return;
+    if (typeof value === 'number' || typeof value === 'bigint') value = String(value);
+    if (typeof value === 'string') {
+      // Already-censored data (a stored record redacted again) teaches nothing.
+      if (value.includes(this.censor) || this.censor.includes(value) || this.secrets.has(value)) return;
+      if (value.length < MIN_LEARNED_LENGTH || this.learned >= MAX_LEARNED_SECRETS) return;
+      if (this.registerSecret(value)) this.learned++;
+      return;
+    }
+    if (value === null || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    const items: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    for (const item of items) this.learnValue(key, item, depth + 1, seen);
   }
 
   private keyInfo(key: string): { readonly out: string; readonly sensitive: boolean } {

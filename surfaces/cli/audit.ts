@@ -1,14 +1,17 @@
 /**
- * `snotra audit [--db FILE | --state-dir DIR] [--run R] [--json] [--verify]`
+ * `snotra audit [--db FILE | --state-dir DIR | --config F] [--run R] [--json] [--verify]`
  *
  * Prints the audit trail (of one run with --run, else all events) from the database, read-only:
  * one JSON line per event with --json, one readable line otherwise. --verify walks the whole
  * hash chain and names the first broken event. The database is `<state-dir>/snotra.db`
- * (`./.snotra/snotra.db` by default) or the file given with --db.
+ * (the state dir of `--config F` or `./snotra.config.json` or the embedded defaults, outside the
+ * workspace) or the file given with --db.
  *
  * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
  * database).
  */
+import { ConfigError } from '../../runtime/config/errors.ts';
+import { stateDirOf } from './state-dir.ts';
 import { AuditUnavailableError, openAuditReader, type AuditReader } from '../../runtime/control/audit.ts';
 import type { AuditEvent, ChainVerification } from '../../runtime/control/audit.ts';
 
@@ -21,13 +24,15 @@ export interface AuditIo {
 interface AuditArgs {
   db?: string;
   stateDir?: string;
+  config?: string;
   run?: string;
   json: boolean;
   verify: boolean;
   help: boolean;
 }
 
-const USAGE = 'usage: snotra audit [--db FILE | --state-dir DIR] [--run R] [--json] [--verify]\n';
+const USAGE =
+  'usage: snotra audit [--db FILE | --state-dir DIR | --config F] [--run R] [--json] [--verify]\n';
 
 /** Exit codes of `snotra audit`. */
 export const AuditExit = { ok: 0, chainBroken: 1, usage: 2 } as const;
@@ -53,10 +58,16 @@ export async function auditCommand(
   }
   let reader: AuditReader;
   try {
-    reader = openAuditReader({ db: parsed.db, stateDir: parsed.stateDir }, cwd, {
-      integrityCheck: parsed.verify,
-    });
+    const stateDir =
+      parsed.db === undefined && parsed.stateDir === undefined
+        ? stateDirOf({ config: parsed.config }, cwd)
+        : parsed.stateDir;
+    reader = openAuditReader({ db: parsed.db, stateDir }, cwd, { integrityCheck: parsed.verify });
   } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`${error.message}\n`);
+      return AuditExit.usage;
+    }
     const message = error instanceof AuditUnavailableError ? error.message : String(error);
     io.stderr(`snotra audit: ${message}\n`);
     return AuditExit.usage;
@@ -108,11 +119,13 @@ function parseArgs(argv: readonly string[]): AuditArgs | string {
         break;
       case '--db':
       case '--state-dir':
+      case '--config':
       case '--run': {
         const v = value();
         if (v === null || v === '') return `${flag} needs a value`;
         if (flag === '--db') args.db = v;
         else if (flag === '--state-dir') args.stateDir = v;
+        else if (flag === '--config') args.config = v;
         else args.run = v;
         break;
       }
@@ -120,7 +133,8 @@ function parseArgs(argv: readonly string[]): AuditArgs | string {
         return `unknown argument ${JSON.stringify(arg)}`;
     }
   }
-  if (args.db !== undefined && args.stateDir !== undefined) return '--db and --state-dir are exclusive';
+  if ([args.db, args.stateDir, args.config].filter((v) => v !== undefined).length > 1)
+    return '--db, --state-dir and --config are exclusive';
   return args;
 }
 

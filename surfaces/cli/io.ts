@@ -18,6 +18,14 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The reader of our output went away (`snotra audit | head -1`): there is nobody left to tell,
+ * so the command stops and exits quietly.
+ */
+export class OutputClosedError extends Error {
+  readonly code = 'output_closed';
+}
+
 /** A usage error: bad flags or arguments. The message says what was wrong. */
 export class UsageError extends Error {
   readonly code = 'usage';

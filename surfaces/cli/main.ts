@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
-import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
 import { auditCommand } from './audit.ts';
 import { demoCommand } from './demo.ts';
 import { inboxCommand } from './inbox.ts';
@@ -25,12 +25,40 @@ const COMMANDS: Record<string, Command> = {
   tasks: tasksCommand,
   doctor: doctorCommand,
   viz: vizCommand,
-  audit: (argv, io) => auditCommand(argv, io),
+  audit: (argv, io, cwd) => auditCommand(argv, io, cwd),
 };
 
+/** Whether a stream error means the reader closed its end (a pipe to `head`, a closed terminal). */
+function readerGone(err: NodeJS.ErrnoException): boolean {
+  return err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' || err.code === 'ECONNRESET';
+}
+
+let stdoutClosed = false;
+let listening = false;
+/**
+ * The one place that handles a closed output: an EPIPE on stdout stops the command quietly (the
+ * next write throws `OutputClosedError`, which `runCli` turns into a silent exit); on stderr it is
+ * ignored. Without these listeners Node prints an EPIPE stack trace and exits.
+ */
+function watchOutput(): void {
+  if (listening) return;
+  listening = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    stdoutClosed = true;
+    if (!readerGone(err)) process.exitCode = ExitCode.failure;
+  });
+  process.stderr.on('error', () => {});
+}
+
 const processIo: CliIo = {
-  stdout: (t) => void process.stdout.write(t),
-  stderr: (t) => void process.stderr.write(t),
+  stdout: (t) => {
+    // A failed synchronous write to a pipe destroys the stream at once; its 'error' event follows.
+    if (stdoutClosed || process.stdout.destroyed) throw new OutputClosedError('standard output was closed');
+    process.stdout.write(t);
+  },
+  stderr: (t) => {
+    if (!process.stderr.destroyed) process.stderr.write(t);
+  },
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
 };
 
@@ -44,9 +72,11 @@ export async function runCli(argv: string[], io: CliIo = processIo, cwd = proces
     );
     return ExitCode.usage;
   }
+  if (io === processIo) watchOutput();
   try {
     return await command(rest, io, cwd);
   } catch (err) {
+    if (err instanceof OutputClosedError) return ExitCode.ok;
     if (err instanceof UsageError) {
       io.stderr(`snotra ${name}: ${err.message}\n`);
       return ExitCode.usage;

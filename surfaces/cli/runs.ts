@@ -44,8 +44,10 @@ export async function runsCommand(argv: string[], io: CliIo, cwd: string): Promi
       io.stderr(`snotra runs: no run ${JSON.stringify(id)}\n`);
       return ExitCode.failure;
     }
+    // How the run ended (reason code and, for a failure, its redacted message), or null.
+    const outcome = (run.context as { outcome?: unknown } | null)?.outcome ?? null;
     io.stdout(
-      `${JSON.stringify(values.json ? run : { ...run.summary, outcome: (run.context as { outcome?: unknown })?.outcome ?? null }, null, values.json ? 0 : 2)}\n`,
+      `${JSON.stringify(values.json ? { ...run, outcome } : { ...run.summary, outcome }, null, values.json ? 0 : 2)}\n`,
     );
     return ExitCode.ok;
   }

@@ -126,7 +126,11 @@ describe('run machine', () => {
       [],
     );
     const actor = createActor(machine, { input: input() }).start();
-    expect(await toPromise(actor)).toEqual({ status: 'failed', reason: 'repeated_denied_call' });
+    expect(await toPromise(actor)).toEqual({
+      status: 'failed',
+      reason: 'repeated_denied_call',
+      message: 'the model proposed the same denied call again',
+    });
     expect(actor.getSnapshot().context.used.toolCalls).toBe(2);
   });
 
@@ -146,6 +150,7 @@ describe('run machine', () => {
     ).toEqual({
       status: 'failed',
       reason: 'budget_model_calls',
+      message: 'the run used its whole model-call budget (2)',
     });
     const two = {
       kind: 'calls' as const,
@@ -159,6 +164,7 @@ describe('run machine', () => {
     ).toEqual({
       status: 'failed',
       reason: 'budget_tool_calls',
+      message: 'the run used its whole tool-call budget (2)',
     });
   });
 
@@ -213,6 +219,10 @@ describe('run machine', () => {
     const actor = createActor(machine, { input: input() }).start();
     await waitFor(actor, (s) => s.matches('waiting_for_approval'));
     actor.send({ type: 'DEADLINE' });
-    expect(await toPromise(actor)).toEqual({ status: 'failed', reason: 'budget_wall_time' });
+    expect(await toPromise(actor)).toEqual({
+      status: 'failed',
+      reason: 'budget_wall_time',
+      message: 'the run passed its wall-time budget (60000 ms)',
+    });
   });
 });

@@ -146,16 +146,18 @@ describe('delegation', () => {
   });
 
   it('live narrowing: removing a root from the parent while a child runs makes the child’s next call under it deny', async () => {
-    fx = runtimeFixture({
-      workspace: {
-        roots: [
-          { id: 'project', path: 'project', access: 'read-write', primary: true },
-          { id: 'data', path: 'data', access: 'read' },
-        ],
+    fx = runtimeFixture(
+      {
+        workspace: {
+          roots: [
+            { id: 'project', path: 'project', access: 'read-write', primary: true },
+            { id: 'data', path: 'data', access: 'read' },
+          ],
+        },
+        agents: { lead: { mode: 'allow' }, helper: { mode: 'allow', tools: ['read_file'] } },
       },
-      agents: { lead: { mode: 'allow' }, helper: { mode: 'allow', tools: ['read_file'] } },
-    });
-    mkdirSync(join(fx.dir, 'data'));
+      ['data'],
+    );
     writeFileSync(join(fx.dir, 'data', 'x.csv'), 'a,b\n');
     const inner = new ScriptedModel({
       lead: [

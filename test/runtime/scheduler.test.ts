@@ -186,6 +186,22 @@ describe('Scheduler on a real journal', () => {
     expect(s.schedule.list('late')).toMatchObject([{ status: 'skipped', reason: 'past_when_scheduled' }]);
   });
 
+  it('with run-once, a new one-shot whose time passed a moment before the start still runs once', async () => {
+    const s = store();
+    const task: ScheduledTask = {
+      id: 'slow-start',
+      agent: 'a',
+      cron: new Date(T0 - 2000).toISOString(),
+      message: 'm',
+      missed: 'run-once',
+      catchUpWindowMs: 60_000,
+    };
+    const h = harness(s, [task], { t: T0 });
+    h.scheduler.start();
+    await eventually(() => h.started.length === 1, 5_000, 'the catch-up');
+    expect(s.schedule.list('slow-start')).toMatchObject([{ status: 'started', reason: 'catch_up' }]);
+  });
+
   it('a bad pattern is refused naming the task', () => {
     const s = store();
     expect(() => harness(s, [{ id: 'bad', agent: 'a', cron: 'every day', message: 'm' }], { t: T0 })).toThrow(

@@ -84,6 +84,7 @@ describe('audit log', () => {
       'root_changed',
       'mode_changed',
       'agent_spawned',
+      'run_failed',
     ]);
   });
 

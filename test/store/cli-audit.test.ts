@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditKind, DB_FILE_NAME } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
+import { resolveConfig } from '../../runtime/config/load.ts';
 import { auditCommand } from '../../surfaces/cli/audit.ts';
 import { callInput, openTemp, tempDir } from './helpers.ts';
 
@@ -87,6 +88,7 @@ describe('snotra audit', () => {
     [['--bogus'], /unknown argument "--bogus"/],
     [['--run'], /--run needs a value/],
     [['--db', 'a', '--state-dir', 'b'], /exclusive/],
+    [['--config', 'a', '--db', 'b'], /exclusive/],
     [['--json=yes'], /takes no value/],
   ])('exits 2 on usage error %j', async (argv, message) => {
     const { code, err } = await run(argv);
@@ -95,9 +97,9 @@ describe('snotra audit', () => {
     expect(err).toContain('usage: snotra audit');
   });
 
-  it('defaults to ./.snotra/snotra.db under the given folder', async () => {
+  it('defaults to the state dir of the folder’s config (or the embedded defaults, outside the folder)', async () => {
     const dir = tempDir();
-    const { store } = openTemp({ path: join(dir, '.snotra', DB_FILE_NAME) });
+    const { store } = openTemp({ path: join(resolveConfig(undefined, dir).config.stateDir, DB_FILE_NAME) });
     seed(store);
     let out = '';
     const code = await auditCommand(

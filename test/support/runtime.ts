@@ -32,12 +32,18 @@ export interface RuntimeFixture {
 
 /**
  * A runtime fixture whose `send_message` appends to a real outbox file (a real, countable side
- * effect), with the config given merged over a workspace of one read-write root.
+ * effect), with the config given merged over a workspace of one read-write root. `folders`
+ * (relative to the fixture's folder) are created before the config is loaded.
  */
-export function runtimeFixture(config: Record<string, unknown>): RuntimeFixture {
+export function runtimeFixture(
+  config: Record<string, unknown>,
+  folders: readonly string[] = [],
+): RuntimeFixture {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-rt-')));
   const project = join(dir, 'project');
   mkdirSync(project);
+  // Roots must exist when the config is loaded.
+  for (const f of folders) mkdirSync(join(dir, f), { recursive: true });
   const stateDir = join(dir, 'state');
   const outbox = join(dir, 'outbox.txt');
   const loaded = parseConfig(
