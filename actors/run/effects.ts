@@ -14,6 +14,7 @@ import type {
 } from '../../machines/run/types.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
+import { modelTools } from '../model/tool-schemas.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
 
 /** What the run effects need from the runtime. */
@@ -49,14 +50,26 @@ function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
 export function provideRunMachine(deps: RunEffectDeps) {
   return runMachine.provide({
     actors: {
-      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) =>
-        deps.model.step({
-          runId: input.context.runId,
-          agentId: input.context.agentId,
-          step: input.context.steps,
-          transcript: input.context.transcript,
-        }),
-      ),
+      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
+        const ctx = input.context;
+        const policy = deps.policyFor(ctx);
+        const exec = deps.contextFor(ctx.runId);
+        try {
+          return await deps.model.step({
+            runId: ctx.runId,
+            agentId: ctx.agentId,
+            step: ctx.steps,
+            transcript: ctx.transcript,
+            tools: modelTools(policy.registry, policy.tools),
+            secrets: exec.secrets,
+            signal: exec.signal,
+          });
+        } catch (err) {
+          // The run's failure message is shown and stored: scrub it of every registered secret first.
+          const message = err instanceof Error ? err.message : String(err);
+          throw new Error(deps.store.redactor.redactString(message));
+        }
+      }),
       decide: fromPromise(
         async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
           return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));

@@ -30,6 +30,12 @@ export function callSignature(call: ProposedCall): string {
   return `${call.tool}\u0000${JSON.stringify(call.args) ?? 'undefined'}`;
 }
 
+/** The message of a failed effect, bounded (effects redact it before they throw). */
+function errorMessage(error: unknown): string {
+  const m = error instanceof Error ? error.message : '';
+  return m === '' ? 'the model step failed' : m.slice(0, 2000);
+}
+
 /** The approval id of a call: stable across restarts so re-opening it is idempotent. */
 export function approvalIdFor(runId: string, callId: string): string {
   return `apr:${runId}:${callId}`;
@@ -179,7 +185,13 @@ export const runMachine = setup({
             ],
             onError: {
               target: '#run.failed',
-              actions: { type: 'finish', params: { status: 'failed', reason: 'model_error' } },
+              actions: assign({
+                outcome: ({ event }) => ({
+                  status: 'failed' as const,
+                  reason: 'model_error',
+                  message: errorMessage(event.error),
+                }),
+              }),
             },
           },
         },

@@ -59,6 +59,8 @@ export interface RunOutcome {
   readonly status: 'completed' | 'failed' | 'denied';
   readonly reason: string;
   readonly text?: string;
+  /** Why a failed step failed, for the user (e.g. the model server's HTTP status and what to check); redacted. */
+  readonly message?: string;
 }
 
 /** The input a run starts from. */

@@ -144,14 +144,20 @@ export class RunHost {
         : createActor(this.#machine, { input, snapshot });
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
+    let steps = snapshot?.context.steps ?? 0;
     actor.subscribe({
       next: (s) => {
         if (this.#live.get(input.runId) !== actor) return;
         const status = statusOf(s);
-        // Status changes and the end are persisted at once; the steps in between are coalesced
-        // to one write per event-loop turn. A crash can then only lose steps of the current turn,
-        // which re-run on restore behind the ledger (a completed call is never executed again).
-        if (status !== last || s.status === 'done') this.#persist(input.runId, s, actor);
+        // Status changes, the end and each answered model step are persisted at once; the steps
+        // in between are coalesced to one write per event-loop turn. A crash can then only lose
+        // steps of the current turn, which re-run on restore behind the ledger (a completed call
+        // is never executed again). A model answer is written here, synchronously in the
+        // transition that records it and before the calls it proposes run, so a restart never
+        // asks the model for a step it already answered (a re-asked step could propose other calls).
+        const answered = s.context.steps !== steps;
+        steps = s.context.steps;
+        if (status !== last || s.status === 'done' || answered) this.#persist(input.runId, s, actor);
         else this.#schedulePersist(input.runId, actor);
         if (status !== last) {
           last = status;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../../runtime/config/load.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { Runtime } from '../../runtime/runtime.ts';
+import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra start [--config F]';
@@ -18,7 +19,11 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
   }
   const loaded = resolveConfig(values.config, cwd);
-  const runtime = await Runtime.start({ loaded, model: modelFromConfig(loaded) });
+  const runtime = await Runtime.start({
+    loaded,
+    model: modelFromConfig(loaded),
+    secretStore: secretStoreFromConfig(loaded),
+  });
   io.stdout(
     `${JSON.stringify({
       event: 'ready',

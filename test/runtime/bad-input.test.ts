@@ -52,7 +52,11 @@ describe('bad input on the bus', () => {
     const model = new ScriptedModel({ worker: [] });
     rt = await fx.start(model);
     const runId = await rt.runTask('worker', 't1', 'anything');
-    expect(await rt.waitForRun(runId)).toEqual({ status: 'failed', reason: 'model_error' });
+    expect(await rt.waitForRun(runId)).toEqual({
+      status: 'failed',
+      reason: 'model_error',
+      message: expect.stringMatching(/the script has only 0 steps/),
+    });
     await expect(rt.runTask('nobody', 't', 'x')).rejects.toThrow(/unknown agent "nobody"/);
   });
 });
