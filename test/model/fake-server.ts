@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
@@ -92,11 +92,7 @@ export class FakeModelServer {
     await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
   }
 
-  async #answer(
-    reply: FakeReply,
-    res: import('node:http').ServerResponse,
-    req: IncomingMessage,
-  ): Promise<void> {
+  async #answer(reply: FakeReply, res: ServerResponse, req: IncomingMessage): Promise<void> {
     if ('reset' in reply) {
       req.socket.destroy();
       return;
