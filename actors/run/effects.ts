@@ -65,6 +65,9 @@ export function provideRunMachine(deps: RunEffectDeps) {
             signal: exec.signal,
           });
         } catch (err) {
+          // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
+          // asks again after the restart instead of failing.
+          if (exec.signal.aborted) return new Promise<never>(() => {});
           // The run's failure message is shown and stored: scrub it of every registered secret first.
           const message = err instanceof Error ? err.message : String(err);
           throw new Error(deps.store.redactor.redactString(message));

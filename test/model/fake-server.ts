@@ -18,7 +18,9 @@ export type FakeReply =
   /** A plain HTTP answer (errors). */
   | { readonly status: number; readonly json?: unknown; readonly headers?: Record<string, string> }
   /** Closes the connection without an answer. */
-  | { readonly reset: true };
+  | { readonly reset: true }
+  /** Never answers (until the server closes). */
+  | { readonly hang: true };
 
 /** Reads an SSE fixture file, fills `{{NAME}}` placeholders and splits it into chunks at `\n\n`-ended events. */
 export function fixture(path: string, vars: Readonly<Record<string, string>> = {}): string[] {
@@ -93,6 +95,7 @@ export class FakeModelServer {
   }
 
   async #answer(reply: FakeReply, res: ServerResponse, req: IncomingMessage): Promise<void> {
+    if ('hang' in reply) return;
     if ('reset' in reply) {
       req.socket.destroy();
       return;

@@ -5,15 +5,18 @@ import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';
-import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 const KEY = 'sk-proj-Wv7Rk2Qd9Xm4Lp8Tn3Hs6Jb1Fc5Gz0Ya';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
 let server: FakeModelServer | null = null;
+let rtNext: Runtime | null = null;
 afterEach(async () => {
   await rt?.stop();
+  await rtNext?.stop();
+  rtNext = null;
   await server?.close();
   fx?.cleanup();
   rt = null;
@@ -164,5 +167,26 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
       /denied by the runtime's policy \(tool_not_found\)/,
     );
     expect(p.observation(server.requests[1] as SeenRequest)).not.toContain('tangerine');
+  });
+
+  it('a shutdown during a model step leaves the run resumable: the next runtime asks the step again and finishes', async () => {
+    const { server, fx, rt } = await setup();
+    server.route = () => ({ hang: true });
+    const runId = await rt.runTask('assistant', 't-stop', 'what does notes.txt say?');
+    await eventually(() => server.requests.length === 1, 20_000, 'the model asked');
+    await rt.stop();
+    server.route = (req) =>
+      stepOf(req) === 0
+        ? { sse: fixture(`${p.dir}/read-file.sse`) }
+        : { sse: fixture(`${p.dir}/final.sse`, { TEXT: 'tangerine' }) };
+    const again = await fx.start(modelFromConfig(fx.loaded, { retryBaseMs: 10 }), {
+      secretStore: new MemorySecretStore({ 'model-key': KEY }),
+    });
+    rtNext = again;
+    expect(await again.waitForRun(runId)).toMatchObject({
+      status: 'completed',
+      text: 'The file says: tangerine',
+    });
+    expect(server.requests.map(stepOf)).toEqual([0, 0, 1]);
   });
 });
