@@ -1,6 +1,6 @@
 import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
-import { streamWithRetry } from './http.ts';
+import { isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { callIdFor, type ModelProvider, type ModelStepRequest } from './provider.ts';
 import {
@@ -101,6 +101,7 @@ interface Block {
 
 /** Accumulates one streamed Messages API response into a step answer. */
 class MessageStream {
+  constructor(private readonly onText?: (delta: string) => void) {}
   text = '';
   stop: string | null = null;
   done = false;
@@ -183,6 +184,27 @@ class MessageStream {
     if (this.text.length + s.length > MODEL_LIMITS.textChars)
       throw protocol(`the model's answer exceeded ${MODEL_LIMITS.textChars} characters`);
     this.text += s;
+    if (s !== '') this.onText?.(s);
+  }
+
+  /** Feeds a whole (non-streamed) message, for servers that ignore `stream: true`. */
+  whole(text: string): void {
+    let m: Json;
+    try {
+      m = JSON.parse(text) as Json;
+    } catch {
+      throw protocol('the model server answered with JSON that does not parse');
+    }
+    if (!isObject(m)) throw protocol('the model server answered with JSON that is not an object');
+    if (m.type === 'error') throw streamError(m.error);
+    const content = Array.isArray(m.content) ? (m.content as unknown[]) : [];
+    if (content.length > MODEL_LIMITS.toolCalls * 4)
+      throw protocol('the model server sent too many content blocks');
+    content.forEach((block, index) =>
+      this.event('', JSON.stringify({ type: 'content_block_start', index, content_block: block })),
+    );
+    this.event('', JSON.stringify({ type: 'message_delta', delta: { stop_reason: m.stop_reason ?? null } }));
+    this.event('', JSON.stringify({ type: 'message_stop' }));
   }
 
   output(step: number, wire: WireNames, label: string): ModelStepOutput {
@@ -260,8 +282,12 @@ export class AnthropicModel implements ModelProvider {
       { url: endpoint(this.settings, '/messages'), headers, body },
       retryPolicy(this.settings, request),
       (status, text, wait) => httpError(label, this.settings, status, text, wait),
-      async (stream, progress: SseProgress) => {
-        const acc = new MessageStream();
+      async (stream, progress: SseProgress, contentType) => {
+        const acc = new MessageStream(request.onText);
+        if (isJsonBody(contentType)) {
+          acc.whole(await readWholeBody(stream, MODEL_LIMITS.responseBytes, progress));
+          return acc.output(request.step, wire, label);
+        }
         for await (const ev of readSse(
           stream,
           { maxBytes: MODEL_LIMITS.responseBytes, maxLineChars: MODEL_LIMITS.lineChars },

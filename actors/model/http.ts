@@ -89,6 +89,41 @@ async function readBounded(res: Response, max: number): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max));
 }
 
+/** Whether a 200 answer is one JSON document (a server that ignored `stream: true`) rather than SSE. */
+export function isJsonBody(contentType: string): boolean {
+  return /^application\/(.+\+)?json\b/i.test(contentType.trim());
+}
+
+/**
+ * Reads a whole (non-streamed) body up to `max` bytes, counting into `progress`; a longer body
+ * fails with `model_protocol_error`.
+ */
+export async function readWholeBody(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  progress: SseProgress,
+): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      progress.bytes += value.byteLength;
+      progress.onChunk?.();
+      if (progress.bytes > max)
+        throw new ModelProviderError(
+          ModelErrorCode.protocol,
+          `the model server's response exceeded ${max} bytes; the step was discarded`,
+        );
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 /**
  * Sends `request` and hands the streamed body to `consume`, retrying with backoff on connection
  * errors and on 408, 409, 429 and 5xx (honouring `Retry-After`, up to `MODEL_LIMITS.retryAfterMs`)
@@ -100,7 +135,7 @@ export async function streamWithRetry<T>(
   request: ModelHttpRequest,
   policy: RetryPolicy,
   describe: DescribeHttpError,
-  consume: (body: ReadableStream<Uint8Array>, progress: SseProgress) => Promise<T>,
+  consume: (body: ReadableStream<Uint8Array>, progress: SseProgress, contentType: string) => Promise<T>,
   doFetch: typeof fetch = fetch,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
@@ -149,7 +184,7 @@ export async function streamWithRetry<T>(
         );
       }
       try {
-        return await consume(res.body, progress);
+        return await consume(res.body, progress, res.headers.get('content-type') ?? '');
       } catch (err) {
         if (err instanceof ModelProviderError) {
           if (timedOut) throw connectionError(err, true, policy, progress.bytes === 0);

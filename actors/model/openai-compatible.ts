@@ -1,6 +1,6 @@
 import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
-import { streamWithRetry } from './http.ts';
+import { isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { callIdFor, type ModelProvider, type ModelStepRequest } from './provider.ts';
 import {
@@ -83,6 +83,7 @@ export function chatRequestBody(
 
 /** Accumulates one streamed Chat Completion into a step answer. */
 class ChatStream {
+  constructor(private readonly onText?: (delta: string) => void) {}
   text = '';
   finish: string | null = null;
   done = false;
@@ -122,6 +123,35 @@ class ChatStream {
     if (this.text.length + s.length > MODEL_LIMITS.textChars)
       throw protocol(`the model's answer exceeded ${MODEL_LIMITS.textChars} characters`);
     this.text += s;
+    if (s !== '') this.onText?.(s);
+  }
+
+  /** Feeds a whole (non-streamed) completion, for servers that ignore `stream: true`. */
+  whole(text: string): void {
+    let c: Json;
+    try {
+      c = JSON.parse(text) as Json;
+    } catch {
+      throw protocol('the model server answered with JSON that does not parse');
+    }
+    if (c === null || typeof c !== 'object')
+      throw protocol('the model server answered with JSON that is not an object');
+    if (c.error !== undefined && c.error !== null) throw streamError(c.error);
+    const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as Json | undefined;
+    const msg = (choice?.message ?? {}) as Json;
+    const calls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as unknown[]) : [];
+    if (calls.length > MODEL_LIMITS.toolCalls)
+      throw protocol(`the model proposed more than ${MODEL_LIMITS.toolCalls} tool calls in one step`);
+    const delta: Json = {
+      content: msg.content,
+      refusal: msg.refusal,
+      tool_calls: calls.map((t, index) => ({ ...(t as Json), index })),
+    };
+    this.event(
+      JSON.stringify({ choices: [{ index: 0, delta, finish_reason: choice?.finish_reason ?? null }] }),
+      '',
+    );
+    this.event('[DONE]', '');
   }
 
   #toolDelta(raw: unknown): void {
@@ -243,8 +273,12 @@ export class OpenAiCompatibleModel implements ModelProvider {
       { url: endpoint(this.settings, '/chat/completions'), headers, body },
       retryPolicy(this.settings, request),
       (status, text, wait) => httpError(label, this.settings, status, text, wait),
-      async (stream, progress: SseProgress) => {
-        const acc = new ChatStream();
+      async (stream, progress: SseProgress, contentType) => {
+        const acc = new ChatStream(request.onText);
+        if (isJsonBody(contentType)) {
+          acc.whole(await readWholeBody(stream, MODEL_LIMITS.responseBytes, progress));
+          return acc.output(request.step, wire, label);
+        }
         for await (const ev of readSse(
           stream,
           { maxBytes: MODEL_LIMITS.responseBytes, maxLineChars: MODEL_LIMITS.lineChars },

@@ -20,6 +20,11 @@ export interface ModelStepRequest {
   readonly secrets?: SecretResolver;
   /** Aborted when the runtime stops. */
   readonly signal?: AbortSignal;
+  /**
+   * Receives the answer's text as it streams in (for a live surface). A step that fails after
+   * some text was streamed is still a failure: the text is not part of the run.
+   */
+  readonly onText?: (delta: string) => void;
 }
 
 /**

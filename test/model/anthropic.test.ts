@@ -172,4 +172,25 @@ describe('anthropic provider', () => {
       },
     ]);
   });
+
+  it('a whole (non-streamed) message is understood', async () => {
+    server.reply({
+      status: 200,
+      json: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'n.txt' } },
+        ],
+        stop_reason: 'tool_use',
+      },
+    });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'calls',
+      text: 'Reading.',
+      calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'n.txt' } }],
+    });
+  });
 });

@@ -341,4 +341,43 @@ describe('openai-compatible provider', () => {
     expect(err.message).toMatch(/secret "other-key" is not set in the memory secret store/);
     expect(server.requests).toHaveLength(0);
   });
+
+  it('a server that ignores stream: true and answers with one JSON completion is understood', async () => {
+    server.reply({
+      status: 200,
+      json: {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 'x', type: 'function', function: { name: 'read_file', arguments: '{"path":"n.txt"}' } },
+              ],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+    });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'calls',
+      calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'n.txt' } }],
+    });
+    server.reply({
+      status: 200,
+      json: { choices: [{ index: 0, message: { content: 'hi' }, finish_reason: 'length' }] },
+    });
+    expect((await failure(model().step(stepRequest()))).code).toBe(ModelErrorCode.length);
+  });
+
+  it('streams text deltas to onText as they arrive', async () => {
+    server.reply({ sse: fixture('openai/final.sse', { TEXT: 'hello' }) });
+    const deltas: string[] = [];
+    await model().step({ ...stepRequest(), onText: (d) => deltas.push(d) });
+    expect(deltas).toEqual(['The ', 'file ', 'says: ', 'hello']);
+  });
 });
