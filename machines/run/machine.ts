@@ -87,6 +87,11 @@ export const runMachine = setup({
     decide: unprovided<Decision, { context: RunContext; call: ProposedCall }>('decide'),
     openApproval: unprovided<{ approvalId: string }, OpenApprovalInput>('openApproval'),
     executeTool: unprovided<Observation, ExecuteInput>('executeTool'),
+    /**
+     * Records the run with the model's answer before any call it proposes is evaluated (the run
+     * host persists the snapshot here). Pure uses of the machine need nothing: it does nothing.
+     */
+    recordStep: fromPromise<void, { context: RunContext }>(async () => {}),
   },
   actions: {
     audit: (_, _params: { step: AuditStep }) => {},
@@ -166,7 +171,7 @@ export const runMachine = setup({
                 }),
               },
               {
-                target: 'acting',
+                target: 'recording',
                 actions: assign(({ context, event }) => {
                   const calls = event.output.kind === 'calls' ? event.output.calls : [];
                   const entry: TranscriptEntry =
@@ -192,6 +197,19 @@ export const runMachine = setup({
                   message: errorMessage(event.error),
                 }),
               }),
+            },
+          },
+        },
+        recording: {
+          // The answer is durable before its calls are audited, evaluated or run: a restart never
+          // asks the model again for a step it answered (a re-asked step could propose other calls).
+          invoke: {
+            src: 'recordStep',
+            input: ({ context }) => ({ context }),
+            onDone: { target: 'acting' },
+            onError: {
+              target: '#run.failed',
+              actions: { type: 'finish', params: { status: 'failed', reason: 'store_error' } },
             },
           },
         },

@@ -189,4 +189,32 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
     });
     expect(server.requests.map(stepOf)).toEqual([0, 0, 1]);
   });
+
+  it('the answer is stored before its call is proposed (audited), evaluated or run', async () => {
+    const { server, rt } = await setup();
+    server.route = (req) =>
+      stepOf(req) === 0
+        ? { sse: fixture(`${p.dir}/parallel.sse`) }
+        : { sse: fixture(`${p.dir}/final.sse`, { TEXT: 'ok' }) };
+    const storedAtProposal: unknown[] = [];
+    const audit = rt.store.audit;
+    const append = audit.append.bind(audit);
+    audit.append = ((event: Parameters<typeof append>[0]) => {
+      if (event.kind === 'proposed' && event.runId) {
+        const ctx = (
+          rt.store.snapshots.get(event.runId)?.snapshot as {
+            context: { steps: number; calls: { id: string }[] };
+          }
+        ).context;
+        storedAtProposal.push({ steps: ctx.steps, calls: ctx.calls.map((c) => c.id) });
+      }
+      return append(event);
+    }) as typeof audit.append;
+    const { outcome } = await rt.chat('assistant', 'read both');
+    expect(outcome.status).toBe('completed');
+    expect(storedAtProposal).toEqual([
+      { steps: 1, calls: ['c00000000', 'c00000001'] },
+      { steps: 1, calls: ['c00000000', 'c00000001'] },
+    ]);
+  });
 });
