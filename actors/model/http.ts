@@ -95,6 +95,19 @@ export function isJsonBody(contentType: string): boolean {
 }
 
 /**
+ * Refuses a 200 answer that is neither an event stream nor JSON (e.g. a proxy's login page),
+ * naming its content type instead of reporting a truncated stream. A missing type is read as SSE.
+ */
+export function assertStreamType(contentType: string, label: string): void {
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === '' || type === 'text/event-stream' || isJsonBody(type)) return;
+  throw new ModelProviderError(
+    ModelErrorCode.protocol,
+    `${label} answered with ${JSON.stringify(type.slice(0, 100))} instead of an event stream: check model.baseUrl (the API root, e.g. ending in /v1)`,
+  );
+}
+
+/**
  * Reads a whole (non-streamed) body up to `max` bytes, counting into `progress`; a longer body
  * fails with `model_protocol_error`.
  */

@@ -1,6 +1,6 @@
 import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
-import { isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
+import { assertStreamType, isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { callIdFor, type ModelProvider, type ModelStepRequest } from './provider.ts';
 import {
@@ -275,6 +275,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
       (status, text, wait) => httpError(label, this.settings, status, text, wait),
       async (stream, progress: SseProgress, contentType) => {
         const acc = new ChatStream(request.onText);
+        assertStreamType(contentType, label);
         if (isJsonBody(contentType)) {
           acc.whole(await readWholeBody(stream, MODEL_LIMITS.responseBytes, progress));
           return acc.output(request.step, wire, label);

@@ -62,19 +62,24 @@ export function modelTools(registry: ToolRegistry, granted: ReadonlySet<string> 
  * back through `fromWire`; a name the model made up is passed on unchanged, and the policy
  * denies it as `tool_not_found`.
  */
+const VALID = /^[A-Za-z0-9_-]{1,64}$/;
+
 export class WireNames {
   readonly #toWire = new Map<string, string>();
   readonly #fromWire = new Map<string, string>();
 
   constructor(names: Iterable<string>) {
-    for (const name of names) this.toWire(name);
+    const all = [...names];
+    // Names that are already valid keep themselves; the others are fitted around them.
+    for (const name of all) if (VALID.test(name)) this.toWire(name);
+    for (const name of all) this.toWire(name);
   }
 
   toWire(name: string): string {
     const known = this.#toWire.get(name);
     if (known !== undefined) return known;
     const base = name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'tool';
-    let wire = base;
+    let wire = VALID.test(name) && !this.#fromWire.has(name) ? name : base;
     for (let n = 2; this.#fromWire.has(wire); n++) wire = `${base.slice(0, 60)}_${n}`;
     this.#toWire.set(name, wire);
     this.#fromWire.set(wire, name);

@@ -52,9 +52,9 @@ export function provideRunMachine(deps: RunEffectDeps) {
     actors: {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
         const ctx = input.context;
-        const policy = deps.policyFor(ctx);
         const exec = deps.contextFor(ctx.runId);
         try {
+          const policy = deps.policyFor(ctx);
           return await deps.model.step({
             runId: ctx.runId,
             agentId: ctx.agentId,

@@ -381,3 +381,24 @@ describe('openai-compatible provider', () => {
     expect(deltas).toEqual(['The ', 'file ', 'says: ', 'hello']);
   });
 });
+
+describe('openai-compatible provider, content types', () => {
+  it('a 200 answer that is an HTML page names its type and what to check', async () => {
+    const html = await FakeModelServer.start();
+    try {
+      html.reply({
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        json: '<html>login</html>',
+      });
+      const err = await failure(
+        new OpenAiCompatibleModel({ baseUrl: html.url, model: 'm', maxRetries: 0 }).step(stepRequest()),
+      );
+      expect(err.message).toMatch(
+        /answered with "text\/html" instead of an event stream: check model.baseUrl/,
+      );
+    } finally {
+      await html.close();
+    }
+  });
+});
