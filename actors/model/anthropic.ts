@@ -38,9 +38,11 @@ export function anthropicMessages(request: ModelStepRequest, wire: WireNames): J
     else messages.push({ role, content: blocks });
   };
   for (const turn of toTurns(request.transcript)) {
-    if (turn.kind === 'user') push('user', [{ type: 'text', text: turn.text === '' ? ' ' : turn.text }]);
+    // The API refuses empty or whitespace-only text blocks.
+    if (turn.kind === 'user')
+      push('user', [{ type: 'text', text: turn.text.trim() === '' ? '(empty message)' : turn.text }]);
     else if (turn.kind === 'assistant') {
-      const blocks: Json[] = turn.text === '' ? [] : [{ type: 'text', text: turn.text }];
+      const blocks: Json[] = turn.text.trim() === '' ? [] : [{ type: 'text', text: turn.text }];
       for (const c of turn.calls) {
         // Arguments that were not a JSON object (already denied as invalid) are echoed as an empty input.
         blocks.push({
@@ -50,7 +52,7 @@ export function anthropicMessages(request: ModelStepRequest, wire: WireNames): J
           input: isObject(c.args) ? c.args : {},
         });
       }
-      push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: ' ' }]);
+      push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no answer)' }]);
     } else {
       push(
         'user',

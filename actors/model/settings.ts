@@ -82,7 +82,16 @@ export async function requestHeaders(
     settings.apiKey === undefined
       ? null
       : await resolveSecret(request, settings.apiKey.secret, 'the model API key');
-  return { ...out, ...keyHeaders(key), 'content-type': 'application/json' };
+  const headers = { ...out, ...keyHeaders(key), 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(headers)) {
+    // A value fetch would refuse (a pasted key with a line break) is named here, not as a network error.
+    if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value))
+      throw new ModelProviderError(
+        ModelErrorCode.config,
+        `the model request header ${name} has a line break or another character HTTP does not allow (check the secret it comes from)`,
+      );
+  }
+  return headers;
 }
 
 /** What to check for an HTTP status, in the user's words. */

@@ -194,3 +194,19 @@ describe('anthropic provider', () => {
     });
   });
 });
+
+describe('anthropic provider, request checks', () => {
+  it('a key with a line break fails with a message naming the header, not the key, and sends nothing', async () => {
+    const { createSecretResolver, MemorySecretStore } = await import('../../runtime/secrets/index.ts');
+    const { Redactor } = await import('../../store/index.ts');
+    const req = {
+      ...stepRequest(),
+      secrets: createSecretResolver(new MemorySecretStore({ 'model-key': `${API_KEY}\n` }), new Redactor()),
+    };
+    const err = await failure(model().step(req));
+    expect(err.code).toBe(ModelErrorCode.config);
+    expect(err.message).toMatch(/header x-api-key has a line break/);
+    expect(err.message).not.toContain(API_KEY);
+    expect(server.requests).toHaveLength(0);
+  });
+});
