@@ -28,6 +28,8 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly clock: () => number;
   /** Called once an approval record exists (new or found again after a restart). */
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
+  /** Receives a model step's answer text as it streams in (e.g. for `model.text` events). */
+  readonly onModelText?: (runId: string, delta: string) => void;
 }
 
 function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
@@ -63,6 +65,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
             tools: modelTools(policy.registry, policy.tools),
             secrets: exec.secrets,
             signal: exec.signal,
+            ...(deps.onModelText ? { onText: (delta: string) => deps.onModelText?.(ctx.runId, delta) } : {}),
           });
         } catch (err) {
           // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
