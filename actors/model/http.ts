@@ -235,7 +235,13 @@ function connectionError(
   retryable = true,
 ): ModelProviderError {
   if (err instanceof ModelProviderError && !timedOut) return err;
-  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (cause?.message === 'unexpected redirect') {
+    return new ModelProviderError(
+      ModelErrorCode.http,
+      'the model server answered with a redirect, which the runtime does not follow (the key must not go to another address): set model.baseUrl to the final address',
+    );
+  }
   const code = typeof cause?.code === 'string' ? cause.code : null;
   const what = timedOut
     ? `the model server sent nothing for ${policy.timeoutMs} ms (model.timeoutMs)`

@@ -227,6 +227,13 @@ describe('openai-compatible provider', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('a redirect is not followed (the key would go elsewhere) and says so, without a retry', async () => {
+    server.reply({ status: 307, headers: { location: 'http://127.0.0.1:1/v1/chat/completions' } });
+    const err = await failure(model().step(stepRequest()));
+    expect(err.message).toMatch(/redirect, which the runtime does not follow.*set model.baseUrl/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('404 points at baseUrl and the model; 400 mentions tool support', async () => {
     server.reply(
       { status: 404, json: { error: 'model "nope" not found, try pulling it first' } },
