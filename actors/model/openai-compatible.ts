@@ -38,7 +38,8 @@ export function chatMessages(request: ModelStepRequest, wire: WireNames): Json[]
     else if (turn.kind === 'assistant') {
       messages.push({
         role: 'assistant',
-        content: turn.text === '' && turn.calls.length > 0 ? null : turn.text,
+        // Always a string: some servers (older Ollama) refuse a null content next to tool_calls.
+        content: turn.text,
         ...(turn.calls.length > 0
           ? {
               tool_calls: turn.calls.map((c) => ({
