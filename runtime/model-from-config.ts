@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { AnthropicModel } from '../actors/model/anthropic.ts';
+import { OpenAiCompatibleModel } from '../actors/model/openai-compatible.ts';
 import type { ModelProvider } from '../actors/model/provider.ts';
 import { ScriptedModel, type ScriptedStep } from '../actors/model/scripted.ts';
+import type { HttpModelSettings } from '../actors/model/settings.ts';
 import { ConfigError, formatIssues } from './config/errors.ts';
 import type { LoadedConfig } from './config/load.ts';
+import type { AgentConfig } from './config/schema.ts';
 
 const StepSchema: z.ZodType<ScriptedStep> = z.strictObject({
   expect: z
@@ -46,22 +50,109 @@ class UnconfiguredModel implements ModelProvider {
   }
 }
 
+/** The API root each network provider uses when `model.baseUrl` is not set. */
+export const DEFAULT_BASE_URLS = {
+  'openai-compatible': 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+} as const;
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The settings of a network provider, checked: `model` is required; `baseUrl` is an http(s)
+ * URL without credentials, query or fragment (they would end up in logs); an API key is never
+ * sent over plain http except to a loopback server.
+ */
+export function httpSettings(
+  agent: string,
+  model: NonNullable<AgentConfig['model']>,
+  file: string,
+): HttpModelSettings {
+  const where = `agents.${agent}.model`;
+  const problems: string[] = [];
+  const provider = model.provider as keyof typeof DEFAULT_BASE_URLS;
+  const baseUrl = model.baseUrl ?? DEFAULT_BASE_URLS[provider];
+  if (model.model === undefined)
+    problems.push(`${where}.model: expected the model name for the ${provider} provider`);
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    problems.push(`${where}.baseUrl: expected an http(s) URL such as ${DEFAULT_BASE_URLS[provider]}`);
+  }
+  if (url !== null) {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      problems.push(`${where}.baseUrl: expected http or https, found ${url.protocol}`);
+    if (url.username !== '' || url.password !== '')
+      problems.push(
+        `${where}.baseUrl: must not contain credentials; put the key in the secret store and name it in ${where}.apiKey`,
+      );
+    if (url.search !== '' || url.hash !== '')
+      problems.push(`${where}.baseUrl: must not have a query or fragment`);
+    if (url.protocol === 'http:' && model.apiKey !== undefined && !LOOPBACK.test(url.hostname))
+      problems.push(
+        `${where}.baseUrl: plain http to ${url.hostname} would send the API key unencrypted; use https (plain http is allowed for loopback servers only)`,
+      );
+  }
+  for (const name of Object.keys(model.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-type' || lower === 'content-length' || lower === 'host' || lower === 'accept')
+      problems.push(`${where}.headers.${name}: set by the runtime, cannot be configured`);
+  }
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  return {
+    baseUrl,
+    model: model.model as string,
+    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+    ...(model.headers ? { headers: model.headers } : {}),
+    ...(model.timeoutMs !== undefined ? { timeoutMs: model.timeoutMs } : {}),
+    ...(model.maxRetries !== undefined ? { maxRetries: model.maxRetries } : {}),
+    ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
+    ...(model.maxTokens !== undefined ? { maxTokens: model.maxTokens } : {}),
+  };
+}
+
+/** Test seams of `modelFromConfig`. */
+export interface ModelFromConfigOptions {
+  /** First retry backoff (ms) of network providers; default 500. */
+  readonly retryBaseMs?: number;
+}
+
 /**
  * The model provider of a config: agents with `model.provider: "scripted"` replay their script
- * file; the others fail each step with a message naming the missing setting.
+ * file; `openai-compatible` and `anthropic` agents talk to their server (the API key is resolved
+ * from the secret store at each request); the others fail each step with a message naming the
+ * missing setting.
  */
-export function modelFromConfig(loaded: LoadedConfig): ModelProvider {
+export function modelFromConfig(loaded: LoadedConfig, options: ModelFromConfigOptions = {}): ModelProvider {
+  const file = loaded.file ?? '(config)';
   const scripts: Record<string, ScriptedStep[]> = {};
+  const network = new Map<string, ModelProvider>();
   for (const [agent, def] of Object.entries(loaded.config.agents)) {
     if (def.model?.provider === 'scripted') {
       if (def.model.script === undefined)
-        throw new ConfigError(loaded.file ?? '(config)', [
+        throw new ConfigError(file, [
           `agents.${agent}.model.script: expected a file for the scripted provider`,
         ]);
       scripts[agent] = readScript(def.model.script);
+    } else if (def.model !== undefined) {
+      const base = httpSettings(agent, def.model, file);
+      const settings =
+        options.retryBaseMs === undefined ? base : { ...base, retryBaseMs: options.retryBaseMs };
+      network.set(
+        agent,
+        def.model.provider === 'anthropic'
+          ? new AnthropicModel(settings)
+          : new OpenAiCompatibleModel(settings),
+      );
     }
   }
   const scripted = new ScriptedModel(scripts);
   const none = new UnconfiguredModel();
-  return { step: (req) => (Object.hasOwn(scripts, req.agentId) ? scripted.step(req) : none.step(req)) };
+  return {
+    step: (req) => {
+      if (Object.hasOwn(scripts, req.agentId)) return scripted.step(req);
+      return (network.get(req.agentId) ?? none).step(req);
+    },
+  };
 }

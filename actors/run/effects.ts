@@ -14,6 +14,7 @@ import type {
 } from '../../machines/run/types.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
+import { modelTools } from '../model/tool-schemas.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
 
 /** What the run effects need from the runtime. */
@@ -29,6 +30,8 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
   /** Whether a run was restored from a snapshot (its steps since that snapshot replay). */
   readonly replaying?: (runId: string) => boolean;
+  /** Receives a model step's answer text as it streams in (e.g. for `model.text` events). */
+  readonly onModelText?: (runId: string, delta: string) => void;
 }
 
 /** A replayed step of a restored run whose audit event is already recorded is not recorded again. */
@@ -72,15 +75,25 @@ export function provideRunMachine(deps: RunEffectDeps) {
   return runMachine.provide({
     actors: {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
+        const ctx = input.context;
+        const exec = deps.contextFor(ctx.runId);
         try {
+          const policy = deps.policyFor(ctx);
           return await deps.model.step({
-            runId: input.context.runId,
-            agentId: input.context.agentId,
-            step: input.context.steps,
-            transcript: input.context.transcript,
+            runId: ctx.runId,
+            agentId: ctx.agentId,
+            step: ctx.steps,
+            transcript: ctx.transcript,
+            tools: modelTools(policy.registry, policy.tools),
+            secrets: exec.secrets,
+            signal: exec.signal,
+            ...(deps.onModelText ? { onText: (delta: string) => deps.onModelText?.(ctx.runId, delta) } : {}),
           });
         } catch (err) {
-          // The error becomes the failed run's message: shown, logged and stored only redacted.
+          // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
+          // asks again after the restart instead of failing.
+          if (exec.signal.aborted) return new Promise<never>(() => {});
+          // The run's failure message is shown and stored: scrub it of every registered secret first.
           throw redactedError(err, deps.store.redactor);
         }
       }),

@@ -31,6 +31,7 @@ export function callSignature(call: ProposedCall): string {
   return `${call.tool}\u0000${JSON.stringify(call.args) ?? 'undefined'}`;
 }
 
+/** The message of a failed effect, bounded (effects redact it before they throw). */
 /** The approval id of a call: stable across restarts so re-opening it is idempotent. */
 export function approvalIdFor(runId: string, callId: string): string {
   return `apr:${runId}:${callId}`;
@@ -82,6 +83,11 @@ export const runMachine = setup({
     decide: unprovided<Decision, { context: RunContext; call: ProposedCall }>('decide'),
     openApproval: unprovided<{ approvalId: string }, OpenApprovalInput>('openApproval'),
     executeTool: unprovided<Observation, ExecuteInput>('executeTool'),
+    /**
+     * Records the run with the model's answer before any call it proposes is evaluated (the run
+     * host persists the snapshot here). Pure uses of the machine need nothing: it does nothing.
+     */
+    recordStep: fromPromise<void, { context: RunContext }>(async () => {}),
   },
   actions: {
     audit: (_, _params: { step: AuditStep }) => {},
@@ -169,7 +175,7 @@ export const runMachine = setup({
                 }),
               },
               {
-                target: 'acting',
+                target: 'recording',
                 actions: assign(({ context, event }) => {
                   const calls = event.output.kind === 'calls' ? event.output.calls : [];
                   const entry: TranscriptEntry =
@@ -189,6 +195,19 @@ export const runMachine = setup({
             onError: {
               target: '#run.failed',
               actions: { type: 'finish', params: { status: 'failed', reason: 'model_error' } },
+            },
+          },
+        },
+        recording: {
+          // The answer is durable before its calls are audited, evaluated or run: a restart never
+          // asks the model again for a step it answered (a re-asked step could propose other calls).
+          invoke: {
+            src: 'recordStep',
+            input: ({ context }) => ({ context }),
+            onDone: { target: 'acting' },
+            onError: {
+              target: '#run.failed',
+              actions: { type: 'finish', params: { status: 'failed', reason: 'store_error' } },
             },
           },
         },

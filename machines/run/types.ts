@@ -59,7 +59,7 @@ export interface RunOutcome {
   readonly status: 'completed' | 'failed' | 'denied';
   readonly reason: string;
   readonly text?: string;
-  /** What went wrong, for a human (failed runs); redacted by the store before it is persisted. */
+  /** Why a failed step failed, for the user (e.g. the model server's HTTP status and what to check); redacted. */
   readonly message?: string;
 }
 

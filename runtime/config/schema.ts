@@ -41,12 +41,24 @@ const Budget = z.strictObject({
 });
 
 const Model = z.strictObject({
-  provider: z.enum(['scripted', 'openai-compatible']),
+  provider: z.enum(['scripted', 'openai-compatible', 'anthropic']),
   /** For `scripted`: a JSON file of steps, relative to the config's folder. */
   script: PathText.optional(),
+  /** The API root (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`, `https://api.anthropic.com/v1`). */
   baseUrl: z.string().optional(),
-  model: z.string().optional(),
+  model: z.string().min(1).optional(),
   apiKey: SecretRef.optional(),
+  /** Extra request headers; a value may be a secret reference. */
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/), z.union([z.string(), SecretRef]))
+    .optional(),
+  /** Longest silence before the answer starts or between two streamed chunks, in ms. */
+  timeoutMs: z.int().positive().max(3_600_000).optional(),
+  /** Retries before the first streamed byte (connection errors, 408, 409, 429, 5xx). */
+  maxRetries: z.int().min(0).max(10).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  /** Output token limit of one step (Anthropic requires one: default 4096). */
+  maxTokens: z.int().positive().optional(),
 });
 
 const Agent = z.strictObject({
@@ -121,6 +133,10 @@ export const ConfigSchema = z.strictObject({
     })
     .default({ port: 0, allowedOrigins: [] }),
   bus: z.strictObject({ url: z.string().optional(), credentials: SecretRef.optional() }).default({}),
+  /** Where secrets named in config are read (`os` keyring by default; `env`: `SNOTRA_SECRET_<NAME>`). */
+  secrets: z
+    .strictObject({ backend: z.enum(['os', 'env', 'memory']).default('os') })
+    .default({ backend: 'os' }),
   /**
    * `http_request` limits. Private, loopback and link-local targets are refused; `allowPrivateHosts`
    * lists exact `host:port` pairs that may be reached anyway (a local service you run yourself).

@@ -1,4 +1,4 @@
-import { createActor, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
@@ -55,9 +55,26 @@ export class RunHost {
     private readonly inspect?: (runId: string, event: InspectionEvent) => void,
   ) {}
 
-  /** Sets the provided run machine (done once, after the effects are wired to this host). */
+  /**
+   * Sets the provided run machine (done once, after the effects are wired to this host). The
+   * host provides `recordStep` itself: it persists the run's snapshot, holding the model's
+   * answer, synchronously as the effect starts — before the transition that follows it audits,
+   * evaluates or runs any proposed call.
+   */
   setMachine(machine: RunMachine): void {
-    this.#machine = machine;
+    this.#machine = machine.provide({
+      actors: {
+        recordStep: fromPromise<void, { context: RunContext }>(async ({ input }) => {
+          this.#persistNow(input.context.runId);
+        }),
+      },
+    }) as RunMachine;
+  }
+
+  #persistNow(runId: string): void {
+    const actor = this.#live.get(runId);
+    if (actor === undefined) throw new Error(`run ${runId} is not live`);
+    this.#persist(runId, actor.getSnapshot(), actor);
   }
 
   /** Ids of the runs that have a live actor now. */
@@ -160,14 +177,19 @@ export class RunHost {
         : createActor(this.#machine, { input, snapshot, ...options });
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
+    let recording = false;
     actor.subscribe({
       next: (s) => {
         if (this.#live.get(input.runId) !== actor) return;
         const status = statusOf(s);
-        // Status changes and the end are persisted at once; the steps in between are coalesced
-        // to one write per event-loop turn. A crash can then only lose steps of the current turn,
-        // which re-run on restore behind the ledger (a completed call is never executed again).
-        if (status !== last || s.status === 'done') this.#persist(input.runId, s, actor);
+        // Status changes and the end are persisted at once (and each model answer, by the
+        // `recordStep` effect, then again as its first call is proposed, so a restart does not
+        // replay the proposal); the steps in between are coalesced to one write per event-loop
+        // turn. A crash can then only lose steps of the current turn, which re-run on restore
+        // behind the ledger (a completed call is never executed again).
+        const leftRecording = recording && !s.matches({ running: 'recording' });
+        recording = s.matches({ running: 'recording' });
+        if (status !== last || s.status === 'done' || leftRecording) this.#persist(input.runId, s, actor);
         else this.#schedulePersist(input.runId, actor);
         if (status !== last) {
           last = status;

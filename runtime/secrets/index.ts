@@ -12,3 +12,4 @@ export { openSecretStore, SecretBackend } from './open.ts';
 export type { OpenSecretStoreOptions } from './open.ts';
 export { createSecretResolver } from './resolver.ts';
 export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
+export { secretStoreFromConfig } from './from-config.ts';

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../../runtime/config/load.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { Runtime } from '../../runtime/runtime.ts';
+import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra start [--config F]';
@@ -33,7 +34,11 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   try {
-    const runtime = await Runtime.start({ loaded, model: modelFromConfig(loaded) });
+    const runtime = await Runtime.start({
+      loaded,
+      model: modelFromConfig(loaded),
+      secretStore: secretStoreFromConfig(loaded),
+    });
     if (received === null) {
       io.stdout(
         `${JSON.stringify({

@@ -55,7 +55,7 @@ describe('bad input on the bus', () => {
     expect(await rt.waitForRun(runId)).toEqual({
       status: 'failed',
       reason: 'model_error',
-      message: `the model failed at step 0: unexpected_step: scripted model, agent worker, run ${runId}, step 0: the script has only 0 steps`,
+      message: expect.stringMatching(/the script has only 0 steps/),
     });
     await expect(rt.runTask('nobody', 't', 'x')).rejects.toThrow(/unknown agent "nobody"/);
   });
