@@ -10,8 +10,11 @@ export const MAX_DETAIL = 400;
 /** Most issues named in one detail. */
 const MAX_ISSUES = 3;
 
-/** A key shown as written only when it looks like an identifier (a long or odd key may be data). */
-const SAFE_KEY = /^[A-Za-z_][A-Za-z0-9_-]{0,31}$/;
+/**
+ * A key shown as written only when it looks like a word (letters and `_`, at most 24): a key
+ * with digits or of any length may be data — a token sent as a key.
+ */
+const SAFE_KEY = /^[A-Za-z_]{1,24}$/;
 
 function segment(key: PropertyKey, first: boolean): string {
   if (typeof key === 'number') return `[${key}]`;

@@ -1,7 +1,7 @@
 /**
  * `target` rules: a glob (`*` any run of characters, `?` one character, case ignored) on the
- * value of an external tool's declared target argument — a channel, a host, a URL. For a URL
- * the host is matched too, as the URL parser reads it (`HTTPS://API.Example.COM.` and
+ * value of an external tool's declared target argument — a channel, a host, a URL. A URL is
+ * matched by its host, as the URL parser reads it (`HTTPS://API.Example.COM.` and
  * `https://user@api.example.com/` have the host `api.example.com`). A value that looks like a
  * URL but does not parse possibly matches.
  */
@@ -38,15 +38,20 @@ export function hostOf(value: string): string | null | 'unparsable' {
   return host === '' ? null : host.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** Whether one of `values` (the call's target values) matches `glob`, itself or by its host. */
+/**
+ * Whether one of `values` (the call's target values) matches `glob`. A URL is matched by its
+ * host, and by its normalized form when the glob itself is a URL (`https://api.example.com/v1/*`);
+ * any other value as written.
+ */
 export function matchTarget(glob: string, values: readonly string[]): Match {
   const re = regexOf(glob);
   let m: Match = 'no';
   for (const v of values) {
-    if (re.test(v)) return 'yes';
     const host = hostOf(v);
     if (host === 'unparsable') m = 'maybe';
-    else if (host !== null && re.test(host)) return 'yes';
+    else if (host === null) {
+      if (re.test(v)) return 'yes';
+    } else if (re.test(host) || (glob.includes('://') && re.test(new URL(v).href))) return 'yes';
   }
   return m;
 }

@@ -42,7 +42,6 @@ const FD_EXEC = new Set(['-x', '--exec', '-X', '--exec-batch']);
 class Listing {
   readonly commands: SimpleCommand[] = [];
   complete = true;
-  layers = 0;
 
   add(program: readonly string[], args: readonly Field[]): void {
     if (this.commands.length >= MAX_LISTED) {
@@ -158,11 +157,11 @@ class Lister {
         !STATEMENTS.has(c.type) &&
         c.type !== 'comment',
     );
-    this.argv(fieldsOf(words), this.env(depth, stdin));
+    this.argv(fieldsOf(words), this.env(depth, stdin), { n: 0 });
   }
 
   /** One expanded command line, looked through like the analysis does (policy/shell/command.ts). */
-  private argv(argv: readonly Field[], env: CommandEnv): void {
+  private argv(argv: readonly Field[], env: CommandEnv, budget: { n: number }): void {
     let start = 0;
     while (start < argv.length - 1) {
       const f = argv[start] as Field;
@@ -175,7 +174,7 @@ class Lister {
     const first = argv[start];
     if (first === undefined) return;
     const args = argv.slice(start + 1);
-    if (++this.out.layers > MAX_LAYERS * 8) {
+    if (++budget.n > MAX_LAYERS) {
       this.out.complete = false;
       return;
     }
@@ -185,7 +184,7 @@ class Lister {
     }
     if (!first.quoted && RESERVED.has(first.value)) {
       this.out.complete = false;
-      this.argv(args, env);
+      this.argv(args, env, budget);
       return;
     }
     const names = programNames(first);
@@ -200,7 +199,7 @@ class Lister {
         checkAssignment(n, f.value === null ? null : literalField(f.value.slice(n.length + 1)), env);
       }
     }
-    analyzeOptionRunners(names, args, env, (inner, innerEnv) => this.argv(inner, innerEnv));
+    analyzeOptionRunners(names, args, env, (inner, innerEnv) => this.argv(inner, innerEnv, budget));
     const runner = names
       .map((n) => WRAPPERS[n] ?? CODE_RUNNERS[n] ?? CONTAINER_RUNNERS[n])
       .find((w) => w !== undefined);
@@ -208,7 +207,7 @@ class Lister {
       const r = runner(args, env, name);
       switch (r.kind) {
         case 'exec':
-          for (const inner of r.argvs) this.argv(inner, r.env ?? env);
+          for (const inner of r.argvs) this.argv(inner, r.env ?? env, budget);
           return;
         case 'code':
           env.analyzeCode(r.code, r.fromStdin === true ? { stdin: { kind: 'inherit' } } : {});
@@ -226,11 +225,12 @@ class Lister {
         this.argv(
           e.argv.map((f) => (f.value !== null && f.value.includes('{}') ? dynamicField(false) : f)),
           env,
+          budget,
         );
       }
     } else if (name === 'fd' || name === 'fdfind') {
       const i = args.findIndex((a) => FD_EXEC.has(a.value ?? ''));
-      if (i >= 0) this.argv(args.slice(i + 1), env);
+      if (i >= 0) this.argv(args.slice(i + 1), env, budget);
     }
   }
 
