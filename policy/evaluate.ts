@@ -2,7 +2,7 @@ import { sessionApprovalCovers, standingApprovalEligible } from './approvals.ts'
 import type { Decision, ReasonCode, RuleRef, Target } from './decision.ts';
 import type { ToolSecurityMetadata } from './metadata.ts';
 import type { PolicyContext, ToolCall } from './context.ts';
-import { describeIssues, jsonType } from './issues.ts';
+import { describeIssues, jsonType, MAX_DETAIL } from './issues.ts';
 import { applyRules, type RuleDeps } from './rule-step.ts';
 import { shellStep2, shellStep3, type ShellStep2 } from './shell-step.ts';
 import type { CommandList, Denial } from './seams.ts';
@@ -50,7 +50,8 @@ function decide(
     humanRequired: decision === 'approval-required',
     step,
   };
-  if (detail !== undefined) d.detail = detail;
+  if (detail !== undefined)
+    d.detail = detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL - 1)}…` : detail;
   return d;
 }
 

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../policy/evaluate.ts';
-import type { Decision } from '../../policy/decision.ts';
+import { Decision } from '../../policy/decision.ts';
 import { ToolRule } from '../../policy/rules.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
 
@@ -210,5 +210,17 @@ describe('the rule schema', () => {
     ]) {
       expect(ToolRule.safeParse(rule).success, JSON.stringify(rule)).toBe(true);
     }
+  });
+});
+
+describe('a long rule pattern keeps the Decision valid', () => {
+  it('the detail is cut at 400 characters', () => {
+    const target = `${'a'.repeat(450)}*`;
+    const d = call('send_message', { channel: 'a'.repeat(500), text: 'hi' }, [
+      { id: 'long', target, effect: 'deny' },
+    ]);
+    expect(d.reason).toBe('tool_rule_deny');
+    expect(d.detail?.length).toBe(400);
+    expect(Decision.safeParse(d).success).toBe(true);
   });
 });
