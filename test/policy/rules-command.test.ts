@@ -72,6 +72,15 @@ describe('a command rule matches the analyzed simple commands, not the raw strin
     'find . -maxdepth 0 -exec git push \\;',
     'xargs git push < /dev/null',
     'cat <<EOF\n$(git push)\nEOF',
+    'git -c core.pager="git push" log',
+    "PAGER='git push' man ls",
+    "alias g='git push'",
+    'git.exe push',
+    'C:\\Git\\bin\\GIT.EXE push',
+    'exec -a x git push',
+    'command -p git push',
+    'echo push | xargs git',
+    'echo push | xargs -n1 git',
   ];
   for (const command of evasions) {
     it(`denies ${JSON.stringify(command)}`, () => {
