@@ -113,6 +113,9 @@ describe('a command rule matches the analyzed simple commands, not the raw strin
     'cat push',
     '# git push',
     "grep -r 'git push' .",
+    "cat <<'EOF'\ngit push\nEOF",
+    'cat <<EOF\ngit push\nEOF',
+    'git status # git push',
   ];
   for (const command of lookalikes) {
     it(`does not match the look-alike ${JSON.stringify(command)}`, () => {
@@ -151,6 +154,10 @@ describe('a command rule that cannot be sure asks a human, even when it would de
       expect(shell(command, DENY_PUSH).reason).toBe('tool_rule_deny');
     });
   }
+
+  it('code a shell reads from a here-document is never allowed', () => {
+    expect(shell("bash <<'EOF'\ngit push\nEOF", DENY_PUSH).decision).toBe('approval-required');
+  });
 
   it('an analyzer that cannot list commands makes every command rule a possible match', () => {
     const base = ws.context({ mode: 'allow', rules: DENY_PUSH });
