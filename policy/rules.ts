@@ -50,23 +50,30 @@ export const ToolRule = z
     target: z.string().min(1).max(1000).optional(),
     effect: z.enum(['ask', 'deny']),
   })
-  .refine(
-    (r) =>
-      r.tool !== undefined ||
-      r.risk !== undefined ||
-      r.source !== undefined ||
-      r.command !== undefined ||
-      r.path !== undefined ||
-      r.target !== undefined,
-    { message: 'a rule needs at least one of "tool", "risk", "source", "command", "path" or "target"' },
-  )
-  .refine((r) => r.access === undefined || r.path !== undefined, {
-    message: '"access" only goes with "path"',
-    path: ['access'],
-  })
-  .refine((r) => r.command === undefined || r.tool === undefined || toolMatches(r.tool, SHELL_TOOL), {
-    message: '"command" matches shell commands: leave "tool" out or make it match "shell"',
-    path: ['command'],
+  .superRefine((r, ctx) => {
+    const matchers = [r.tool, r.risk, r.source, r.command, r.path, r.target];
+    if (matchers.every((m) => m === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a rule needs at least one of "tool", "risk", "source", "command", "path" or "target"',
+      });
+    }
+    if (r.access !== undefined && r.path === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['access'],
+        input: r.access,
+        message: '"access" only goes with "path"',
+      });
+    }
+    if (r.command !== undefined && r.tool !== undefined && !toolMatches(r.tool, SHELL_TOOL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tool'],
+        input: r.tool,
+        message: '"command" matches shell commands: leave "tool" out or make it match "shell"',
+      });
+    }
   });
 export type ToolRule = z.infer<typeof ToolRule>;
 
