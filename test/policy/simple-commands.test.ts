@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandAnalyzer } from '../../policy/seams.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
@@ -108,5 +109,47 @@ describe('the simple commands of a command string', () => {
     }
     expect(analyzed).toBeGreaterThan(100);
     expect(misses).toEqual([]);
+  });
+
+  it('follows whatever the analysis follows, and finds the innermost program (property)', () => {
+    const layer = fc.constantFrom<(c: string) => string>(
+      (c) => `sudo ${c}`,
+      (c) => `env FOO=1 ${c}`,
+      (c) => `FOO=1 ${c}`,
+      (c) => `timeout 5 ${c}`,
+      (c) => `nice -n 3 ${c}`,
+      (c) => `command ${c}`,
+      (c) => `sh -c '${c.replace(/'/g, `'\\''`)}'`,
+      (c) => `eval '${c.replace(/'/g, `'\\''`)}'`,
+      (c) => `echo "$(${c})"`,
+      (c) => `ls && ${c}`,
+      (c) => `(${c}) | cat`,
+      (c) => `if true; then ${c}; fi`,
+      (c) => `xargs ${c} < /dev/null`,
+    );
+    const inner = fc.constantFrom(
+      'git status',
+      'npm test',
+      'rg -n foo src',
+      'cargo build --release',
+      'ls -la',
+    );
+    fc.assert(
+      fc.property(fc.array(layer, { maxLength: 4 }), inner, (layers, base) => {
+        const command = layers.reduce<string>((c, wrap) => wrap(c), base);
+        const a = shell.analyze(command);
+        const l = list(command);
+        if (a.kind === 'analyzed' && a.hardline === null) expect(l.complete, command).toBe(true);
+        const program = base.split(' ')[0];
+        // Complete means every command was seen (`$((x) | y)` is a parse error: incomplete).
+        if (l.complete)
+          expect(
+            l.commands.map((c) => c.program[0]),
+            command,
+          ).toContain(program);
+        else expect(a.kind === 'unanalyzable' || a.hardline !== null, command).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
