@@ -11,6 +11,7 @@ export type DecisionKind = z.infer<typeof DecisionKind>;
  */
 export const ReasonCode = z.enum([
   'tool_not_found',
+  'tool_not_granted',
   'unannotated_tool',
   'invalid_metadata',
   'invalid_arguments',
@@ -78,6 +79,11 @@ export const Decision = z.strictObject({
   targets: z.array(Target),
   humanRequired: z.boolean(),
   step: Step,
+  /**
+   * Optional: what exactly caused the decision, in words safe to show and audit — argument paths,
+   * expected types, the matching rule's own pattern; never an argument's value.
+   */
+  detail: z.string().min(1).max(400).optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 

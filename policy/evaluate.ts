@@ -2,9 +2,10 @@ import { sessionApprovalCovers, standingApprovalEligible } from './approvals.ts'
 import type { Decision, ReasonCode, RuleRef, Target } from './decision.ts';
 import type { ToolSecurityMetadata } from './metadata.ts';
 import type { PolicyContext, ToolCall } from './context.ts';
-import { strictestRule } from './rules.ts';
+import { describeIssues, jsonType, MAX_DETAIL } from './issues.ts';
+import { applyRules, type RuleDeps } from './rule-step.ts';
 import { shellStep2, shellStep3, type ShellStep2 } from './shell-step.ts';
-import type { Denial } from './seams.ts';
+import type { CommandList, Denial } from './seams.ts';
 import type { ToolRisk } from './risk.ts';
 
 type Pending = {
@@ -12,6 +13,7 @@ type Pending = {
   readonly rule: RuleRef;
   readonly step: number;
   readonly liftable: boolean;
+  readonly detail?: string | undefined;
 };
 
 const RULE_TOOL_NOT_FOUND: RuleRef = { id: 'metadata.tool-not-found', source: 'metadata' };
@@ -37,8 +39,9 @@ function decide(
   rule: RuleRef,
   targets: readonly Target[],
   step: number,
+  detail?: string,
 ): Decision {
-  return {
+  const d: Decision = {
     decision,
     reason,
     risk,
@@ -47,6 +50,9 @@ function decide(
     humanRequired: decision === 'approval-required',
     step,
   };
+  if (detail !== undefined)
+    d.detail = detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL - 1)}…` : detail;
+  return d;
 }
 
 function denyWith(d: Denial, risk: ToolRisk, targets: readonly Target[], step: number): Decision {
@@ -67,11 +73,12 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   if (ctx.tools !== null && !ctx.tools.has(tool.name)) {
     return decide(
       'deny',
-      'tool_not_found',
+      'tool_not_granted',
       tool.status === 'ok' ? tool.metadata.risk : 'external',
       RULE_NOT_GRANTED,
       NO_TARGETS,
       1,
+      `"${tool.name}" is defined but not in this agent's tools`,
     );
   }
   if (tool.status !== 'ok') {
@@ -90,7 +97,10 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   const meta = tool.metadata;
   const risk = meta.risk;
   const parsed = tool.args.safeParse(call.args);
-  if (!parsed.success) return decide('deny', 'invalid_arguments', risk, RULE_INVALID_ARGS, NO_TARGETS, 1);
+  if (!parsed.success) {
+    const detail = describeIssues(parsed.error.issues, call.args);
+    return decide('deny', 'invalid_arguments', risk, RULE_INVALID_ARGS, NO_TARGETS, 1, detail);
+  }
   const args = parsed.data;
 
   // Step 2: hardline commands and sensitive host paths, in every mode.
@@ -100,8 +110,10 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   for (const argument of pathArgs) {
     const input = args[argument];
     if (input === undefined) continue;
-    if (typeof input !== 'string')
-      return decide('deny', 'invalid_arguments', risk, RULE_INVALID_ARGS, NO_TARGETS, 1);
+    if (typeof input !== 'string') {
+      const detail = `${argument}: expected string, got ${jsonType(input)}`;
+      return decide('deny', 'invalid_arguments', risk, RULE_INVALID_ARGS, NO_TARGETS, 1, detail);
+    }
     const sensitive = ctx.paths.checkSensitive(input, access, ctx.roots);
     if (sensitive) return denyWith(sensitive, risk, NO_TARGETS, 2);
   }
@@ -162,9 +174,18 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   // Step 6: the tool's own default and the agent's rules may only keep or reduce authority.
   if (meta.approvalDefault === 'deny')
     return decide('deny', 'tool_default_deny', risk, RULE_DEFAULT_DENY, targets, 6);
-  const rule = ctx.rules.length > 0 ? strictestRule(ctx.rules, tool.name, meta) : null;
-  if (rule?.effect === 'deny')
-    return decide('deny', 'tool_rule_deny', risk, { id: rule.id, source: 'tool-rule' }, targets, 6);
+  const outcome =
+    ctx.rules.length > 0
+      ? applyRules(
+          ctx.rules,
+          { tool: tool.name, metadata: meta, command: isShell ? (args.command as string) : null, targets },
+          ruleDeps(ctx),
+        )
+      : null;
+  if (outcome?.effect === 'deny') {
+    const ref: RuleRef = { id: outcome.rule.id, source: 'tool-rule' };
+    return decide('deny', 'tool_rule_deny', risk, ref, targets, 6, outcome.detail);
+  }
   if (meta.approvalDefault === 'ask') {
     pending ??= {
       reason: 'tool_default_ask',
@@ -173,12 +194,13 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
       liftable: meta.alwaysAsk !== true,
     };
   }
-  if (rule?.effect === 'ask') {
+  if (outcome?.effect === 'ask') {
     pending ??= {
       reason: 'tool_rule_ask',
-      rule: { id: rule.id, source: 'tool-rule' },
+      rule: { id: outcome.rule.id, source: 'tool-rule' },
       step: 6,
       liftable: true,
+      detail: outcome.detail,
     };
   }
 
@@ -211,7 +233,39 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
       );
   }
   // Step 9: a human decides.
-  return decide('approval-required', pending.reason, risk, pending.rule, targets, pending.step);
+  return decide(
+    'approval-required',
+    pending.reason,
+    risk,
+    pending.rule,
+    targets,
+    pending.step,
+    pending.detail,
+  );
+}
+
+/** What the rule step needs from the context: the command lister and the roots' spellings. */
+function ruleDeps(ctx: PolicyContext): RuleDeps {
+  let roots: Map<string, string[]> | null = null;
+  const analyzer = ctx.shell;
+  return {
+    commands: analyzer.commands
+      ? (command) => (analyzer.commands as (c: string) => CommandList)(command)
+      : null,
+    rootPaths() {
+      if (roots !== null) return roots;
+      roots = new Map();
+      for (const root of ctx.roots) {
+        const spellings = [root.path];
+        // The canonical spelling, as targets are canonical (a root given through a symlink).
+        const r = ctx.paths.resolve('root', root.path, 'read', [root]);
+        if (r.ok && r.target.resolved !== null && r.target.resolved !== root.path)
+          spellings.push(r.target.resolved);
+        roots.set(root.id, spellings);
+      }
+      return roots;
+    },
+  };
 }
 
 function findSessionApproval(

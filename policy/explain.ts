@@ -2,7 +2,8 @@ import { STEP_NAMES, type Decision, type ReasonCode } from './decision.ts';
 
 /** One sentence per reason code: what it means for the person reading a decision. */
 export const REASON_TEXT: Readonly<Record<ReasonCode, string>> = {
-  tool_not_found: 'no such tool is available to this agent',
+  tool_not_found: 'no tool of that name is defined',
+  tool_not_granted: 'the tool is defined but not in this agent’s tools',
   unannotated_tool: 'the tool has no security metadata, so every call needs a human',
   invalid_metadata: 'the tool’s security metadata is invalid, so every call needs a human',
   invalid_arguments: 'the arguments do not match the tool’s schema',
@@ -35,6 +36,7 @@ export function explainDecision(tool: string, d: Decision): string {
     `  decided at step ${d.step} (${STEP_NAMES[d.step] ?? 'unknown'}) by rule ${d.rule.id} [${d.rule.source}]`,
     `  reason: ${d.reason} — ${REASON_TEXT[d.reason]}`,
   ];
+  if (d.detail !== undefined) lines.push(`  detail: ${d.detail}`);
   for (const t of d.targets) {
     const where = t.root ? ` (root ${t.root}, ${t.access})` : '';
     lines.push(

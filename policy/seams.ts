@@ -50,9 +50,39 @@ export type CommandAnalysis =
     }
   | { readonly kind: 'unanalyzable'; readonly ruleId: string; readonly detail: string };
 
+/**
+ * One simple command a shell command string runs, after `NAME=value` prefixes, wrappers (`sudo`,
+ * `env`, `command`, ...) and code runners (`sh -c`, `eval`, ...) were looked through.
+ */
+export interface SimpleCommand {
+  /** The names the program may run as: basename, lower-cased (`/usr/bin/git` → `git`). */
+  readonly program: readonly string[];
+  /**
+   * The argument words after expansion. null for a word only known at run time (`$x`, an
+   * unquoted glob): it may be any word, several words, or none.
+   */
+  readonly args: readonly (string | null)[];
+  /**
+   * Where the subcommand stands in `args` when the program's own global options are known and
+   * were skipped (git: `-C x`, `-c k=v`, `--no-pager`); absent when they are not known.
+   */
+  readonly subcommandAt?: number;
+}
+
+/** Every simple command of a command string; `complete` is false when some part was not followed. */
+export interface CommandList {
+  readonly commands: readonly SimpleCommand[];
+  readonly complete: boolean;
+}
+
 /** Shell analysis with a real parser. Must never throw: a failure is `unanalyzable`. */
 export interface CommandAnalyzer {
   analyze(command: string): CommandAnalysis;
+  /**
+   * The simple commands of `command` (for rules that name a program or a command prefix). Must
+   * never throw. Absent on analyzers that cannot list them: such rules then fail closed.
+   */
+  commands?(command: string): CommandList;
 }
 
 /** Step 4: the delegation guard of a child run; null when the call is inside the envelope. */

@@ -15,7 +15,12 @@ import type { PathSpace } from './space.ts';
 
 /** An identity for a tool rule: equal for rules that match and act the same. */
 export function ruleKey(rule: ToolRule): string {
-  return JSON.stringify([rule.id, rule.tool ?? null, rule.risk ?? null, rule.source ?? null, rule.effect]);
+  const base = [rule.id, rule.tool ?? null, rule.risk ?? null, rule.source ?? null, rule.effect];
+  if (rule.command === undefined && rule.path === undefined && rule.target === undefined)
+    return JSON.stringify(base);
+  // Argument matchers are part of what a rule matches: two rules differing only there are two rules.
+  const args = [rule.command ?? null, rule.path ?? null, rule.access ?? null, rule.target ?? null];
+  return JSON.stringify([...base, ...args]);
 }
 
 /** An identity for a standing approval: all of its fields. */

@@ -4,6 +4,7 @@ import type { SnotraPathGuard } from '../../policy/paths/index.ts';
 import { join } from 'node:path';
 import { createPathGuard } from '../../policy/paths/index.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
+import { withSimpleCommands } from '../../policy/shell/simple-commands.ts';
 import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
 
 /** The I/O-backed parts of the policy for one config: the path guard and the shell analyzer. */
@@ -31,5 +32,6 @@ export async function createPolicyEnvironment(loaded: LoadedConfig): Promise<Pol
     extraSensitive: extra.filter((e) => e.kind === 'sensitive').map(asRule),
     extraNeverWritable: extra.filter((e) => e.kind === 'never-writable').map(asRule),
   });
-  return { paths, shell: await createShellAnalyzer() };
+  // The analyzer also lists simple commands, for rules that name a command (`git push`).
+  return { paths, shell: await withSimpleCommands(await createShellAnalyzer()) };
 }

@@ -122,6 +122,16 @@ export class SessionApprovals {
     return row ? toSessionApproval(row) : null;
   }
 
+  /** Every active (unrevoked) session approval, oldest first (read-only views such as `snotra policy show`). */
+  listAllActive(): SessionApproval[] {
+    return this.ctx.db
+      .prepare<[], SessionRow>(
+        'SELECT * FROM session_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
+      )
+      .all()
+      .map(toSessionApproval);
+  }
+
   /** One session approval by id (revoked ones included), or null. */
   get(id: string): SessionApproval | null {
     const row = this.byId.get(id);

@@ -121,6 +121,16 @@ export class StandingApprovals {
     return row ? toStandingApproval(row) : null;
   }
 
+  /** Every active (unrevoked) standing approval, oldest first (read-only views such as `snotra policy show`). */
+  listAllActive(): StandingApproval[] {
+    return this.ctx.db
+      .prepare<[], StandingRow>(
+        'SELECT * FROM standing_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
+      )
+      .all()
+      .map(toStandingApproval);
+  }
+
   /** One standing approval by id (revoked ones included), or null. */
   get(id: string): StandingApproval | null {
     const row = this.byId.get(id);

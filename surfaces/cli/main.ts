@@ -5,6 +5,7 @@ import { auditCommand } from './audit.ts';
 import { demoCommand } from './demo.ts';
 import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
+import { policyShowCommand } from './policy-show.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 import { tasksCommand } from './tasks.ts';
@@ -15,7 +16,8 @@ type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   policy: async (argv, io, cwd) => {
-    if (argv[0] !== 'check') throw new UsageError('usage: snotra policy check ...');
+    if (argv[0] === 'show') return policyShowCommand(argv.slice(1), io, cwd);
+    if (argv[0] !== 'check') throw new UsageError('usage: snotra policy check ... | snotra policy show ...');
     return policyCheckCommand(argv.slice(1), io, cwd);
   },
   start: startCommand,

@@ -55,7 +55,7 @@ describe('snotra policy check', () => {
     expect(lines[3]).toEqual({ error: { code: 'invalid_line', message: expect.stringMatching(/^line 4:/) } });
     expect(lines[4]).toMatchObject({ decision: 'approval-required', reason: 'mode_ask' });
     expect(lines[5]).toEqual({ error: { code: 'unknown_agent', message: 'line 6: unknown agent "nobody"' } });
-    expect(lines[6]).toMatchObject({ decision: 'deny', reason: 'tool_not_found' });
+    expect(lines[6]).toMatchObject({ decision: 'deny', reason: 'tool_not_granted' });
     expect(lines[7]).toEqual({ error: { code: 'invalid_line', message: 'line 8: "tool" must be a string' } });
     expect(lines[8]).toMatchObject({ decision: 'deny', reason: 'tool_not_found' });
     for (const l of lines) if (!('error' in l)) expect(Decision.safeParse(l).success).toBe(true);

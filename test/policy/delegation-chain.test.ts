@@ -205,20 +205,20 @@ describe('parent → child → grandchild, each asking for more than its parent 
     const { parent, child, grandchild } = chain();
     const ctx = context(grandchild.envelope, () => [parent, child.envelope]);
     const expectations: [ToolCall, string, string][] = [
-      [{ tool: 'shell', args: { command: 'ls' } }, 'tool_not_found', 'metadata.tool-not-granted'],
+      [{ tool: 'shell', args: { command: 'ls' } }, 'tool_not_granted', 'metadata.tool-not-granted'],
       [
         { tool: 'edit_file', args: { path: 'x', old: 'a', new: 'b' } },
-        'tool_not_found',
+        'tool_not_granted',
         'metadata.tool-not-granted',
       ],
       [
         { tool: 'send_message', args: { channel: '#ops', text: 'hi' } },
-        'tool_not_found',
+        'tool_not_granted',
         'metadata.tool-not-granted',
       ],
       [
         { tool: 'spawn_agent', args: { profile: 'x', task: 'y' } },
-        'tool_not_found',
+        'tool_not_granted',
         'metadata.tool-not-granted',
       ],
       [read(path.join(project, 'README.md')), 'outside_roots', 'roots.outside'],
@@ -243,7 +243,7 @@ describe('parent → child → grandchild, each asking for more than its parent 
     expect(evaluate(read('README.md'), context(parent, null))).toMatchObject({ decision: 'allow' });
     expect(evaluate({ tool: 'list_dir', args: { path: '.' } }, ctx)).toMatchObject({
       decision: 'deny',
-      reason: 'tool_not_found',
+      reason: 'tool_not_granted',
     });
     expect(
       evaluate(
@@ -334,7 +334,7 @@ describe('Explorer', () => {
     for (const call of refused) {
       expect(evaluate(call, ctx), call.tool).toMatchObject({
         decision: 'deny',
-        reason: 'tool_not_found',
+        reason: 'tool_not_granted',
         step: 1,
       });
     }
@@ -356,7 +356,7 @@ describe('Explorer', () => {
     const ctx = context(explorer, () => [parent]);
     expect(evaluate(read(path.join(project, 'secrets/token')), ctx)).toMatchObject({ reason: 'path_denied' });
     expect(evaluate({ tool: 'list_dir', args: { path: project } }, ctx)).toMatchObject({
-      reason: 'tool_not_found',
+      reason: 'tool_not_granted',
     });
   });
 });

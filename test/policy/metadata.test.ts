@@ -46,15 +46,16 @@ describe('tool security metadata', () => {
     }
   });
 
-  it('a tool outside the agent’s tool set is denied like an unknown tool', () => {
+  it('a tool outside the agent’s tool set is denied as not granted, apart from an unknown tool', () => {
     const d = evaluate(
       { tool: 'shell', args: { command: 'ls' } },
       ws.context({ mode: 'allow', tools: ['read_file'] }),
     );
     expect(d).toMatchObject({
       decision: 'deny',
-      reason: 'tool_not_found',
+      reason: 'tool_not_granted',
       rule: { id: 'metadata.tool-not-granted' },
+      detail: '"shell" is defined but not in this agent\'s tools',
     });
   });
 

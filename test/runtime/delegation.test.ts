@@ -114,7 +114,7 @@ describe('delegation', () => {
       'spawn_agent',
     ]);
     for (const d of denials)
-      expect(['tool_not_found', 'exceeds_parent_authority', 'tool_rule_deny']).toContain(
+      expect(['tool_not_granted', 'exceeds_parent_authority', 'tool_rule_deny']).toContain(
         d.kind === 'tool.denied' && d.reason,
       );
     expect(existsSync(join(fx.project, 'pwned.txt'))).toBe(false);
