@@ -47,6 +47,10 @@ import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
 import { startSchedules } from './scheduler.ts';
+import { RunFeed } from './run-feed.ts';
+import type { RunFeedListener } from './events.ts';
+import { grantOptions } from './approvals/grant-options.ts';
+import { approvalIdFor } from '../machines/run/machine.ts';
 
 export { RUNTIME_FILE };
 
@@ -72,6 +76,26 @@ export interface RuntimeOptions {
   readonly syncIntervalMs?: number;
   /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
   readonly busTarget?: BusTarget;
+  /** Hears the run feed from boot on (runs resumed at boot included); see `onRunEvent`. */
+  readonly onRunEvent?: RunFeedListener;
+}
+
+/** How a headless run is started (`submit`). */
+export interface SubmitOptions {
+  readonly sessionId?: string;
+  /** The task the run belongs to (owner of its standing approvals); null by default. */
+  readonly taskId?: string | null;
+  readonly interaction?: Interaction;
+  /** The surface name recorded with the run (default `cli`). */
+  readonly surface?: string;
+}
+
+/** A grant a human may give with an approval: for the rest of the session, or always for the exact target. */
+export type GrantScope = 'session' | 'standing';
+
+/** Raised when a grant was asked for that the request is not eligible for. */
+export class GrantNotEligibleError extends Error {
+  readonly code = 'grant_not_eligible';
 }
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
@@ -104,6 +128,7 @@ export class Runtime {
   #stopped = false;
   #authority!: AuthorityState;
   #delegation!: Delegation;
+  #feed!: RunFeed;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -174,6 +199,7 @@ export class Runtime {
       {
         deliver: (a) => runs.deliver(a),
         resolved: (a) => {
+          if (runtime !== null) runtime.#feed.approvalResolved(a);
           if (a.status !== 'pending') {
             bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
               approvalId: a.id,
@@ -201,6 +227,14 @@ export class Runtime {
       clock,
     );
     const rt = runtime;
+    rt.#feed = new RunFeed(
+      store.redactor,
+      registry,
+      clock,
+      logger,
+      () => rt.#roots().find((r) => r.primary)?.path ?? null,
+    );
+    if (options.onRunEvent !== undefined) rt.#feed.on(options.onRunEvent);
     const secrets: SecretResolver = options.secretStore
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
@@ -238,6 +272,7 @@ export class Runtime {
         observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
+        report: rt.#feed,
       }),
     );
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
@@ -311,9 +346,88 @@ export class Runtime {
     await this.queue.publish(agentId, message);
   }
 
-  /** A human decision from an authenticated in-process surface. Single use; says why when it changes nothing. */
-  decide(approvalId: string, decision: ApprovalDecision, user: string): DecideResult {
-    return this.approvals.decide(approvalId, decision, user);
+  /**
+   * A human decision from an authenticated in-process surface. Single use; says why when it
+   * changes nothing. A denial's `reason` reaches the model in its `tool.denied` observation.
+   */
+  decide(approvalId: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
+    return this.approvals.decide(approvalId, decision, user, reason);
+  }
+
+  /**
+   * Approves a pending request and, in the same transaction, grants what the human chose: a
+   * session approval (`session`) or a standing approval for the exact target owned by the
+   * run's task (`standing`). Eligibility and targets come from the tool's metadata and the
+   * call as the run holds it (grant-options.ts), never from the surface; an ineligible scope
+   * throws GrantNotEligibleError and decides nothing.
+   */
+  approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult {
+    const approval = this.store.approvals.get(approvalId);
+    if (approval === null || approval.status !== 'pending' || approval.runId === null) {
+      return this.approvals.decide(approvalId, 'approved', user);
+    }
+    const ctx = this.runs.contextOf(approval.runId);
+    const call = ctx?.calls.find((c) => approvalIdFor(approval.runId as string, c.id) === approvalId);
+    const args = call?.args ?? approval.args;
+    const decision = ctx?.decision ?? { reason: approval.reason, targets: [] };
+    const options = grantOptions(this.registry, approval.tool, args, decision, approval.taskId);
+    const chosen = options[scope];
+    if (chosen === null) {
+      throw new GrantNotEligibleError(
+        `approval ${approvalId}: ${approval.tool} (${approval.risk}, ${approval.reason}) cannot be approved ${scope === 'session' ? 'for the session' : 'always for its target'}`,
+      );
+    }
+    const result = this.store.transaction(
+      () => {
+        const r = this.store.approvals.decide(approvalId, 'approved', user, this.clock());
+        if (!r.ok) return r;
+        if (scope === 'session') {
+          this.store.sessionApprovals.grant({
+            sessionId: approval.sessionId,
+            tool: approval.tool,
+            target: chosen.target,
+            grantedBy: user,
+            agentId: approval.agentId,
+            runId: approval.runId,
+          });
+        } else {
+          this.store.standingApprovals.grant({
+            ownerTaskId: approval.taskId as string,
+            tool: approval.tool,
+            target: chosen.target as string,
+            grantedBy: user,
+          });
+        }
+        return r;
+      },
+      { durable: true },
+    );
+    this.approvals.sync(approvalId);
+    return result;
+  }
+
+  /**
+   * Starts a run from a surface and returns its id once the message is on the bus (the run's
+   * events reach `onRunEvent` listeners; `waitForRun` resolves with its outcome).
+   */
+  async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
+    const messageId = randomUUID();
+    const runId = `${agentId}:${messageId}`;
+    await this.send(agentId, {
+      messageId,
+      sessionId: opts.sessionId ?? `cli:${messageId}`,
+      taskId: opts.taskId ?? null,
+      parentRunId: null,
+      surface: opts.surface ?? 'cli',
+      interaction: opts.interaction ?? 'attended',
+      text,
+    });
+    return runId;
+  }
+
+  /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
+  onRunEvent(listener: RunFeedListener): () => void {
+    return this.#feed.on(listener);
   }
 
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
@@ -352,7 +466,10 @@ export class Runtime {
         const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
           ?.context;
         const approval = ctx?.approvalId ? this.store.approvals.get(ctx.approvalId) : null;
-        if (approval !== null && approval.status !== 'pending') this.runs.deliver(approval);
+        if (approval !== null && approval.status !== 'pending') {
+          this.#feed.approvalResolved(approval);
+          this.runs.deliver(approval);
+        }
         continue; // Still pending: the run stays parked until a decision.
       }
       this.runs.restore(run.runId);
@@ -398,7 +515,7 @@ export class Runtime {
 
   #startRun(agentId: string, message: AgentMessage, runId: string): void {
     const def = this.loaded.config.agents[agentId];
-    this.runs.start({
+    const input = {
       runId,
       agentId,
       sessionId: message.sessionId,
@@ -409,7 +526,9 @@ export class Runtime {
       message: message.text,
       budget: { ...DEFAULT_BUDGET, ...def?.budget },
       startedAt: this.clock(),
-    });
+    };
+    this.#feed.started(input);
+    this.runs.start(input);
   }
 
   #policyFor(ctx: RunContext) {
@@ -466,12 +585,14 @@ export class Runtime {
       reason: approval.reason,
       expiresAt: approval.expiresAt,
     });
+    this.#feed.approvalRequested(approval, ctx);
     for (const l of this.#approvalListeners) l(approval, ctx.interaction);
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       setImmediate(() => {
         if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
         this.runs.park(ctx.runId);
+        this.#feed.parked(ctx, approval.id);
         // A parked run holds no slot of its agent: other tasks may start while it waits.
         this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId: ctx.runId });
       });
@@ -489,6 +610,7 @@ export class Runtime {
   }
 
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
+    this.#feed.ended(ctx, outcome);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);

@@ -7,6 +7,7 @@ import { auditFieldsFromDecision } from '../../store/index.ts';
 import type {
   AuditStep,
   ExecuteInput,
+  ModelStepOutput,
   Observation,
   OpenApprovalInput,
   ProposedCall,
@@ -15,6 +16,19 @@ import type {
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
+
+/**
+ * Who hears what a run does, as it happens (the runtime's live feed). Called synchronously from
+ * the run's effects and actions; must not throw. Values are raw: the receiver redacts.
+ */
+export interface RunReporter {
+  modelOutput(context: RunContext, output: ModelStepOutput): void;
+  modelFailed(context: RunContext, error: unknown): void;
+  proposed(context: RunContext, call: ProposedCall): void;
+  decided(context: RunContext, call: ProposedCall, decision: Decision): void;
+  /** An observation was appended to the transcript (what the model will see). */
+  observed(context: RunContext, observation: Observation): void;
+}
 
 /** What the run effects need from the runtime. */
 export interface RunEffectDeps extends ExecuteDeps {
@@ -27,6 +41,8 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly clock: () => number;
   /** Called once an approval record exists (new or found again after a restart). */
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
+  /** The live feed; nothing is reported without one. */
+  readonly report?: RunReporter;
 }
 
 function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
@@ -49,14 +65,22 @@ function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
 export function provideRunMachine(deps: RunEffectDeps) {
   return runMachine.provide({
     actors: {
-      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) =>
-        deps.model.step({
-          runId: input.context.runId,
-          agentId: input.context.agentId,
-          step: input.context.steps,
-          transcript: input.context.transcript,
-        }),
-      ),
+      modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
+        let output: ModelStepOutput;
+        try {
+          output = await deps.model.step({
+            runId: input.context.runId,
+            agentId: input.context.agentId,
+            step: input.context.steps,
+            transcript: input.context.transcript,
+          });
+        } catch (err) {
+          deps.report?.modelFailed(input.context, err);
+          throw err;
+        }
+        deps.report?.modelOutput(input.context, output);
+        return output;
+      }),
       decide: fromPromise(
         async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
           return evaluate({ tool: input.call.tool, args: input.call.args }, deps.policyFor(input.context));
@@ -95,6 +119,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
       ),
     },
     actions: {
+      observed: ({ context }) => {
+        const last = context.transcript[context.transcript.length - 1];
+        if (last?.role === 'observation') deps.report?.observed(context, last.observation);
+      },
       audit: ({ context }, params: { step: AuditStep }) => {
         const call = context.calls[context.cursor];
         if (params.step === 'proposed') {
@@ -103,9 +131,11 @@ export function provideRunMachine(deps: RunEffectDeps) {
             kind: 'proposed',
             detail: { args: call?.args },
           });
+          if (call !== undefined) deps.report?.proposed(context, call);
         } else if (params.step === 'policy_decided' && context.decision !== null) {
           const { detail, ...fields } = auditFieldsFromDecision(context.decision);
           deps.store.audit.append({ ...auditBase(context, call), ...fields, kind: 'policy_decided', detail });
+          if (call !== undefined) deps.report?.decided(context, call, context.decision);
         }
         // approval_requested/approval_resolved are written by the Inbox in the same transaction as
         // the approval row; run_* steps are run states, persisted with the snapshot.

@@ -114,6 +114,7 @@ export class RunHost {
       approvalId: approval.id,
       decision: approval.status,
       user: approval.decidedBy,
+      reason: approval.decisionReason,
     });
   }
 
