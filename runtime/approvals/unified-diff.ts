@@ -35,24 +35,24 @@ function editScript(a: string[], b: string[]): Op[] {
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) {
       ops.push({ kind: ' ', line: a[i] as string, a: i++, b: j++ });
-    } else if (j < m && (i >= n || (lcs[i]?.[j + 1] as number) >= (lcs[i + 1]?.[j] as number))) {
-      ops.push({ kind: '+', line: b[j] as string, a: i, b: j++ });
-    } else {
+    } else if (i < n && (j >= m || (lcs[i + 1]?.[j] as number) >= (lcs[i]?.[j + 1] as number))) {
       ops.push({ kind: '-', line: a[i] as string, a: i++, b: j });
+    } else {
+      ops.push({ kind: '+', line: b[j] as string, a: i, b: j++ });
     }
   }
   return ops;
 }
 
 /**
- * A unified diff (`--- a/…`, `+++ b/…`, `@@` hunks with three lines of context) from `before`
+ * A unified diff (`--- path`, `+++ path`, `@@` hunks with three lines of context) from `before`
  * to `after`. Inputs longer than DIFF_LIMITS.maxLines lines are not diffed (the text says so);
  * output past DIFF_LIMITS.maxOutputLines lines is cut and marked truncated.
  */
 export function unifiedDiff(path: string, before: string, after: string): UnifiedDiff {
   const a = splitLines(before);
   const b = splitLines(after);
-  const header = [`--- a/${path}`, `+++ b/${path}`];
+  const header = [`--- ${path}`, `+++ ${path}`];
   if (a.length > DIFF_LIMITS.maxLines || b.length > DIFF_LIMITS.maxLines) {
     return {
       text: [...header, `(not diffed: ${a.length} lines before, ${b.length} after)`].join('\n'),

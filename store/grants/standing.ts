@@ -28,6 +28,7 @@ export class StandingApprovals {
   private readonly active: Statement<[string], StandingRow>;
   private readonly match: Statement<[string, string, string], StandingRow>;
   private readonly byId: Statement<[string], StandingRow>;
+  private readonly allActive: Statement<[], StandingRow>;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -47,6 +48,9 @@ export class StandingApprovals {
        WHERE owner_task_id = ? AND tool = ? AND target = ? AND revoked_at IS NULL ORDER BY created_at LIMIT 1`,
     );
     this.byId = db.prepare('SELECT * FROM standing_approvals WHERE id = ?');
+    this.allActive = db.prepare(
+      'SELECT * FROM standing_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
+    );
   }
 
   /** Grants a standing approval (audited `standing_approval_granted`). */
@@ -119,6 +123,11 @@ export class StandingApprovals {
   find(ownerTaskId: string, tool: string, target: string): StandingApproval | null {
     const row = this.match.get(ownerTaskId, tool, toStoredText(this.ctx, target) ?? '');
     return row ? toStandingApproval(row) : null;
+  }
+
+  /** Every active (unrevoked) grant of this kind, oldest first (for `snotra grants list`). */
+  listAllActive(): StandingApproval[] {
+    return this.allActive.all().map(toStandingApproval);
   }
 
   /** One standing approval by id (revoked ones included), or null. */

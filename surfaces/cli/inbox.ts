@@ -11,7 +11,8 @@ import { stateDirOf } from './state-dir.ts';
 const USAGE =
   'usage: snotra inbox list [--session S] [--task T] [--agent A] [--json]\n' +
   '       snotra inbox show ID [--json]\n' +
-  '       snotra inbox approve ID | deny ID\n' +
+  '       snotra inbox approve ID [--reason TEXT] | deny ID [--reason TEXT]\n' +
+  "  (a denial's reason is shown to the model, which may then try something else)\n" +
   '  (all take --state-dir D or --config F)';
 
 function line(a: ApprovalRecord): string {
@@ -33,6 +34,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
         task: { type: 'string' },
         agent: { type: 'string' },
         json: { type: 'boolean', default: false },
+        reason: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -73,10 +75,17 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
     case 'deny': {
       const id = positionals[0];
       if (id === undefined) throw new UsageError(`inbox ${action} needs an approval id\n${USAGE}`);
+      const reason = values.reason?.trim();
+      if (
+        values.reason !== undefined &&
+        (reason === undefined || reason.length === 0 || reason.length > 1000)
+      )
+        throw new UsageError(`--reason must be 1 to 1000 characters\n${USAGE}`);
       const { result, notified, user } = await decideAsLocalUser(
         stateDir,
         id,
         action === 'approve' ? 'approved' : 'denied',
+        reason,
       );
       if (!result.ok) {
         io.stderr(`snotra inbox: ${result.reason}: ${result.message}\n`);

@@ -5,6 +5,9 @@ import { auditCommand } from './audit.ts';
 import { demoCommand } from './demo.ts';
 import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
+import { grantsCommand } from './grants.ts';
+import { runCommand } from './run.ts';
+import { processTerminal } from './run/prompt.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 
@@ -19,6 +22,8 @@ const COMMANDS: Record<string, Command> = {
   demo: (argv, io) => demoCommand(argv, io),
   inbox: inboxCommand,
   runs: runsCommand,
+  run: runCommand,
+  grants: grantsCommand,
   audit: (argv, io) => auditCommand(argv, io),
 };
 
@@ -26,6 +31,7 @@ const processIo: CliIo = {
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
+  approvalTerminal: () => (process.stdin.isTTY && process.stderr.isTTY ? processTerminal() : null),
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors are printed, never thrown. */
