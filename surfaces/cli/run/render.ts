@@ -38,10 +38,8 @@ export function approvalCard(e: ApprovalRequested): string {
     `  rule:    ${oneLine(e.rule.id, 120)} (${e.rule.source})`,
   ];
   for (const t of e.targets) {
-    const where = t.root === null ? '' : `  (root ${oneLine(t.root, 60)}, ${t.access ?? '-'})`;
-    lines.push(
-      `  ${oneLine(t.argument, 30)}:${' '.repeat(Math.max(1, 8 - t.argument.length))}${oneLine(t.resolved ?? t.input, 300)}${where}`,
-    );
+    const root = t.root === null ? '' : `, root ${oneLine(t.root, 60)}, ${t.access ?? '-'}`;
+    lines.push(`  target:  ${oneLine(t.resolved ?? t.input, 300)}  (${oneLine(t.argument, 30)}${root})`);
   }
   const p = e.preview;
   if (p?.kind === 'command') {
