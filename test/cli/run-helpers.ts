@@ -15,11 +15,21 @@ export interface RunWorkspace {
   cleanup(): void;
 }
 
-export function runWorkspace(steps: unknown[], agent: Record<string, unknown> = {}): RunWorkspace {
+export function runWorkspace(
+  steps: unknown[],
+  agent: Record<string, unknown> = {},
+  /** More agents, each replaying its own steps. */
+  others: Record<string, unknown[]> = {},
+): RunWorkspace {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-run-')));
   const project = join(dir, 'project');
   mkdirSync(project);
   writeFileSync(join(dir, 'steps.json'), JSON.stringify(steps));
+  const more: Record<string, unknown> = {};
+  for (const [id, script] of Object.entries(others)) {
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify(script));
+    more[id] = { mode: 'ask', model: { provider: 'scripted', script: `${id}.json` } };
+  }
   const config = join(dir, 'snotra.config.json');
   writeFileSync(
     config,
@@ -28,6 +38,7 @@ export function runWorkspace(steps: unknown[], agent: Record<string, unknown> = 
       workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
       agents: {
         worker: { mode: 'ask', model: { provider: 'scripted', script: 'steps.json' }, ...agent },
+        ...more,
       },
     }),
   );

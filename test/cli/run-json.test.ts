@@ -227,6 +227,65 @@ describe('snotra run --json (end to end, separate processes)', () => {
     expect(kinds.filter((k) => k === 'completed')).toHaveLength(1);
   }, 120_000);
 
+  it('shows a sub-agent’s events under its own run id with the parent’s as parentRunId; --agent picks among several', async () => {
+    const ws = runWorkspace(
+      [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c1', tool: 'spawn_agent', args: { profile: 'explorer', task: 'look' } }],
+          },
+        },
+        {
+          expect: { kind: 'tool.result', tool: 'spawn_agent', contains: 'child saw it' },
+          respond: { kind: 'final', text: 'parent done' },
+        },
+      ],
+      {},
+      {
+        explorer: [
+          {
+            respond: {
+              kind: 'calls',
+              calls: [
+                { id: 'e1', tool: 'read_file', args: { path: 'a.txt' } },
+                { id: 'e2', tool: 'write_file', args: { path: 'z.txt', content: 'no' } },
+              ],
+            },
+          },
+          { respond: { kind: 'final', text: 'child saw it' } },
+        ],
+      },
+    );
+    spaces.push(ws);
+    writeFileSync(join(ws.project, 'a.txt'), 'hi');
+    expect(snotra(['run', '--config', ws.config, 'no agent picked']).stderr).toContain(
+      'pick one with --agent',
+    );
+    const r = snotra(['run', '--config', ws.config, '--agent', 'worker', '--json', 'go']);
+    expect(r.status).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event);
+    const parent = events[0]?.runId as string;
+    const child = `${parent}/c1`;
+    const childEvents = events.filter((e) => e.runId === child);
+    expect(childEvents.every((e) => e.parentRunId === parent && e.agentId === 'explorer')).toBe(true);
+    expect(childEvents.map((e) => `${e.type}${e.callId ? `:${String(e.callId)}` : ''}`)).toEqual([
+      'tool.proposed:e1',
+      'tool.decided:e1',
+      'tool.completed:e1',
+      'tool.proposed:e2',
+      'tool.decided:e2',
+      'tool.denied:e2',
+      'model.text',
+      'run.completed',
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: 'run.completed', runId: parent, text: 'parent done' });
+    expect(existsSync(join(ws.project, 'z.txt'))).toBe(false);
+  }, 60_000);
+
   it('reads the message from stdin with `-` and fails with exit 1 when the model fails', () => {
     const ws = workspace([{ respond: { kind: 'final', text: 'from stdin' } }]);
     const ok = snotra(['run', '--config', ws.config, '-'], 'hello\nthere\n');
