@@ -185,6 +185,9 @@ export class Runtime {
     const runs = new RunHost(
       store,
       {
+        onStarted: (input) => {
+          if (runtime !== null) runtime.#feed.started(input);
+        },
         onStatus: (runId, status, ctx) => {
           if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);
         },
@@ -515,7 +518,7 @@ export class Runtime {
 
   #startRun(agentId: string, message: AgentMessage, runId: string): void {
     const def = this.loaded.config.agents[agentId];
-    const input = {
+    this.runs.start({
       runId,
       agentId,
       sessionId: message.sessionId,
@@ -526,9 +529,7 @@ export class Runtime {
       message: message.text,
       budget: { ...DEFAULT_BUDGET, ...def?.budget },
       startedAt: this.clock(),
-    };
-    this.#feed.started(input);
-    this.runs.start(input);
+    });
   }
 
   #policyFor(ctx: RunContext) {

@@ -273,6 +273,7 @@ describe('snotra run --json (end to end, separate processes)', () => {
     const childEvents = events.filter((e) => e.runId === child);
     expect(childEvents.every((e) => e.parentRunId === parent && e.agentId === 'explorer')).toBe(true);
     expect(childEvents.map((e) => `${e.type}${e.callId ? `:${String(e.callId)}` : ''}`)).toEqual([
+      'run.started',
       'tool.proposed:e1',
       'tool.decided:e1',
       'tool.completed:e1',
