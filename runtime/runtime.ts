@@ -49,8 +49,7 @@ import { busTargetFromConfig } from './bus-target.ts';
 import { startSchedules } from './scheduler.ts';
 import { RunFeed } from './run-feed.ts';
 import type { RunFeedListener } from './events.ts';
-import { grantOptions } from './approvals/grant-options.ts';
-import { approvalIdFor } from '../machines/run/machine.ts';
+import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 
 export { RUNTIME_FILE };
 
@@ -90,13 +89,7 @@ export interface SubmitOptions {
   readonly surface?: string;
 }
 
-/** A grant a human may give with an approval: for the rest of the session, or always for the exact target. */
-export type GrantScope = 'session' | 'standing';
-
-/** Raised when a grant was asked for that the request is not eligible for. */
-export class GrantNotEligibleError extends Error {
-  readonly code = 'grant_not_eligible';
-}
+export { GrantNotEligibleError, type GrantScope };
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
 export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
@@ -365,48 +358,18 @@ export class Runtime {
    * throws GrantNotEligibleError and decides nothing.
    */
   approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult {
-    const approval = this.store.approvals.get(approvalId);
-    if (approval === null || approval.status !== 'pending' || approval.runId === null) {
-      return this.approvals.decide(approvalId, 'approved', user);
-    }
-    const ctx = this.runs.contextOf(approval.runId);
-    const call = ctx?.calls.find((c) => approvalIdFor(approval.runId as string, c.id) === approvalId);
-    const args = call?.args ?? approval.args;
-    const decision = ctx?.decision ?? { reason: approval.reason, targets: [] };
-    const options = grantOptions(this.registry, approval.tool, args, decision, approval.taskId);
-    const chosen = options[scope];
-    if (chosen === null) {
-      throw new GrantNotEligibleError(
-        `approval ${approvalId}: ${approval.tool} (${approval.risk}, ${approval.reason}) cannot be approved ${scope === 'session' ? 'for the session' : 'always for its target'}`,
-      );
-    }
-    const result = this.store.transaction(
-      () => {
-        const r = this.store.approvals.decide(approvalId, 'approved', user, this.clock());
-        if (!r.ok) return r;
-        if (scope === 'session') {
-          this.store.sessionApprovals.grant({
-            sessionId: approval.sessionId,
-            tool: approval.tool,
-            target: chosen.target,
-            grantedBy: user,
-            agentId: approval.agentId,
-            runId: approval.runId,
-          });
-        } else {
-          this.store.standingApprovals.grant({
-            ownerTaskId: approval.taskId as string,
-            tool: approval.tool,
-            target: chosen.target as string,
-            grantedBy: user,
-          });
-        }
-        return r;
+    return approveWithGrant(
+      {
+        store: this.store,
+        registry: this.registry,
+        approvals: this.approvals,
+        contextOf: (id) => this.runs.contextOf(id),
+        clock: this.clock,
       },
-      { durable: true },
+      approvalId,
+      scope,
+      user,
     );
-    this.approvals.sync(approvalId);
-    return result;
   }
 
   /**
