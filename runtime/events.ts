@@ -24,9 +24,15 @@ export interface RunFeedEventHeader {
 
 /** What the human may answer to an approval request, besides once and deny. */
 export interface ApprovalOptions {
-  /** "For this session" is offered (policy/approvals.ts: never for always-ask tools or unanalyzable commands; exec only for the exact command). */
+  /**
+   * "For this session" is offered (policy/approvals.ts): never for always-ask tools or
+   * unanalyzable commands; for exec only the exact command.
+   */
   readonly session: boolean;
-  /** "Always for this exact target" is offered (invariant 7: only `external` tools with a target argument, in a run owned by a task). */
+  /**
+   * "Always for this exact target" is offered (invariant 7): only `external` tools with a target
+   * argument, in a run owned by a task.
+   */
   readonly standing: boolean;
 }
 

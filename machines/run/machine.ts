@@ -66,9 +66,10 @@ const deniedObservation = (
 /**
  * The run machine (pure): `running → waiting_for_approval → resuming → completed | failed`, and
  * `waiting_for_approval → denied` (a denial with the human's reason instead goes back to the
- * model as its `tool.denied` observation and the run goes on). Every effect (model step, policy decision, approval record,
- * tool execution, audit) is named here and provided by `actors/`. Deadlines are data
- * (`startedAt + budget.wallTimeMs`); the runtime re-arms them and sends `DEADLINE`.
+ * model as its `tool.denied` observation and the run goes on). Every effect (model step, policy
+ * decision, approval record, tool execution, audit) is named here and provided by `actors/`.
+ * Deadlines are data (`startedAt + budget.wallTimeMs`); the runtime re-arms them and sends
+ * `DEADLINE`.
  */
 export const runMachine = setup({
   types: {
@@ -85,7 +86,7 @@ export const runMachine = setup({
   },
   actions: {
     audit: (_, _params: { step: AuditStep }) => {},
-    /** An observation was just appended to the transcript (the feed of `tool.completed` / `tool.denied`). */
+    /** An observation was just appended to the transcript (feeds `tool.completed` / `tool.denied`). */
     observed: () => {},
     finish: assign((_, params: { status: RunOutcome['status']; reason: string }) => ({
       outcome: { status: params.status, reason: params.reason },
