@@ -287,6 +287,20 @@ describe('snotra run --json (end to end, separate processes)', () => {
     expect(existsSync(join(ws.project, 'z.txt'))).toBe(false);
   }, 60_000);
 
+  it('--unattended without --json prints the parked line and the Inbox id last', () => {
+    const ws = workspace([
+      { respond: { kind: 'calls', calls: [{ id: 'c1', tool: 'shell', args: { command: 'touch made' } }] } },
+    ]);
+    const r = snotra(['run', '--config', ws.config, '--unattended', 'touch it']);
+    expect(r.status).toBe(20);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('▸ shell  approval-required (mode_ask)  touch made');
+    expect(lines).toContainEqual(expect.stringMatching(/^approval apr:worker:.*:c1 is in the Inbox$/));
+    expect(lines.at(-2)).toMatch(/^parked: approval apr:worker:.*:c1 waits in the Inbox/);
+    expect(lines.at(-1)).toMatch(/^apr:worker:[0-9a-f-]+:c1$/);
+    expect(existsSync(join(ws.project, 'made'))).toBe(false);
+  }, 60_000);
+
   it('reads the message from stdin with `-` and fails with exit 1 when the model fails', () => {
     const ws = workspace([{ respond: { kind: 'final', text: 'from stdin' } }]);
     const ok = snotra(['run', '--config', ws.config, '-'], 'hello\nthere\n');
