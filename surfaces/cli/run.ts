@@ -224,6 +224,8 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
+    (desk as ApprovalDesk | null)?.close();
     terminal?.close();
     await rt.stop();
   }

@@ -132,6 +132,20 @@ function recorder(grant: (scope: string) => void = () => {}) {
 }
 
 describe('the approval desk', () => {
+  it('drops open and queued questions undecided when the run is over', async () => {
+    const { term, written } = fakeTerminal(['hold']);
+    const { calls, decider } = recorder();
+    const desk = new ApprovalDesk(term, decider, 'local:me');
+    desk.ask(request({ approvalId: 'a1' }));
+    desk.ask(request({ approvalId: 'a2' }));
+    await eventually(() => written.some((w) => w.includes('answer')), 5000, 'the first question');
+    desk.close();
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([]);
+    expect(written.join('')).not.toContain('decided elsewhere');
+    expect(written.filter((w) => w.includes('approval needed'))).toHaveLength(1);
+  });
+
   it('records once, session and deny-with-reason as the local user, in arrival order', async () => {
     const { term } = fakeTerminal(['o', 's', 'x', 'd', 'not now']);
     const { calls, decider } = recorder();

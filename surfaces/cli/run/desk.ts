@@ -21,6 +21,7 @@ export class ApprovalDesk {
   #queue: Promise<void> = Promise.resolve();
   readonly #open = new Map<string, AbortController>();
   readonly #done = new Set<string>();
+  #closed = false;
 
   constructor(
     private readonly term: ApprovalTerminal,
@@ -35,6 +36,12 @@ export class ApprovalDesk {
     this.#queue = this.#queue.then(() => this.#ask(event, abort.signal));
   }
 
+  /** The run is over: every open or queued question is dropped undecided (never denied for the human). */
+  close(): void {
+    this.#closed = true;
+    for (const id of [...this.#open.keys()]) this.resolved(id);
+  }
+
   /** A request was decided (here or elsewhere): its question, open or queued, is dropped. */
   resolved(approvalId: string): void {
     this.#done.add(approvalId);
@@ -46,6 +53,7 @@ export class ApprovalDesk {
     if (signal.aborted || this.#done.has(event.approvalId)) return;
     const answer = await askApproval(this.term, event, signal);
     if (answer === null) {
+      if (this.#closed) return;
       this.term.write(`  approval ${oneLine(event.approvalId, 200)} was decided elsewhere\n`);
       return;
     }
