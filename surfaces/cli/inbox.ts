@@ -6,6 +6,7 @@ import {
   type ApprovalRecord,
 } from '../../runtime/control/inbox.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { oneLine } from './run/escape.ts';
 import { stateDirOf } from './state-dir.ts';
 
 const USAGE =
@@ -17,7 +18,18 @@ const USAGE =
 
 function line(a: ApprovalRecord): string {
   const when = new Date(a.expiresAt).toISOString();
-  return `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`;
+  // Escaped: tool names, targets and reasons may come from a model or an MCP server.
+  return oneLine(
+    `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`,
+    4000,
+  );
+}
+
+function decisionLine(a: ApprovalRecord): string {
+  if (a.status === 'pending') return '';
+  const by = a.decidedBy === null ? '' : ` by ${a.decidedBy}`;
+  const why = a.decisionReason === null ? '' : `: ${a.decisionReason}`;
+  return `  decision: ${oneLine(`${a.status}${by}${why}`, 1200)}\n`;
 }
 
 /** `snotra inbox list|show|approve|deny`: the Inbox as the local user sees it. */
@@ -67,7 +79,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
       io.stdout(
         values.json
           ? `${JSON.stringify(a)}\n`
-          : `${line(a)}\n  args: ${JSON.stringify(a.args)}\n  rule: ${a.ruleId}\n`,
+          : `${line(a)}\n  args: ${oneLine(JSON.stringify(a.args) ?? 'null', 4000)}\n  rule: ${oneLine(a.ruleId, 300)}\n${decisionLine(a)}`,
       );
       return ExitCode.ok;
     }

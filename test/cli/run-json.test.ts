@@ -159,6 +159,8 @@ describe('snotra run --json (end to end, separate processes)', () => {
     expect(cli.err()).not.toContain('hunter2');
     expect(readFileSync(join(ws.project, 'notes.txt'), 'utf8')).toBe('password=hunter2hunter2\n');
     expect(existsSync(join(ws.project, 'other.txt'))).toBe(false);
+    const shown = snotra(['inbox', 'show', String(second.approvalId), '--config', ws.config]);
+    expect(shown.stdout).toMatch(/\n {2}decision: denied by local:[^:]+: only notes\.txt, please\n/);
   }, 120_000);
 
   it('--unattended parks (exit 20, the Inbox id printed); --resume waits while undecided, then finishes the run once after `snotra inbox approve`', async () => {
