@@ -50,6 +50,9 @@ import { busTargetFromConfig } from './bus-target.ts';
 import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
+import { RunFeed } from './run-feed.ts';
+import type { RunFeedListener } from './events.ts';
+import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 
 export { RUNTIME_FILE };
 
@@ -78,7 +81,21 @@ export interface RuntimeOptions {
   readonly syncIntervalMs?: number;
   /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
   readonly busTarget?: BusTarget;
+  /** Hears the run feed from boot on (runs resumed at boot included); see `onRunEvent`. */
+  readonly onRunEvent?: RunFeedListener;
 }
+
+/** How a headless run is started (`submit`). */
+export interface SubmitOptions {
+  readonly sessionId?: string;
+  /** The task the run belongs to (owner of its standing approvals); null by default. */
+  readonly taskId?: string | null;
+  readonly interaction?: Interaction;
+  /** The surface name recorded with the run (default `cli`). */
+  readonly surface?: string;
+}
+
+export { GrantNotEligibleError, type GrantScope };
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
 export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
@@ -111,6 +128,7 @@ export class Runtime {
   #lock: StateLock | null = null;
   #authority!: AuthorityState;
   #delegation!: Delegation;
+  #feed!: RunFeed;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -203,6 +221,9 @@ export class Runtime {
     const runs = new RunHost(
       store,
       {
+        onStarted: (input) => {
+          if (runtime !== null) runtime.#feed.started(input);
+        },
         onStatus: (runId, status, ctx) => {
           if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);
         },
@@ -217,6 +238,7 @@ export class Runtime {
       {
         deliver: (a) => runs.deliver(a),
         resolved: (a) => {
+          if (runtime !== null) runtime.#feed.approvalResolved(a);
           if (a.status !== 'pending') {
             bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
               approvalId: a.id,
@@ -247,6 +269,14 @@ export class Runtime {
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
+    rt.#feed = new RunFeed(
+      store.redactor,
+      registry,
+      clock,
+      logger,
+      () => rt.#roots().find((r) => r.primary)?.path ?? null,
+    );
+    if (options.onRunEvent !== undefined) rt.#feed.on(options.onRunEvent);
     const secrets: SecretResolver = options.secretStore
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
@@ -285,6 +315,7 @@ export class Runtime {
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
         replaying: (runId) => runs.wasRestored(runId),
+        report: rt.#feed,
       }),
     );
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
@@ -364,9 +395,58 @@ export class Runtime {
     await this.queue.publish(agentId, message);
   }
 
-  /** A human decision from an authenticated in-process surface. Single use; says why when it changes nothing. */
-  decide(approvalId: string, decision: ApprovalDecision, user: string): DecideResult {
-    return this.approvals.decide(approvalId, decision, user);
+  /**
+   * A human decision from an authenticated in-process surface. Single use; says why when it
+   * changes nothing. A denial's `reason` reaches the model in its `tool.denied` observation.
+   */
+  decide(approvalId: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
+    return this.approvals.decide(approvalId, decision, user, reason);
+  }
+
+  /**
+   * Approves a pending request and, in the same transaction, grants what the human chose: a
+   * session approval (`session`) or a standing approval for the exact target owned by the
+   * run's task (`standing`). Eligibility and targets come from the tool's metadata and the
+   * call as the run holds it (grant-options.ts), never from the surface; an ineligible scope
+   * throws GrantNotEligibleError and decides nothing.
+   */
+  approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult {
+    return approveWithGrant(
+      {
+        store: this.store,
+        registry: this.registry,
+        approvals: this.approvals,
+        contextOf: (id) => this.runs.contextOf(id),
+        clock: this.clock,
+      },
+      approvalId,
+      scope,
+      user,
+    );
+  }
+
+  /**
+   * Starts a run from a surface and returns its id once the message is on the bus (the run's
+   * events reach `onRunEvent` listeners; `waitForRun` resolves with its outcome).
+   */
+  async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
+    const messageId = randomUUID();
+    const runId = `${agentId}:${messageId}`;
+    await this.send(agentId, {
+      messageId,
+      sessionId: opts.sessionId ?? `cli:${messageId}`,
+      taskId: opts.taskId ?? null,
+      parentRunId: null,
+      surface: opts.surface ?? 'cli',
+      interaction: opts.interaction ?? 'attended',
+      text,
+    });
+    return runId;
+  }
+
+  /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
+  onRunEvent(listener: RunFeedListener): () => void {
+    return this.#feed.on(listener);
   }
 
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
@@ -406,7 +486,10 @@ export class Runtime {
         const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
           ?.context;
         const approval = ctx?.approvalId ? this.store.approvals.get(ctx.approvalId) : null;
-        if (approval !== null && approval.status !== 'pending') this.runs.deliver(approval);
+        if (approval !== null && approval.status !== 'pending') {
+          this.#feed.approvalResolved(approval);
+          this.runs.deliver(approval);
+        }
         continue; // Still pending: the run stays parked until a decision.
       }
       this.runs.restore(run.runId);
@@ -535,12 +618,14 @@ export class Runtime {
       reason: approval.reason,
       expiresAt: approval.expiresAt,
     });
+    this.#feed.approvalRequested(approval, ctx);
     for (const l of this.#approvalListeners) l(approval, ctx.interaction);
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       setImmediate(() => {
         if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
         this.runs.park(ctx.runId);
+        this.#feed.parked(ctx, approval.id);
         // A parked run holds no slot of its agent: other tasks may start while it waits.
         this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId: ctx.runId });
       });
@@ -564,6 +649,7 @@ export class Runtime {
         'run failed',
       );
     }
+    this.#feed.ended(ctx, outcome);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);

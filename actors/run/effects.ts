@@ -7,6 +7,7 @@ import { auditFieldsFromDecision } from '../../store/index.ts';
 import type {
   AuditStep,
   ExecuteInput,
+  ModelStepOutput,
   Observation,
   OpenApprovalInput,
   ProposedCall,
@@ -16,6 +17,19 @@ import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
+
+/**
+ * Who hears what a run does, as it happens (the runtime's live feed). Called synchronously from
+ * the run's effects and actions; must not throw. Values are raw: the receiver redacts.
+ */
+export interface RunReporter {
+  modelOutput(context: RunContext, output: ModelStepOutput): void;
+  modelFailed(context: RunContext, error: unknown): void;
+  proposed(context: RunContext, call: ProposedCall): void;
+  decided(context: RunContext, call: ProposedCall, decision: Decision): void;
+  /** An observation was appended to the transcript (what the model will see). */
+  observed(context: RunContext, observation: Observation): void;
+}
 
 /** What the run effects need from the runtime. */
 export interface RunEffectDeps extends ExecuteDeps {
@@ -32,6 +46,8 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly replaying?: (runId: string) => boolean;
   /** Receives a model step's answer text as it streams in (e.g. for `model.text` events). */
   readonly onModelText?: (runId: string, delta: string) => void;
+  /** The live feed; nothing is reported without one. */
+  readonly report?: RunReporter;
 }
 
 /** A replayed step of a restored run whose audit event is already recorded is not recorded again. */
@@ -77,9 +93,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
         const ctx = input.context;
         const exec = deps.contextFor(ctx.runId);
+        let output: ModelStepOutput;
         try {
           const policy = deps.policyFor(ctx);
-          return await deps.model.step({
+          output = await deps.model.step({
             runId: ctx.runId,
             agentId: ctx.agentId,
             step: ctx.steps,
@@ -93,9 +110,12 @@ export function provideRunMachine(deps: RunEffectDeps) {
           // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
           // asks again after the restart instead of failing.
           if (exec.signal.aborted) return new Promise<never>(() => {});
+          deps.report?.modelFailed(ctx, err);
           // The run's failure message is shown and stored: scrub it of every registered secret first.
           throw redactedError(err, deps.store.redactor);
         }
+        deps.report?.modelOutput(ctx, output);
+        return output;
       }),
       decide: fromPromise(
         async ({ input }: { input: { context: RunContext; call: ProposedCall } }): Promise<Decision> => {
@@ -139,6 +159,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
       ),
     },
     actions: {
+      observed: ({ context }) => {
+        const last = context.transcript[context.transcript.length - 1];
+        if (last?.role === 'observation') deps.report?.observed(context, last.observation);
+      },
       audit: ({ context }, params: { step: AuditStep }) => {
         const call = context.calls[context.cursor];
         if (alreadyAudited(deps, context, call?.id, params.step)) return;
@@ -148,9 +172,11 @@ export function provideRunMachine(deps: RunEffectDeps) {
             kind: 'proposed',
             detail: { args: call?.args },
           });
+          if (call !== undefined) deps.report?.proposed(context, call);
         } else if (params.step === 'policy_decided' && context.decision !== null) {
           const { detail, ...fields } = auditFieldsFromDecision(context.decision);
           deps.store.audit.append({ ...auditBase(context, call), ...fields, kind: 'policy_decided', detail });
+          if (call !== undefined) deps.report?.decided(context, call, context.decision);
         } else if (params.step === 'run_failed' && context.outcome !== null) {
           deps.store.audit.append({
             ...auditBase(context, undefined),

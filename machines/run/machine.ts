@@ -67,9 +67,11 @@ const deniedObservation = (
 
 /**
  * The run machine (pure): `running → waiting_for_approval → resuming → completed | failed`, and
- * `waiting_for_approval → denied`. Every effect (model step, policy decision, approval record,
- * tool execution, audit) is named here and provided by `actors/`. Deadlines are data
- * (`startedAt + budget.wallTimeMs`); the runtime re-arms them and sends `DEADLINE`.
+ * `waiting_for_approval → denied` (a denial with the human's reason instead goes back to the
+ * model as its `tool.denied` observation and the run goes on). Every effect (model step, policy
+ * decision, approval record, tool execution, audit) is named here and provided by `actors/`.
+ * Deadlines are data (`startedAt + budget.wallTimeMs`); the runtime re-arms them and sends
+ * `DEADLINE`.
  */
 export const runMachine = setup({
   types: {
@@ -91,6 +93,8 @@ export const runMachine = setup({
   },
   actions: {
     audit: (_, _params: { step: AuditStep }) => {},
+    /** An observation was just appended to the transcript (feeds `tool.completed` / `tool.denied`). */
+    observed: () => {},
     finish: assign(({ context, event }, params: { status: RunOutcome['status']; reason: string }) => ({
       outcome: {
         status: params.status,
@@ -111,6 +115,12 @@ export const runMachine = setup({
     isThisApproval: ({ context, event }) =>
       event.type === 'APPROVAL_DECIDED' && event.approvalId === context.approvalId,
     approved: ({ event }) => event.type === 'APPROVAL_DECIDED' && event.decision === 'approved',
+    deniedWithReason: ({ context, event }) =>
+      event.type === 'APPROVAL_DECIDED' &&
+      event.approvalId === context.approvalId &&
+      event.decision === 'denied' &&
+      typeof event.reason === 'string' &&
+      event.reason.length > 0,
   },
 }).createMachine({
   id: 'run',
@@ -276,22 +286,26 @@ export const runMachine = setup({
                         deniedObservation(current(context), context.decision ?? { reason: 'mode_deny' }),
                       ),
                     })),
+                    'observed',
                     { type: 'finish', params: { status: 'failed', reason: 'repeated_denied_call' } },
                   ],
                 },
                 {
                   target: 'advance',
-                  actions: assign(({ context }) => {
-                    const sig = callSignature(current(context));
-                    return {
-                      used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
-                      denials: { ...context.denials, [sig]: (context.denials[sig] ?? 0) + 1 },
-                      transcript: observe(
-                        context,
-                        deniedObservation(current(context), context.decision ?? { reason: 'mode_deny' }),
-                      ),
-                    };
-                  }),
+                  actions: [
+                    assign(({ context }) => {
+                      const sig = callSignature(current(context));
+                      return {
+                        used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
+                        denials: { ...context.denials, [sig]: (context.denials[sig] ?? 0) + 1 },
+                        transcript: observe(
+                          context,
+                          deniedObservation(current(context), context.decision ?? { reason: 'mode_deny' }),
+                        ),
+                      };
+                    }),
+                    'observed',
+                  ],
                 },
               ],
             },
@@ -311,31 +325,37 @@ export const runMachine = setup({
                 },
                 onDone: {
                   target: 'advance',
-                  actions: assign(({ context, event }) => {
-                    const usage = event.output.kind === 'tool.result' ? event.output.usage : undefined;
-                    return {
-                      used: {
-                        modelCalls: context.used.modelCalls + (usage?.modelCalls ?? 0),
-                        toolCalls: context.used.toolCalls + 1 + (usage?.toolCalls ?? 0),
-                      },
-                      transcript: observe(context, event.output),
-                    };
-                  }),
+                  actions: [
+                    assign(({ context, event }) => {
+                      const usage = event.output.kind === 'tool.result' ? event.output.usage : undefined;
+                      return {
+                        used: {
+                          modelCalls: context.used.modelCalls + (usage?.modelCalls ?? 0),
+                          toolCalls: context.used.toolCalls + 1 + (usage?.toolCalls ?? 0),
+                        },
+                        transcript: observe(context, event.output),
+                      };
+                    }),
+                    'observed',
+                  ],
                 },
                 onError: {
                   target: 'advance',
-                  actions: assign(({ context }) => {
-                    const call = current(context);
-                    return {
-                      used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
-                      transcript: observe(context, {
-                        kind: 'tool.failed',
-                        callId: call.id,
-                        tool: call.tool,
-                        message: 'the tool failed',
-                      }),
-                    };
-                  }),
+                  actions: [
+                    assign(({ context }) => {
+                      const call = current(context);
+                      return {
+                        used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
+                        transcript: observe(context, {
+                          kind: 'tool.failed',
+                          callId: call.id,
+                          tool: call.tool,
+                          message: 'the tool failed',
+                        }),
+                      };
+                    }),
+                    'observed',
+                  ],
                 },
               },
             },
@@ -388,6 +408,32 @@ export const runMachine = setup({
             actions: { type: 'audit', params: { step: 'approval_resolved' } },
           },
           {
+            // The human said why: the model sees the reason and may try something else.
+            guard: { type: 'deniedWithReason' },
+            target: '#run.running.acting.advance',
+            actions: [
+              { type: 'audit', params: { step: 'approval_resolved' } },
+              assign(({ context, event }) => {
+                const call = current(context);
+                const sig = callSignature(call);
+                const reason = event.type === 'APPROVAL_DECIDED' ? (event.reason ?? '') : '';
+                return {
+                  used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
+                  denials: { ...context.denials, [sig]: (context.denials[sig] ?? 0) + 1 },
+                  transcript: observe(
+                    context,
+                    deniedObservation(
+                      call,
+                      { reason: 'approval_denied' },
+                      `a human denied this call: ${reason}`,
+                    ),
+                  ),
+                };
+              }),
+              'observed',
+            ],
+          },
+          {
             guard: { type: 'isThisApproval' },
             target: 'denied',
             actions: [
@@ -407,6 +453,7 @@ export const runMachine = setup({
                   outcome: { status: 'denied' as const, reason: `approval_${decision}` },
                 };
               }),
+              'observed',
             ],
           },
         ],

@@ -105,6 +105,11 @@ export type RunEvent =
       readonly approvalId: string;
       readonly decision: 'approved' | 'denied' | 'expired';
       readonly user: string | null;
+      /**
+       * The human's reason (redacted). A denial with a reason goes back to the model as its
+       * `tool.denied` observation and the run continues; a denial without one ends the run.
+       */
+      readonly reason?: string | null;
     }
   | { readonly type: 'CANCEL'; readonly reason: string }
   | { readonly type: 'DEADLINE' };

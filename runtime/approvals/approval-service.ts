@@ -48,10 +48,11 @@ export class ApprovalService {
 
   /**
    * A human decision from an authenticated surface (in-process API or sidecar). Single use:
-   * a second, stale or expired decision changes nothing and says why.
+   * a second, stale or expired decision changes nothing and says why. `reason` is the human's
+   * optional reason, stored with the decision.
    */
-  decide(id: string, decision: ApprovalDecision, user: string): DecideResult {
-    const result = this.store.approvals.decide(id, decision, user, this.clock());
+  decide(id: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
+    const result = this.store.approvals.decide(id, decision, user, this.clock(), reason);
     const stored = result.ok ? result.approval : this.store.approvals.get(id);
     if (stored !== null && stored.status !== 'pending') this.#finish(stored);
     return result;

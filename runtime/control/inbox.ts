@@ -42,12 +42,14 @@ export function showApproval(stateDir: string, id: string): ApprovalRecord | nul
  * Decides an approval as the local user (the CLI surface). Refused when this process descends
  * from the runtime (an agent's shell command). The decision is written to the store (single use,
  * atomic); then the running runtime, if any, is told to look. Returns the store's verdict and
- * whether a runtime was notified (when none runs, it resumes the run at its next start).
+ * whether a runtime was notified (when none runs, it resumes the run at its next start). A
+ * denial's `reason` is stored with it and reaches the model.
  */
 export async function decideAsLocalUser(
   stateDir: string,
   id: string,
   decision: ApprovalDecision,
+  reason?: string,
 ): Promise<{ result: DecideResult; notified: boolean; user: string }> {
   const pid = runtimePid(stateDir);
   if (pid !== null && descendsFrom(pid)) {
@@ -59,7 +61,7 @@ export async function decideAsLocalUser(
   const store = openLocalStore(stateDir, false);
   let result: DecideResult;
   try {
-    result = store.approvals.decide(id, decision, user);
+    result = store.approvals.decide(id, decision, user, undefined, reason);
   } finally {
     store.close();
   }

@@ -9,6 +9,8 @@ type RunSnapshot = SnapshotFrom<RunMachine>;
 
 /** What the host reports about runs. */
 export interface RunHostEvents {
+  /** A new run (top-level or sub-agent) is about to take its first step. */
+  onStarted?(input: RunInput): void;
   onStatus(runId: string, status: RunStatus, context: RunContext): void;
   onEnded(runId: string, outcome: RunOutcome, context: RunContext): void;
 }
@@ -100,6 +102,7 @@ export class RunHost {
     if (this.#live.has(input.runId) || this.store.snapshots.has(input.runId)) {
       throw new Error(`run ${input.runId} already exists`);
     }
+    this.events.onStarted?.(input);
     this.#spawn(input, undefined);
   }
 
@@ -145,6 +148,7 @@ export class RunHost {
       approvalId: approval.id,
       decision: approval.status,
       user: approval.decidedBy,
+      reason: approval.decisionReason,
     });
   }
 

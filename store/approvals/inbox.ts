@@ -6,7 +6,13 @@ import { assertWritable, fromStoredJson, toStoredJson, toStoredText } from '../c
 import type { StoreContext } from '../context.ts';
 import { quote } from '../errors.ts';
 import { Id, Timestamp, parseInput } from '../schema.ts';
-import { APPROVAL_RECORD_VERSION, ApprovalDecision, ApprovalStatus, CreateApprovalInput } from './types.ts';
+import {
+  APPROVAL_RECORD_VERSION,
+  ApprovalDecision,
+  ApprovalStatus,
+  CreateApprovalInput,
+  DecisionReason,
+} from './types.ts';
 import type { ApprovalRecord, ApprovalRow, DecideResult, PendingFilter } from './types.ts';
 
 const DURABLE = { durable: true } as const;
@@ -20,8 +26,8 @@ const DURABLE = { durable: true } as const;
 export class ApprovalInbox {
   private readonly byId: Statement<[string], ApprovalRow>;
   private readonly byCall: Statement<[string], ApprovalRow>;
-  private readonly insert: Statement<ApprovalRow>;
-  private readonly decideStmt: Statement<[string, string, number, string, number]>;
+  #insert: Statement<ApprovalRow> | null = null;
+  #decide: Statement<[string, string, number, string | null, string, number]> | null = null;
   private readonly expireStmt: Statement<[number, string]>;
   private readonly due: Statement<[number], ApprovalRow>;
   private readonly pending: Statement<{ session: string | null; task: string | null; agent: string | null }>;
@@ -34,18 +40,6 @@ export class ApprovalInbox {
     const db = ctx.db;
     this.byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
     this.byCall = db.prepare('SELECT * FROM approvals WHERE call_id = ?');
-    this.insert = db.prepare(
-      `INSERT INTO approvals (id, v, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
-         surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
-         expires_at, status, decided_by, decided_at)
-       VALUES (@id, @v, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
-         @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
-         @created_at, @expires_at, @status, @decided_by, @decided_at)`,
-    );
-    this.decideStmt = db.prepare(
-      `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?
-       WHERE id = ? AND status = 'pending' AND expires_at > ?`,
-    );
     this.expireStmt = db.prepare(
       "UPDATE approvals SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
     );
@@ -60,6 +54,24 @@ export class ApprovalInbox {
          AND (@agent IS NULL OR agent_id = @agent)
        ORDER BY created_at, rowid`,
     );
+  }
+
+  // Write statements are prepared on first use: a read-only open of an older file (before
+  // `decision_reason`) must not fail on statements it never runs.
+  private get insert(): Statement<ApprovalRow> {
+    return (this.#insert ??= this.ctx.db
+      .prepare(`INSERT INTO approvals (id, v, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
+         surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
+         expires_at, status, decided_by, decided_at, decision_reason)
+       VALUES (@id, @v, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
+         @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
+         @created_at, @expires_at, @status, @decided_by, @decided_at, @decision_reason)`));
+  }
+
+  private get decideStmt(): Statement<[string, string, number, string | null, string, number]> {
+    return (this.#decide ??= this.ctx.db
+      .prepare(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_reason = ?
+       WHERE id = ? AND status = 'pending' AND expires_at > ?`));
   }
 
   /**
@@ -97,6 +109,7 @@ export class ApprovalInbox {
         status: ApprovalStatus.pending,
         decided_by: null,
         decided_at: null,
+        decision_reason: null,
       };
       this.insert.run(row);
       this.record(row, AuditKind.approvalRequested, row.created_at, {
@@ -112,18 +125,31 @@ export class ApprovalInbox {
    * Decides a pending approval, once. Exactly one call per approval ever returns `ok: true`;
    * any other (second, concurrent from another connection or process, stale, after the
    * deadline, unknown id) changes nothing except marking a past-deadline request `expired`,
-   * and says why. `now` is the decision time (ms), compared with `expiresAt`.
+   * and says why. `now` is the decision time (ms), compared with `expiresAt`. `reason` is the
+   * human's optional reason, stored redacted with the decision (a denial's reaches the model).
    */
-  decide(id: string, decision: ApprovalDecision, user: string, now: number = this.ctx.clock()): DecideResult {
+  decide(
+    id: string,
+    decision: ApprovalDecision,
+    user: string,
+    now: number = this.ctx.clock(),
+    reason?: string,
+  ): DecideResult {
     assertWritable(this.ctx, 'approvals.decide');
     parseInput(Id, id, 'approvals.decide id', this.ctx.redactor);
     parseInput(ApprovalDecision, decision, 'approvals.decide decision', this.ctx.redactor);
     parseInput(Id, user, 'approvals.decide user', this.ctx.redactor);
     parseInput(Timestamp, now, 'approvals.decide now', this.ctx.redactor);
+    if (reason !== undefined)
+      parseInput(DecisionReason, reason, 'approvals.decide reason', this.ctx.redactor);
+    const storedReason = toStoredText(this.ctx, reason);
     return this.ctx.tx.run((): DecideResult => {
-      if (this.decideStmt.run(decision, user, now, id, now).changes === 1) {
+      if (this.decideStmt.run(decision, user, now, storedReason, id, now).changes === 1) {
         const row = this.byId.get(id) as ApprovalRow;
-        this.record(row, AuditKind.approvalResolved, now, { decidedBy: user });
+        this.record(row, AuditKind.approvalResolved, now, {
+          decidedBy: user,
+          ...(storedReason === null ? {} : { decisionReason: storedReason }),
+        });
         return { ok: true, approval: this.toRecord(row) };
       }
       const row = this.byId.get(id);
@@ -245,6 +271,7 @@ export class ApprovalInbox {
       status: row.status,
       decidedBy: row.decided_by,
       decidedAt: row.decided_at,
+      decisionReason: row.decision_reason ?? null,
     };
   }
 }

@@ -16,6 +16,9 @@ export type ApprovalStatus = (typeof ApprovalStatus)[keyof typeof ApprovalStatus
 export const ApprovalDecision = z.enum(['approved', 'denied']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
+/** Why a human decided as they did (optional; a denial's reason is shown to the model). */
+export const DecisionReason = z.string().min(1).max(1000);
+
 /** The record version of approval rows this code writes. */
 export const APPROVAL_RECORD_VERSION = 1;
 
@@ -78,6 +81,8 @@ export interface ApprovalRecord {
   readonly status: ApprovalStatus;
   readonly decidedBy: string | null;
   readonly decidedAt: number | null;
+  /** The human's reason for the decision (redacted), or null. */
+  readonly decisionReason: string | null;
 }
 
 /** Why a decision changed nothing. */
@@ -127,4 +132,5 @@ export interface ApprovalRow {
   status: ApprovalStatus;
   decided_by: string | null;
   decided_at: number | null;
+  decision_reason: string | null;
 }

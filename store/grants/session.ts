@@ -26,6 +26,7 @@ export class SessionApprovals {
   private readonly active: Statement<[string], SessionRow>;
   private readonly match: Statement<[string, string, string | null], SessionRow>;
   private readonly byId: Statement<[string], SessionRow>;
+  private readonly allActive: Statement<[], SessionRow>;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -44,6 +45,9 @@ export class SessionApprovals {
          AND (target IS NULL OR target = ?) ORDER BY target IS NULL, created_at LIMIT 1`,
     );
     this.byId = db.prepare('SELECT * FROM session_approvals WHERE id = ?');
+    this.allActive = db.prepare(
+      'SELECT * FROM session_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
+    );
   }
 
   /** Grants a session approval (audited `session_approval_granted`). */
@@ -122,14 +126,9 @@ export class SessionApprovals {
     return row ? toSessionApproval(row) : null;
   }
 
-  /** Every active (unrevoked) session approval, oldest first (read-only views such as `snotra policy show`). */
+  /** Every active (unrevoked) grant of this kind, oldest first (for `snotra grants list`). */
   listAllActive(): SessionApproval[] {
-    return this.ctx.db
-      .prepare<[], SessionRow>(
-        'SELECT * FROM session_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
-      )
-      .all()
-      .map(toSessionApproval);
+    return this.allActive.all().map(toSessionApproval);
   }
 
   /** One session approval by id (revoked ones included), or null. */

@@ -28,6 +28,7 @@ export class StandingApprovals {
   private readonly active: Statement<[string], StandingRow>;
   private readonly match: Statement<[string, string, string], StandingRow>;
   private readonly byId: Statement<[string], StandingRow>;
+  private readonly allActive: Statement<[], StandingRow>;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -47,6 +48,9 @@ export class StandingApprovals {
        WHERE owner_task_id = ? AND tool = ? AND target = ? AND revoked_at IS NULL ORDER BY created_at LIMIT 1`,
     );
     this.byId = db.prepare('SELECT * FROM standing_approvals WHERE id = ?');
+    this.allActive = db.prepare(
+      'SELECT * FROM standing_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
+    );
   }
 
   /** Grants a standing approval (audited `standing_approval_granted`). */
@@ -121,14 +125,9 @@ export class StandingApprovals {
     return row ? toStandingApproval(row) : null;
   }
 
-  /** Every active (unrevoked) standing approval, oldest first (read-only views such as `snotra policy show`). */
+  /** Every active (unrevoked) grant of this kind, oldest first (for `snotra grants list`). */
   listAllActive(): StandingApproval[] {
-    return this.ctx.db
-      .prepare<[], StandingRow>(
-        'SELECT * FROM standing_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
-      )
-      .all()
-      .map(toStandingApproval);
+    return this.allActive.all().map(toStandingApproval);
   }
 
   /** One standing approval by id (revoked ones included), or null. */

@@ -2,12 +2,19 @@ import { initial } from './001-initial.ts';
 import { restoreIndexes } from './002-restore-indexes.ts';
 import { compactHotPath } from './003-compact-hot-path.ts';
 import { scheduleJournal } from './004-schedule-journal.ts';
+import { approvalDecisionReason } from './005-approval-decision-reason.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
 
 /** Every migration in order; the last one's version is the current schema version. */
-export const MIGRATIONS: readonly Migration[] = [initial, restoreIndexes, compactHotPath, scheduleJournal];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  restoreIndexes,
+  compactHotPath,
+  scheduleJournal,
+  approvalDecisionReason,
+];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION: number = MIGRATIONS.length;

@@ -6,17 +6,30 @@ import {
   type ApprovalRecord,
 } from '../../runtime/control/inbox.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { oneLine } from './run/escape.ts';
 import { stateDirOf } from './state-dir.ts';
 
 const USAGE =
   'usage: snotra inbox list [--session S] [--task T] [--agent A] [--json]\n' +
   '       snotra inbox show ID [--json]\n' +
-  '       snotra inbox approve ID | deny ID\n' +
+  '       snotra inbox approve ID [--reason TEXT] | deny ID [--reason TEXT]\n' +
+  "  (a denial's reason is shown to the model, which may then try something else)\n" +
   '  (all take --state-dir D or --config F)';
 
 function line(a: ApprovalRecord): string {
   const when = new Date(a.expiresAt).toISOString();
-  return `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`;
+  // Escaped: tool names, targets and reasons may come from a model or an MCP server.
+  return oneLine(
+    `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`,
+    4000,
+  );
+}
+
+function decisionLine(a: ApprovalRecord): string {
+  if (a.status === 'pending') return '';
+  const by = a.decidedBy === null ? '' : ` by ${a.decidedBy}`;
+  const why = a.decisionReason === null ? '' : `: ${a.decisionReason}`;
+  return `  decision: ${oneLine(`${a.status}${by}${why}`, 1200)}\n`;
 }
 
 /** `snotra inbox list|show|approve|deny`: the Inbox as the local user sees it. */
@@ -33,6 +46,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
         task: { type: 'string' },
         agent: { type: 'string' },
         json: { type: 'boolean', default: false },
+        reason: { type: 'string' },
       },
       allowPositionals: true,
       strict: true,
@@ -65,7 +79,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
       io.stdout(
         values.json
           ? `${JSON.stringify(a)}\n`
-          : `${line(a)}\n  args: ${JSON.stringify(a.args)}\n  rule: ${a.ruleId}\n`,
+          : `${line(a)}\n  args: ${oneLine(JSON.stringify(a.args) ?? 'null', 4000)}\n  rule: ${oneLine(a.ruleId, 300)}\n${decisionLine(a)}`,
       );
       return ExitCode.ok;
     }
@@ -73,10 +87,17 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
     case 'deny': {
       const id = positionals[0];
       if (id === undefined) throw new UsageError(`inbox ${action} needs an approval id\n${USAGE}`);
+      const reason = values.reason?.trim();
+      if (
+        values.reason !== undefined &&
+        (reason === undefined || reason.length === 0 || reason.length > 1000)
+      )
+        throw new UsageError(`--reason must be 1 to 1000 characters\n${USAGE}`);
       const { result, notified, user } = await decideAsLocalUser(
         stateDir,
         id,
         action === 'approve' ? 'approved' : 'denied',
+        reason,
       );
       if (!result.ok) {
         io.stderr(`snotra inbox: ${result.reason}: ${result.message}\n`);

@@ -1,9 +1,16 @@
+import type { ApprovalTerminal } from './run/prompt.ts';
+
 /** Where a CLI command writes; injected so commands are testable in process. */
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   /** Standard input as a stream of lines (for `--stdin`). */
   stdinLines(): AsyncIterable<string>;
+  /**
+   * The terminal to ask approvals on, opened on first use; absent or null when stdin or stderr
+   * is not a TTY (then nothing is ever approved inline).
+   */
+  readonly approvalTerminal?: () => ApprovalTerminal | null;
 }
 
 /** Exit codes shared by every command (documented in README.md). */
@@ -15,6 +22,8 @@ export const ExitCode = {
   approvalRequired: 10,
   /** `policy check`: the decision is deny. */
   denied: 11,
+  /** `run --unattended`: the run parked on an approval (its Inbox id is printed). */
+  parked: 20,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

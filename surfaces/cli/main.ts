@@ -6,6 +6,9 @@ import { demoCommand } from './demo.ts';
 import { inboxCommand } from './inbox.ts';
 import { policyCheckCommand } from './policy-check.ts';
 import { policyShowCommand } from './policy-show.ts';
+import { grantsCommand } from './grants.ts';
+import { runCommand } from './run.ts';
+import { processTerminal } from './run/prompt.ts';
 import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 import { tasksCommand } from './tasks.ts';
@@ -28,6 +31,8 @@ const COMMANDS: Record<string, Command> = {
   doctor: doctorCommand,
   viz: vizCommand,
   audit: (argv, io, cwd) => auditCommand(argv, io, cwd),
+  run: runCommand,
+  grants: grantsCommand,
 };
 
 /** Whether a stream error means the reader closed its end (a pipe to `head`, a closed terminal). */
@@ -62,6 +67,7 @@ const processIo: CliIo = {
     if (!process.stderr.destroyed) process.stderr.write(t);
   },
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
+  approvalTerminal: () => (process.stdin.isTTY && process.stderr.isTTY ? processTerminal() : null),
 };
 
 /** Runs one CLI invocation and returns its exit code. Errors are printed, never thrown. */

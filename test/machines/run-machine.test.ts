@@ -210,6 +210,68 @@ describe('run machine', () => {
     }
   });
 
+  it('goes back to the model with a denial that carries the human reason, and never executes', async () => {
+    const log: string[] = [];
+    const { machine, model } = wired(
+      [
+        { respond: { kind: 'calls', calls: [call('c1', 'send_message')] } },
+        {
+          expect: {
+            kind: 'tool.denied',
+            reason: 'approval_denied',
+            contains: 'a human denied this call: not #general',
+          },
+          respond: { kind: 'final', text: 'understood' },
+        },
+      ],
+      { send_message: decision('approval-required', 'mode_ask') },
+      log,
+    );
+    const actor = createActor(machine, { input: input() }).start();
+    await waitFor(actor, (s) => s.matches('waiting_for_approval'));
+    actor.send({
+      type: 'APPROVAL_DECIDED',
+      approvalId: 'apr:r1:c1',
+      decision: 'denied',
+      user: 'u',
+      reason: 'not #general',
+    });
+    expect(await toPromise(actor)).toEqual({
+      status: 'completed',
+      reason: 'final_answer',
+      text: 'understood',
+    });
+    expect(log.some((l) => l.startsWith('exec:'))).toBe(false);
+    expect(actor.getSnapshot().context.used.toolCalls).toBe(1);
+    model.assertConsumed('a', 'r1');
+  });
+
+  it('ends denied when the reason is empty or another approval is denied with a reason', async () => {
+    const { machine } = wired(
+      [{ respond: { kind: 'calls', calls: [call('c1', 'send_message')] } }],
+      { send_message: decision('approval-required', 'mode_ask') },
+      [],
+    );
+    const actor = createActor(machine, { input: input() }).start();
+    await waitFor(actor, (s) => s.matches('waiting_for_approval'));
+    actor.send({
+      type: 'APPROVAL_DECIDED',
+      approvalId: 'apr:other',
+      decision: 'denied',
+      user: 'u',
+      reason: 'x',
+    });
+    expect(actor.getSnapshot().value).toBe('waiting_for_approval');
+    actor.send({
+      type: 'APPROVAL_DECIDED',
+      approvalId: 'apr:r1:c1',
+      decision: 'denied',
+      user: 'u',
+      reason: '',
+    });
+    expect(await toPromise(actor)).toEqual({ status: 'denied', reason: 'approval_denied' });
+  });
+
   it('fails on a wall-time deadline sent by the runtime', async () => {
     const { machine } = wired(
       [{ respond: { kind: 'calls', calls: [call('c1', 'send_message')] } }],

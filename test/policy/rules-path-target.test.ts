@@ -18,11 +18,13 @@ beforeAll(async () => {
   symlinkSync('migrations/v1/001.sql', join(ws.project, 'first.sql'));
   // A workspace whose root is configured through a symlink: targets are canonical, the rule
   // must still find the root.
-  linked = await createWorkspace({
-    workspace: { roots: [{ id: 'project', path: 'via-link', access: 'read-write', primary: true }] },
-  });
-  mkdirSync(join(linked.project, 'migrations'), { recursive: true });
-  symlinkSync(linked.project, join(linked.dir, 'via-link'));
+  linked = await createWorkspace(
+    { workspace: { roots: [{ id: 'project', path: 'via-link', access: 'read-write', primary: true }] } },
+    (dir, project) => {
+      mkdirSync(join(project, 'migrations'), { recursive: true });
+      symlinkSync(project, join(dir, 'via-link'));
+    },
+  );
 });
 afterAll(() => {
   ws.cleanup();

@@ -164,7 +164,7 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
     const { outcome } = await rt.chat('assistant', 'read things');
     expect(outcome).toMatchObject({ status: 'completed', text: 'The file says: ok' });
     expect(p.observation(server.requests[1] as SeenRequest)).toMatch(
-      /denied by the runtime's policy \(tool_not_found\)/,
+      /denied by the runtime's policy \(tool_not_granted\)/,
     );
     expect(p.observation(server.requests[1] as SeenRequest)).not.toContain('tangerine');
   });

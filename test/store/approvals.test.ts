@@ -40,6 +40,7 @@ describe('approvals and the Inbox', () => {
       status: 'pending',
       decidedBy: null,
       decidedAt: null,
+      decisionReason: null,
     });
     expect(store.approvals.get('appr-1')).toEqual(approval);
     expect(store.approvals.getByCall('call-1')).toEqual(approval);
@@ -86,6 +87,23 @@ describe('approvals and the Inbox', () => {
       status: 'approved',
       detail: { decidedBy: 'alice', approvalId: 'appr-1' },
     });
+  });
+
+  it('stores a decision reason redacted, audits it, and refuses an empty or oversized one', () => {
+    const { store, clock, redactor } = openTemp();
+    redactor.registerSecret('hunter2-secret');
+    store.approvals.create(approvalInput(1, clock.now, 60_000));
+    expect(() => store.approvals.decide('appr-1', 'denied', 'local:u', clock.now, '')).toThrow(/reason/);
+    expect(() => store.approvals.decide('appr-1', 'denied', 'local:u', clock.now, 'x'.repeat(1001))).toThrow(
+      /reason/,
+    );
+    expect(store.approvals.get('appr-1')?.status).toBe('pending');
+    const r = store.approvals.decide('appr-1', 'denied', 'local:u', clock.now, 'not with hunter2-secret');
+    expect(r.ok && r.approval.decisionReason).toBe('not with [REDACTED]');
+    expect(store.approvals.get('appr-1')?.decisionReason).toBe('not with [REDACTED]');
+    const resolved = store.audit.list().find((e) => e.kind === 'approval_resolved');
+    expect(JSON.stringify(resolved)).toContain('not with [REDACTED]');
+    expect(JSON.stringify(store.audit.list())).not.toContain('hunter2');
   });
 
   it('refuses a decision at or after the deadline and marks the request expired', () => {

@@ -34,12 +34,17 @@ export interface ContextOptions {
 }
 
 /** Creates the workspace on disk and a policy environment over it (real path guard and shell analyzer). */
-export async function createWorkspace(extraConfig: Record<string, unknown> = {}): Promise<Workspace> {
+export async function createWorkspace(
+  extraConfig: Record<string, unknown> = {},
+  /** Runs on the new folders before the config is loaded (which checks that roots exist). */
+  prepare?: (dir: string, project: string) => void,
+): Promise<Workspace> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-ws-')));
   const project = join(dir, 'project');
   const docs = join(dir, 'docs');
   mkdirSync(join(project, 'src'), { recursive: true });
   mkdirSync(docs, { recursive: true });
+  prepare?.(dir, project);
   const config = {
     stateDir: join(dir, 'state'),
     workspace: {

@@ -1,0 +1,240 @@
+import type { Logger } from 'pino';
+import type { RunReporter } from '../actors/run/effects.ts';
+import type { Decision } from '../policy/decision.ts';
+import type { ToolRegistry } from '../policy/registry.ts';
+import type {
+  ModelStepOutput,
+  Observation,
+  ProposedCall,
+  RunContext,
+  RunInput,
+  RunOutcome,
+} from '../machines/run/types.ts';
+import type { ApprovalRecord, Redactor } from '../store/index.ts';
+import { grantOptions } from './approvals/grant-options.ts';
+import { approvalPreview } from './approvals/preview.ts';
+import {
+  FEED_CONTENT_MAX,
+  type RunFeedEvent,
+  type RunFeedEventBody,
+  type RunFeedListener,
+} from './events.ts';
+
+/** The run a feed event is about. */
+type RunRef = Pick<RunInput, 'runId' | 'agentId' | 'parentRunId'>;
+
+/** What a run's end means to a person, by outcome reason (RunOutcome.reason). */
+const OUTCOME_TEXT: Readonly<Record<string, string>> = {
+  final_answer: 'the model gave its final answer',
+  model_error: 'the model step failed',
+  policy_error: 'the policy could not decide a call',
+  approval_store_error: 'the approval request could not be recorded',
+  approval_denied: 'a human denied a call',
+  approval_expired: 'an approval request expired without a decision',
+  repeated_denied_call: 'the model proposed the same denied call again',
+  budget_model_calls: 'the run used all of its model calls',
+  budget_tool_calls: 'the run used all of its tool calls',
+  budget_wall_time: 'the run ran out of wall time',
+};
+
+const MESSAGE_MAX = 1000;
+
+function cap(text: string, max: number): { text: string; truncated: boolean } {
+  return text.length <= max ? { text, truncated: false } : { text: text.slice(0, max), truncated: true };
+}
+
+/**
+ * The runtime's live feed of run events (runtime/events.ts). It hears the run effects (as their
+ * RunReporter) and the runtime's own run, approval and park points, redacts every value with
+ * the store's redactor, and hands each event to every listener. With no listener it does no work.
+ */
+export class RunFeed implements RunReporter {
+  readonly #listeners = new Set<RunFeedListener>();
+  /** The last model error of each run (redacted), for the message of its `run.failed`. */
+  readonly #modelErrors = new Map<string, string>();
+
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly registry: ToolRegistry,
+    private readonly clock: () => number,
+    private readonly logger: Logger,
+    /** The primary root now: where a shell command without `cwd` runs. */
+    private readonly primaryRoot: () => string | null,
+  ) {}
+
+  /** Adds a listener; returns its removal. */
+  on(listener: RunFeedListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends one event (already redacted) to every listener. */
+  emit(run: RunRef, body: RunFeedEventBody): void {
+    if (this.#listeners.size === 0) return;
+    const event = {
+      ...body,
+      runId: run.runId,
+      ts: this.clock(),
+      agentId: run.agentId,
+      parentRunId: run.parentRunId,
+    } as RunFeedEvent;
+    for (const l of [...this.#listeners]) {
+      try {
+        l(event);
+      } catch (err) {
+        this.logger.error({ type: event.type, err: (err as Error).message }, 'a run feed listener failed');
+      }
+    }
+  }
+
+  get #quiet(): boolean {
+    return this.#listeners.size === 0;
+  }
+
+  #text(value: string, max: number): string {
+    return cap(this.redactor.redactString(value), max).text;
+  }
+
+  /** A new run started (`run.started`), before its first step. */
+  started(ctx: RunInput): void {
+    this.emit(ctx, {
+      type: 'run.started',
+      sessionId: ctx.sessionId,
+      taskId: ctx.taskId,
+      interaction: ctx.interaction,
+      surface: ctx.surface,
+    });
+  }
+
+  modelOutput(ctx: RunContext, output: ModelStepOutput): void {
+    if (this.#quiet || output.text === undefined || output.text.length === 0) return;
+    this.emit(ctx, { type: 'model.text', delta: this.redactor.redactString(output.text) });
+  }
+
+  modelFailed(ctx: RunContext, error: unknown): void {
+    const e = error as { code?: unknown; message?: unknown };
+    const message = `${typeof e.code === 'string' ? `${e.code}: ` : ''}${String(e.message ?? error)}`;
+    this.#modelErrors.set(ctx.runId, this.#text(message, MESSAGE_MAX));
+  }
+
+  proposed(ctx: RunContext, call: ProposedCall): void {
+    if (this.#quiet) return;
+    this.emit(ctx, {
+      type: 'tool.proposed',
+      callId: call.id,
+      tool: call.tool,
+      args: this.redactor.redact(call.args ?? null),
+    });
+  }
+
+  decided(ctx: RunContext, call: ProposedCall, decision: Decision): void {
+    if (this.#quiet) return;
+    this.emit(ctx, {
+      type: 'tool.decided',
+      callId: call.id,
+      tool: call.tool,
+      decision: this.redactor.redact(decision) as Decision,
+    });
+  }
+
+  observed(ctx: RunContext, o: Observation): void {
+    if (this.#quiet) return;
+    if (o.kind === 'tool.denied') {
+      this.emit(ctx, {
+        type: 'tool.denied',
+        callId: o.callId,
+        tool: o.tool,
+        reason: o.reason,
+        message: this.#text(o.message, MESSAGE_MAX),
+      });
+      return;
+    }
+    const raw =
+      o.kind === 'tool.result'
+        ? typeof o.content === 'string'
+          ? o.content
+          : (JSON.stringify(o.content) ?? '')
+        : o.message;
+    const { text, truncated } = cap(this.redactor.redactString(raw), FEED_CONTENT_MAX);
+    this.emit(ctx, {
+      type: 'tool.completed',
+      callId: o.callId,
+      tool: o.tool,
+      ok: o.kind === 'tool.result',
+      content: text,
+      truncated,
+    });
+  }
+
+  /** An approval request was opened (`approval.requested`), from its stored (redacted) record. */
+  approvalRequested(approval: ApprovalRecord, ctx: RunContext): void {
+    if (this.#quiet) return;
+    const call = ctx.calls[ctx.cursor];
+    const decision = ctx.decision;
+    if (call === undefined || decision === null) return;
+    const options = grantOptions(this.registry, call.tool, call.args, decision, ctx.taskId);
+    this.emit(ctx, {
+      type: 'approval.requested',
+      approvalId: approval.id,
+      callId: call.id,
+      tool: approval.tool,
+      risk: approval.risk,
+      reason: approval.reason,
+      rule: decision.rule,
+      targets: this.redactor.redact(decision.targets) as Decision['targets'],
+      args: approval.args,
+      interaction: ctx.interaction,
+      sessionId: ctx.sessionId,
+      expiresAt: approval.expiresAt,
+      options: { session: options.session !== null, standing: options.standing !== null },
+      preview: approvalPreview(call.tool, call.args, decision.targets, this.primaryRoot(), (t) =>
+        this.redactor.redactString(t),
+      ),
+    });
+  }
+
+  /** A decision or an expiry reached an approval (`approval.resolved`). */
+  approvalResolved(approval: ApprovalRecord): void {
+    if (this.#quiet || approval.status === 'pending' || approval.runId === null) return;
+    const checkpoint = approval.resumeCheckpoint as { callId?: unknown } | null;
+    this.emit(
+      { runId: approval.runId, agentId: approval.agentId, parentRunId: approval.parentRunId },
+      {
+        type: 'approval.resolved',
+        approvalId: approval.id,
+        callId: typeof checkpoint?.callId === 'string' ? checkpoint.callId : null,
+        decision: approval.status,
+        by: approval.decidedBy,
+        reason: approval.decisionReason,
+      },
+    );
+  }
+
+  /** An unattended run parked on an approval (`run.parked`). */
+  parked(ctx: RunContext, approvalId: string): void {
+    this.emit(ctx, { type: 'run.parked', approvalId });
+  }
+
+  /** A run ended (`run.completed` or `run.failed`). */
+  ended(ctx: RunContext, outcome: RunOutcome): void {
+    const modelError = this.#modelErrors.get(ctx.runId);
+    this.#modelErrors.delete(ctx.runId);
+    if (outcome.status === 'completed') {
+      this.emit(ctx, {
+        type: 'run.completed',
+        outcome: 'completed',
+        reason: outcome.reason,
+        text: this.redactor.redactString(outcome.text ?? ''),
+      });
+      return;
+    }
+    const known = OUTCOME_TEXT[outcome.reason] ?? outcome.reason;
+    this.emit(ctx, {
+      type: 'run.failed',
+      outcome: outcome.status,
+      reason: outcome.reason,
+      message:
+        outcome.reason === 'model_error' && modelError !== undefined ? `${known}: ${modelError}` : known,
+    });
+  }
+}

@@ -1,0 +1,232 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { userInfo } from 'node:os';
+import { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { resolveConfig, type LoadedConfig } from '../../runtime/config/load.ts';
+import { listPending, showRun } from '../../runtime/control/inbox.ts';
+import { modelFromConfig } from '../../runtime/model-from-config.ts';
+import { Runtime } from '../../runtime/runtime.ts';
+import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { ApprovalDesk } from './run/desk.ts';
+import { oneLine } from './run/escape.ts';
+import type { ApprovalTerminal } from './run/prompt.ts';
+import { RunWatch } from './run/watch.ts';
+
+const USAGE =
+  'usage: snotra run [--config F] [--agent A] [--json] [--unattended] [--session S] MESSAGE|-\n' +
+  '       snotra run --resume RUN [--config F] [--json]\n' +
+  '  exit 0 completed, 1 failed or denied, 20 parked (unattended), 2 usage';
+
+/** The longest message read from stdin (`-`), as the bus accepts it. */
+const MESSAGE_MAX = 100_000;
+
+interface RunArgs {
+  readonly loaded: LoadedConfig;
+  readonly json: boolean;
+  readonly unattended: boolean;
+  readonly agent: string;
+  readonly session: string | undefined;
+  readonly resume: string | undefined;
+  readonly message: string | undefined;
+}
+
+function pickAgent(loaded: LoadedConfig, wanted: string | undefined): string {
+  const agents = Object.keys(loaded.config.agents);
+  const where = loaded.file ?? 'the default config';
+  if (wanted !== undefined) {
+    if (!agents.includes(wanted))
+      throw new UsageError(
+        `--agent ${JSON.stringify(wanted)} is not an agent of ${where}; agents: ${agents.join(', ') || '(none)'}`,
+      );
+    return wanted;
+  }
+  if (agents.length === 1) return agents[0] as string;
+  throw new UsageError(
+    agents.length === 0
+      ? `${where} defines no agents (add one under "agents")`
+      : `${where} has several agents; pick one with --agent (${agents.join(', ')})`,
+  );
+}
+
+async function readMessage(io: CliIo): Promise<string> {
+  const lines: string[] = [];
+  let size = 0;
+  for await (const line of io.stdinLines()) {
+    size += line.length + 1;
+    if (size > MESSAGE_MAX)
+      throw new UsageError(`the message on stdin is longer than ${MESSAGE_MAX} characters`);
+    lines.push(line);
+  }
+  const text = lines.join('\n').trim();
+  if (text.length === 0) throw new UsageError('the message on stdin is empty');
+  return text;
+}
+
+async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        agent: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        unattended: { type: 'boolean', default: false },
+        session: { type: 'string' },
+        resume: { type: 'string' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.resume !== undefined) {
+    if (
+      positionals.length > 0 ||
+      values.agent !== undefined ||
+      values.session !== undefined ||
+      values.unattended
+    )
+      throw new UsageError(`--resume takes no message, --agent, --session or --unattended\n${USAGE}`);
+  } else if (positionals.length !== 1) {
+    throw new UsageError(
+      `${positionals.length === 0 ? 'a message is needed' : 'give the message as one argument (quote it)'}\n${USAGE}`,
+    );
+  }
+  if (values.session !== undefined && (values.session.length === 0 || values.session.length > 200))
+    throw new UsageError('--session must be 1 to 200 characters');
+  const loaded = resolveConfig(values.config, cwd);
+  const agent = values.resume !== undefined ? '' : pickAgent(loaded, values.agent);
+  const raw = positionals[0];
+  const message = raw === '-' ? await readMessage(io) : raw;
+  if (message !== undefined && message.trim().length === 0) throw new UsageError('the message is empty');
+  return {
+    loaded,
+    json: values.json,
+    unattended: values.unattended,
+    agent,
+    session: values.session,
+    resume: values.resume,
+    message,
+  };
+}
+
+/** The runtime's log (redacted JSON lines) on stderr, warnings and errors only: the run's own output is the feed. */
+function warningsTo(io: CliIo): Writable {
+  return new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split('\n')) {
+        if (line.length === 0) continue;
+        let level = 50;
+        try {
+          level = Number((JSON.parse(line) as { level?: unknown }).level ?? 50);
+        } catch {
+          // Not JSON: shown as it is.
+        }
+        if (level >= 40) io.stderr(`${line}\n`);
+      }
+      cb();
+    },
+  });
+}
+
+function exitOf(outcome: Awaited<ReturnType<Runtime['waitForRun']>>): number {
+  return outcome.status === 'completed' ? ExitCode.ok : ExitCode.failure;
+}
+
+/**
+ * Checks a run named by `--resume` before a runtime starts on its state dir: unknown runs fail,
+ * a run still waiting on an undecided approval stays parked (exit 20 with the Inbox id). Returns
+ * null when the run should be resumed.
+ */
+function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null {
+  const stateDir = args.loaded.config.stateDir;
+  const run = existsSync(join(stateDir, 'snotra.db')) ? showRun(stateDir, runId) : null;
+  if (run === null) {
+    io.stderr(`snotra run: no run ${JSON.stringify(oneLine(runId, 200))} in ${stateDir}\n`);
+    return ExitCode.failure;
+  }
+  if (run.summary.status !== 'waiting_for_approval') return null;
+  const pending = listPending(stateDir).find((a) => a.runId === runId);
+  if (pending === undefined) return null;
+  const text = `run ${runId} still waits for approval ${pending.id}: decide with \`snotra inbox approve|deny ${pending.id}\``;
+  io[args.json ? 'stderr' : 'stdout'](`${oneLine(text, 1000)}\n`);
+  if (args.json)
+    io.stdout(`${JSON.stringify({ type: 'run.parked', runId, ts: Date.now(), approvalId: pending.id })}\n`);
+  return ExitCode.parked;
+}
+
+/**
+ * `snotra run`: one headless run on the config's state dir. Starts the runtime in this process
+ * for the run's duration, streams the run (text, or JSON lines with `--json`), asks attended
+ * approvals on the terminal (or waits for `snotra inbox` without one), and exits 0 completed,
+ * 1 failed or denied, 20 parked (`--unattended`). `--resume RUN` finishes a parked run whose
+ * approval was decided meanwhile.
+ */
+export async function runCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
+  const args = await parse(argv, io, cwd);
+  if (args.resume !== undefined) {
+    const early = precheckResume(args, io, args.resume);
+    if (early !== null) return early;
+  }
+  const user = `local:${userInfo().username}`;
+  let terminal: ApprovalTerminal | null | undefined;
+  let desk: ApprovalDesk | null = null;
+  let runtime: Runtime | null = null;
+  const watch = new RunWatch(io, args.json, (event) => {
+    terminal ??= io.approvalTerminal?.() ?? null;
+    if (terminal === null || runtime === null) {
+      watch.waiting(event);
+      return;
+    }
+    desk ??= new ApprovalDesk(terminal, runtime, user);
+    desk.ask(event);
+  });
+  watch.resolved.add((id) => desk?.resolved(id));
+  runtime = await Runtime.start({
+    loaded: args.loaded,
+    model: modelFromConfig(args.loaded),
+    onRunEvent: (e) => watch.onEvent(e),
+    logDestination: warningsTo(io),
+  });
+  const rt = runtime;
+  let interrupted: (() => void) | null = null;
+  const onSignal = () => interrupted?.();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const runId =
+      args.resume ??
+      (await rt.submit(args.agent, args.message as string, {
+        ...(args.session !== undefined ? { sessionId: args.session, taskId: args.session } : {}),
+        interaction: args.unattended ? 'unattended' : 'attended',
+        surface: 'cli',
+      }));
+    watch.follow(runId);
+    const ended = await Promise.race([
+      rt.waitForRun(runId).then((outcome) => ({ kind: 'ended' as const, outcome })),
+      watch.parked.then((approvalId) => ({ kind: 'parked' as const, approvalId })),
+      new Promise<{ kind: 'interrupted' }>(
+        (resolve) => (interrupted = () => resolve({ kind: 'interrupted' })),
+      ),
+    ]);
+    watch.endLine();
+    if (ended.kind === 'ended') return exitOf(ended.outcome);
+    if (ended.kind === 'parked') {
+      if (!args.json) io.stdout(`${oneLine(ended.approvalId, 200)}\n`);
+      return ExitCode.parked;
+    }
+    io.stderr(`snotra run: interrupted; the run is saved: snotra run --resume ${oneLine(runId, 200)}\n`);
+    return ExitCode.failure;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
+    (desk as ApprovalDesk | null)?.close();
+    terminal?.close();
+    await rt.stop();
+  }
+}

@@ -1,0 +1,75 @@
+import type { RunFeedEvent } from '../../../runtime/events.ts';
+import type { GrantScope, Runtime } from '../../../runtime/runtime.ts';
+import { oneLine } from './escape.ts';
+import { askApproval, type ApprovalTerminal } from './prompt.ts';
+
+type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
+type DecideResult = ReturnType<Runtime['decide']>;
+
+/** The decisions the desk may make, as the runtime offers them to an in-process surface. */
+export interface Decider {
+  decide(approvalId: string, decision: 'approved' | 'denied', user: string, reason?: string): DecideResult;
+  approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult;
+}
+
+/**
+ * Asks attended approval requests on the terminal, one at a time in arrival order, and records
+ * the answer as the local user. A request decided elsewhere meanwhile (`snotra inbox`) closes
+ * its question; a decision that arrives too late changes nothing and says so.
+ */
+export class ApprovalDesk {
+  #queue: Promise<void> = Promise.resolve();
+  readonly #open = new Map<string, AbortController>();
+  readonly #done = new Set<string>();
+  #closed = false;
+
+  constructor(
+    private readonly term: ApprovalTerminal,
+    private readonly decider: Decider,
+    private readonly user: string,
+  ) {}
+
+  /** Queues a request to ask. */
+  ask(event: ApprovalRequested): void {
+    const abort = new AbortController();
+    this.#open.set(event.approvalId, abort);
+    this.#queue = this.#queue.then(() => this.#ask(event, abort.signal));
+  }
+
+  /** The run is over: every open or queued question is dropped undecided (never denied for the human). */
+  close(): void {
+    this.#closed = true;
+    for (const id of [...this.#open.keys()]) this.resolved(id);
+  }
+
+  /** A request was decided (here or elsewhere): its question, open or queued, is dropped. */
+  resolved(approvalId: string): void {
+    this.#done.add(approvalId);
+    this.#open.get(approvalId)?.abort();
+    this.#open.delete(approvalId);
+  }
+
+  async #ask(event: ApprovalRequested, signal: AbortSignal): Promise<void> {
+    if (signal.aborted || this.#done.has(event.approvalId)) return;
+    const answer = await askApproval(this.term, event, signal);
+    if (answer === null) {
+      if (this.#closed) return;
+      this.term.write(`  approval ${oneLine(event.approvalId, 200)} was decided elsewhere\n`);
+      return;
+    }
+    let result: DecideResult;
+    try {
+      result =
+        answer.kind === 'once'
+          ? this.decider.decide(event.approvalId, 'approved', this.user)
+          : answer.kind === 'deny'
+            ? this.decider.decide(event.approvalId, 'denied', this.user, answer.reason ?? undefined)
+            : this.decider.approveWithGrant(event.approvalId, answer.kind, this.user);
+    } catch (err) {
+      // Fail closed: a grant that cannot be given leaves the request undecided, and says why.
+      this.term.write(`  not recorded: ${oneLine((err as Error).message, 400)}\n`);
+      return this.#ask(event, signal);
+    }
+    if (!result.ok) this.term.write(`  not recorded: ${oneLine(result.message, 400)}\n`);
+  }
+}
