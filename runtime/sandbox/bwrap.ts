@@ -1,0 +1,77 @@
+/**
+ * The bubblewrap backend's translation of a sandbox plan into `bwrap` arguments — a pure
+ * function, so every mount the sandbox makes can be read and tested without running it.
+ */
+import { depthOf, isWithin, type SandboxPlan } from './plan.ts';
+
+/**
+ * Host areas replaced by private, empty file systems. `/tmp` gets a writable tmpfs (commands need
+ * scratch space; nothing in it survives the command, and host sockets there — tmux, X11 — are out
+ * of reach); `/run` an empty read-only one (the system and session D-Bus, container engines'
+ * and systemd's control sockets live there, and a read-only mount does not stop `connect()`).
+ */
+export const PRIVATE_TMP = '/tmp';
+export const PRIVATE_RUN = '/run';
+/** Replaced by the namespace's own `/proc` and a minimal `/dev` (null, zero, random, tty…). */
+const KERNEL_VIEWS = ['/proc', '/dev'] as const;
+
+/** Namespaces and process settings of every sandbox. */
+const PROCESS_FLAGS = [
+  // No capabilities inside (as root too: otherwise `umount` would uncover what is hidden), and no
+  // user namespaces for the command, where it could get them back.
+  '--unshare-user',
+  '--disable-userns',
+  '--cap-drop',
+  'ALL',
+  // Its own PID namespace: when the command's main process ends, every process it left behind
+  // (`setsid` and double-forked daemons included) is killed by the kernel.
+  '--unshare-pid',
+  '--unshare-ipc',
+  '--unshare-uts',
+  // Killed with SIGKILL when bwrap or the runtime dies.
+  '--die-with-parent',
+  // No controlling terminal (no TIOCSTI into the runtime's terminal).
+  '--new-session',
+] as const;
+
+/** Whether `path` is already out of sight: under a private mount and inside no root. */
+function coveredByPrivateMount(path: string, plan: SandboxPlan): boolean {
+  const hidden = [PRIVATE_TMP, PRIVATE_RUN, ...KERNEL_VIEWS].some((m) => isWithin(path, m));
+  return hidden && !plan.roots.some((r) => isWithin(path, r.path));
+}
+
+/**
+ * The `bwrap` arguments that run `argv` confined to `plan`. Mount order (later mounts cover
+ * earlier ones): the host read-only; private `/dev`, `/proc`, `/tmp`, `/run`; the roots,
+ * shallowest first, each read-only or writable by its access; never-writable paths read-only
+ * again; sensitive paths replaced by an empty read-only directory or an empty file. Without
+ * `plan.network` the command gets a network namespace with only a loopback interface.
+ */
+export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] {
+  const args: string[] = [...PROCESS_FLAGS];
+  if (!plan.network) args.push('--unshare-net');
+  args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', PRIVATE_TMP);
+  args.push('--tmpfs', PRIVATE_RUN);
+  // With the network, name resolution may go through systemd-resolved's files under /run.
+  if (plan.network) args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
+  args.push('--remount-ro', PRIVATE_RUN);
+  // Shallowest first; at equal depth `read` last, so the stricter access of one path wins.
+  const rank = (access: string): number => (access === 'read' ? 1 : 0);
+  const roots = [...plan.roots].sort(
+    (a, b) => depthOf(a.path) - depthOf(b.path) || rank(a.access) - rank(b.access),
+  );
+  for (const root of roots) {
+    args.push(root.access === 'read-write' ? '--bind' : '--ro-bind', root.path, root.path);
+  }
+  for (const path of plan.readOnly) {
+    if (!plan.roots.some((r) => r.access === 'read-write' && isWithin(path, r.path))) continue;
+    args.push('--ro-bind', path, path);
+  }
+  for (const h of plan.hidden) {
+    if (coveredByPrivateMount(h.path, plan)) continue;
+    if (h.kind === 'dir') args.push('--tmpfs', h.path, '--remount-ro', h.path);
+    else args.push('--ro-bind', '/dev/null', h.path);
+  }
+  args.push('--chdir', plan.cwd, '--', ...argv);
+  return args;
+}

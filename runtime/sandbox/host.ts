@@ -1,0 +1,231 @@
+/**
+ * Finding, on the host, the paths a sandbox must protect: the policy's sensitive and
+ * never-writable globs (the same data the path guard decides with) turned into the existing
+ * paths they name. Anchored globs (`/root/.ssh`, `/home/*\/.aws`, the state dir) are expanded
+ * segment by segment from `/`; globs that match anywhere (`**\/.git/hooks`) are looked for by a
+ * bounded walk of the roots.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import picomatch from 'picomatch';
+import type { HiddenKind } from './plan.ts';
+
+/** The globs of the policy's path rules, as the path guard compiled them (each ends in `/**`). */
+export interface HostRules {
+  readonly sensitive: readonly string[];
+  readonly neverWritable: readonly string[];
+}
+
+/** Limits of the walk of the roots. */
+export interface WalkLimits {
+  /** Directories read per plan, over all roots (default 20 000). */
+  readonly maxDirectories: number;
+  /** Depth below a root (default 12). */
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_WALK_LIMITS: WalkLimits = { maxDirectories: 20_000, maxDepth: 12 };
+
+const OPTIONS: picomatch.PicomatchOptions = { dot: true, nocase: true };
+const SPECIAL = /(?<!\\)[*?[\]{}()!+@]/;
+
+/** The glob without its "and everything beneath" suffix. */
+function pathGlob(glob: string): string {
+  return glob.endsWith('/**') ? glob.slice(0, -3) || '/' : glob;
+}
+
+/** Replaced wholesale inside every sandbox (its own `/proc`, a minimal `/dev`): never expanded. */
+const KERNEL_VIEWS = new Set(['proc', 'dev']);
+
+/** Segments of an anchored glob (`/a/*\/b`), or null when it is not anchored at `/`. */
+function anchoredSegments(glob: string): string[] | null {
+  if (!glob.startsWith('/')) return null;
+  const segments = glob.split('/').filter((s) => s.length > 0);
+  if (segments.some((s) => s.includes('**'))) return null;
+  return KERNEL_VIEWS.has(unescape(segments[0] ?? '').toLowerCase()) ? [] : segments;
+}
+
+const unescape = (segment: string): string => segment.replace(/\\(.)/g, '$1');
+
+async function kindOf(path: string): Promise<HiddenKind | null> {
+  try {
+    return (await stat(path)).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return null;
+  }
+}
+
+/** `readdir` memoized for one plan (the same home and system folders are read by many globs). */
+type DirReader = (dir: string) => Promise<readonly string[]>;
+
+function cachedReaddir(): DirReader {
+  const cache = new Map<string, Promise<readonly string[]>>();
+  return (dir) => {
+    let names = cache.get(dir);
+    if (names === undefined) {
+      names = readdir(dir).catch(() => []);
+      cache.set(dir, names);
+    }
+    return names;
+  };
+}
+
+/**
+ * Existing paths an anchored glob names. Names are compared case-insensitively (as the policy
+ * does), so `~/.SSH` on a case-sensitive file system is found by the `~/.ssh` rule.
+ */
+async function expandAnchored(segments: readonly string[], list: DirReader): Promise<string[]> {
+  let current = ['/'];
+  for (const segment of segments) {
+    const match = SPECIAL.test(segment)
+      ? picomatch(segment, OPTIONS)
+      : (
+          (literal: string) => (name: string) =>
+            name.toLowerCase() === literal
+        )(unescape(segment).toLowerCase());
+    const literal = SPECIAL.test(segment) ? null : unescape(segment);
+    const next: string[] = [];
+    for (const dir of current) {
+      const prefix = dir === '/' ? '' : dir;
+      const found = new Set<string>();
+      for (const name of await list(dir)) if (match(name)) found.add(name);
+      // A folder that can be searched but not listed still holds its literal entry.
+      if (literal !== null && !found.has(literal) && (await kindOf(`${prefix}/${literal}`)) !== null) {
+        found.add(literal);
+      }
+      for (const name of found) next.push(`${prefix}/${name}`);
+    }
+    current = next;
+    if (current.length === 0) break;
+  }
+  return current;
+}
+
+/** A path found on the host, with the kind of what it is (after symlinks). */
+export interface FoundPath {
+  readonly path: string;
+  readonly kind: HiddenKind;
+}
+
+/** Canonical forms of `paths` (symlinks resolved), deduplicated; vanished ones dropped. */
+async function canonical(paths: readonly string[]): Promise<FoundPath[]> {
+  const out = new Map<string, HiddenKind>();
+  for (const path of paths) {
+    try {
+      const real = await realpath(path);
+      const kind = await kindOf(real);
+      if (kind !== null) out.set(real, kind);
+    } catch {
+      // A dangling link names nothing that can be read.
+    }
+  }
+  return [...out].map(([path, kind]) => ({ path, kind }));
+}
+
+/** What a walk of the roots found, and whether it stopped at a limit. */
+interface WalkResult {
+  readonly sensitive: readonly string[];
+  readonly neverWritable: readonly string[];
+  readonly complete: boolean;
+}
+
+/** Whether the walk enters `name` in `dir`: not package trees, not git's object store. */
+function entered(dir: string, name: string): boolean {
+  if (name === 'node_modules') return false;
+  return !(name === 'objects' && dir.endsWith('/.git'));
+}
+
+/**
+ * Walks `roots` once (not following symlinks, not entering package trees or `.git/objects`):
+ * entries whose absolute path matches a sensitive glob (not entered further), and entries inside
+ * a writable root that match a never-writable glob.
+ */
+async function walkRoots(
+  roots: readonly { path: string; writable: boolean }[],
+  sensitiveGlobs: readonly string[],
+  neverGlobs: readonly string[],
+  limits: WalkLimits,
+): Promise<WalkResult> {
+  const isSensitive = sensitiveGlobs.length > 0 ? picomatch([...sensitiveGlobs], OPTIONS) : () => false;
+  const isNever = neverGlobs.length > 0 ? picomatch([...neverGlobs], OPTIONS) : () => false;
+  const sensitive: string[] = [];
+  const neverWritable: string[] = [];
+  let budget = limits.maxDirectories;
+  let complete = true;
+  const queue = roots.map((r) => ({ dir: r.path, depth: 0, writable: r.writable }));
+  const seen = new Set<string>();
+  for (let i = 0; i < queue.length; i++) {
+    const { dir, depth, writable } = queue[i] as (typeof queue)[number];
+    if (seen.has(`${writable}:${dir}`)) continue;
+    seen.add(`${writable}:${dir}`);
+    if (budget-- <= 0) {
+      complete = false;
+      break;
+    }
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
+      if (isSensitive(path)) {
+        sensitive.push(path);
+        continue;
+      }
+      if (writable && isNever(path)) neverWritable.push(path);
+      if (!entry.isDirectory() || !entered(dir, entry.name)) continue;
+      if (depth + 1 > limits.maxDepth) {
+        complete = false;
+        continue;
+      }
+      queue.push({ dir: path, depth: depth + 1, writable });
+    }
+  }
+  return { sensitive, neverWritable, complete };
+}
+
+/** The protected paths of one plan. */
+export interface HostFindings {
+  readonly sensitive: readonly FoundPath[];
+  readonly neverWritable: readonly string[];
+  /** False when the walk of the roots stopped at a limit (deeper matches were not looked for). */
+  readonly complete: boolean;
+}
+
+/**
+ * Finds the existing paths `rules` name: every sensitive path on the host (anchored globs) and
+ * inside `roots` (any glob), and every never-writable path inside the writable roots. Returned
+ * in canonical form. Never throws for a missing or unreadable path (it is skipped).
+ */
+export async function findProtectedPaths(
+  rules: HostRules,
+  roots: readonly { path: string; writable: boolean }[],
+  limits: WalkLimits = DEFAULT_WALK_LIMITS,
+): Promise<HostFindings> {
+  const sensitiveGlobs = rules.sensitive.map(pathGlob);
+  const anchored: string[] = [];
+  const list = cachedReaddir();
+  for (const glob of sensitiveGlobs) {
+    const segments = anchoredSegments(glob);
+    if (segments !== null && segments.length > 0) anchored.push(...(await expandAnchored(segments, list)));
+  }
+  const walked = await walkRoots(roots, sensitiveGlobs, rules.neverWritable.map(pathGlob), limits);
+  const sensitive = await canonical([...anchored, ...walked.sensitive]);
+  const neverWritable = (await canonical(walked.neverWritable)).map((f) => f.path);
+  return { sensitive, neverWritable, complete: walked.complete };
+}
+
+/** The host rules of a path guard: every glob its sensitive and never-writable rules compiled to. */
+export function hostRulesOf(guard: {
+  readonly rules: {
+    readonly sensitive: ReadonlyMap<string, readonly string[]>;
+    readonly neverWritable: ReadonlyMap<string, readonly string[]>;
+  };
+}): HostRules {
+  return {
+    sensitive: [...guard.rules.sensitive.values()].flat(),
+    neverWritable: [...guard.rules.neverWritable.values()].flat(),
+  };
+}
