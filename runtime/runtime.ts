@@ -47,6 +47,7 @@ import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
 import { startSchedules } from './scheduler.ts';
+import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
 
 export { RUNTIME_FILE };
 
@@ -72,6 +73,8 @@ export interface RuntimeOptions {
   readonly syncIntervalMs?: number;
   /** A resolved bus target instead of the embedded server (from `bus.url` + resolved credentials). */
   readonly busTarget?: BusTarget;
+  /** Finds the OS sandbox for shell and git children; defaults to detecting bubblewrap. */
+  readonly detectSandbox?: () => SandboxStatus;
 }
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
@@ -150,12 +153,18 @@ export class Runtime {
       store.close();
       throw err;
     }
+    const registry = registryFromConfig(loaded);
+    const policyEnv = await createPolicyEnvironment(
+      loaded,
+      options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
+    );
     const tools: DefaultTools | null =
       options.executors === undefined
-        ? createDefaultTools({ allowPrivateHosts: loaded.config.http.allowPrivateHosts })
+        ? createDefaultTools({
+            allowPrivateHosts: loaded.config.http.allowPrivateHosts,
+            sandbox: policyEnv.sandboxBackend,
+          })
         : null;
-    const registry = registryFromConfig(loaded);
-    const policyEnv = await createPolicyEnvironment(loaded);
     let runtime: Runtime | null = null;
     const runs = new RunHost(
       store,
@@ -229,11 +238,12 @@ export class Runtime {
         clock,
         approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
-        contextFor: () => ({
+        contextFor: (runId) => ({
           roots: rt.#roots(),
           paths: policyEnv.paths,
           signal: rt.#abort.signal,
           secrets,
+          confinement: rt.#confinementFor(runId),
         }),
         observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
@@ -419,6 +429,7 @@ export class Runtime {
       registry: this.registry,
       paths: this.policyEnv.paths,
       shell: this.policyEnv.shell,
+      sandboxed: this.policyEnv.sandbox.name !== 'none',
       interaction: ctx.interaction,
       sessionId: ctx.sessionId,
       taskId: ctx.taskId,
@@ -441,6 +452,14 @@ export class Runtime {
 
   #roots() {
     return this.#authority.roots();
+  }
+
+  /** What the OS sandbox of a run's children mounts: its own envelope (a sub-agent's, not its parent's). */
+  #confinementFor(runId: string) {
+    const ctx = this.runs.contextOf(runId);
+    if (ctx === null)
+      return { roots: this.#roots().map((r) => ({ path: r.path, access: r.access })), network: false };
+    return confinementOf(this.#delegation.envelopeOf(ctx), this.registry);
   }
 
   #runMeta(runId: string) {

@@ -23,7 +23,12 @@ export async function createPolicyChecker(loaded: LoadedConfig): Promise<PolicyC
   const contextOf = (agent: string): PolicyContext => {
     let ctx = contexts.get(agent);
     if (ctx === undefined) {
-      ctx = agentPolicyContext(loaded, agent, { registry, paths: env.paths, shell: env.shell });
+      ctx = agentPolicyContext(loaded, agent, {
+        registry,
+        paths: env.paths,
+        shell: env.shell,
+        sandboxed: env.sandbox.name !== 'none',
+      });
       contexts.set(agent, ctx);
     }
     return ctx;

@@ -65,6 +65,7 @@ export async function createWorkspace(extraConfig: Record<string, unknown> = {})
         registry,
         paths: env.paths,
         shell: env.shell,
+        sandboxed: env.sandbox.name !== 'none',
         interaction: opts.interaction ?? 'attended',
         sessionId: opts.sessionId ?? null,
         taskId: opts.taskId ?? null,
