@@ -5,7 +5,7 @@
  * segment by segment from `/`; globs that match anywhere (`**\/.git/hooks`) are looked for by a
  * bounded walk of the roots.
  */
-import type { Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
 import type { HiddenKind } from './plan.ts';
@@ -109,16 +109,20 @@ export interface FoundPath {
 
 /** Canonical forms of `paths` (symlinks resolved), deduplicated; vanished ones dropped. */
 async function canonical(paths: readonly string[]): Promise<FoundPath[]> {
+  const resolved = await Promise.all(
+    [...new Set(paths)].map(async (path) => {
+      try {
+        const real = await realpath(path);
+        const kind = await kindOf(real);
+        return kind === null ? null : { path: real, kind };
+      } catch {
+        // A dangling link names nothing that can be read.
+        return null;
+      }
+    }),
+  );
   const out = new Map<string, HiddenKind>();
-  for (const path of paths) {
-    try {
-      const real = await realpath(path);
-      const kind = await kindOf(real);
-      if (kind !== null) out.set(real, kind);
-    } catch {
-      // A dangling link names nothing that can be read.
-    }
-  }
+  for (const r of resolved) if (r !== null) out.set(r.path, r.kind);
   return [...out].map(([path, kind]) => ({ path, kind }));
 }
 
@@ -135,53 +139,120 @@ function entered(dir: string, name: string): boolean {
   return !(name === 'objects' && dir.endsWith('/.git'));
 }
 
+/** Rules compiled once per rule set (matchers and anchored segments), reused by every plan. */
+interface CompiledRules {
+  readonly anchored: readonly (readonly string[])[];
+  readonly isSensitive: (path: string) => boolean;
+  readonly isNever: (path: string) => boolean;
+}
+
+const compiledCache = new WeakMap<HostRules, CompiledRules>();
+
+function compile(rules: HostRules): CompiledRules {
+  const cached = compiledCache.get(rules);
+  if (cached !== undefined) return cached;
+  const sensitiveGlobs = [...new Set(rules.sensitive.map(pathGlob))];
+  const neverGlobs = [...new Set(rules.neverWritable.map(pathGlob))];
+  const anchored = new Map<string, string[]>();
+  for (const glob of sensitiveGlobs) {
+    const segments = anchoredSegments(glob);
+    if (segments !== null && segments.length > 0) anchored.set(segments.join('/'), segments);
+  }
+  const compiled: CompiledRules = {
+    anchored: [...anchored.values()],
+    isSensitive: matcher(sensitiveGlobs),
+    isNever: matcher(neverGlobs),
+  };
+  compiledCache.set(rules, compiled);
+  return compiled;
+}
+
 /**
- * Walks `roots` once (not following symlinks, not entering package trees or `.git/objects`):
- * entries whose absolute path matches a sensitive glob (not entered further), and entries inside
- * a writable root that match a never-writable glob.
+ * One matcher for `globs`. Most globs end in a literal name (`.ssh`, `hooks`, `.mcp.json`): an
+ * entry whose name is none of those (case-folded) is tested only against the globs that end in a
+ * pattern, which keeps the walk's cost per entry small.
+ */
+function matcher(globs: readonly string[]): (path: string) => boolean {
+  if (globs.length === 0) return () => false;
+  const byName = new Map<string, string[]>();
+  const others: string[] = [];
+  for (const glob of globs) {
+    const last = glob.slice(glob.lastIndexOf('/') + 1);
+    if (last.length === 0 || SPECIAL.test(last)) others.push(glob);
+    else {
+      const name = unescape(last).toLowerCase();
+      byName.set(name, [...(byName.get(name) ?? []), glob]);
+    }
+  }
+  const named = new Map([...byName].map(([name, list]) => [name, picomatch(list, OPTIONS)]));
+  const rest = others.length > 0 ? picomatch(others, OPTIONS) : () => false;
+  return (path) => {
+    const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+    return named.get(name)?.(path) === true || rest(path);
+  };
+}
+
+/** Folders the walk reads between two turns of the event loop. */
+const WALK_SLICE = 128;
+
+/**
+ * Walks `roots` once, level by level (not following symlinks, not entering package trees or
+ * `.git/objects`): entries whose absolute path matches a sensitive glob (not entered further),
+ * and entries inside a writable root that match a never-writable glob.
  */
 async function walkRoots(
   roots: readonly { path: string; writable: boolean }[],
-  sensitiveGlobs: readonly string[],
-  neverGlobs: readonly string[],
+  rules: CompiledRules,
   limits: WalkLimits,
 ): Promise<WalkResult> {
-  const isSensitive = sensitiveGlobs.length > 0 ? picomatch([...sensitiveGlobs], OPTIONS) : () => false;
-  const isNever = neverGlobs.length > 0 ? picomatch([...neverGlobs], OPTIONS) : () => false;
   const sensitive: string[] = [];
   const neverWritable: string[] = [];
   let budget = limits.maxDirectories;
   let complete = true;
-  const queue = roots.map((r) => ({ dir: r.path, depth: 0, writable: r.writable }));
   const seen = new Set<string>();
-  for (let i = 0; i < queue.length; i++) {
-    const { dir, depth, writable } = queue[i] as (typeof queue)[number];
-    if (seen.has(`${writable}:${dir}`)) continue;
-    seen.add(`${writable}:${dir}`);
-    if (budget-- <= 0) {
+  let level = roots.map((r) => ({ dir: r.path, writable: r.writable }));
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: typeof level = [];
+    const todo = level.filter((item) => {
+      const key = `${item.writable}:${item.dir}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (todo.length > budget) {
+      todo.length = Math.max(0, budget);
       complete = false;
-      break;
     }
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
-      if (isSensitive(path)) {
-        sensitive.push(path);
-        continue;
+    budget -= todo.length;
+    for (let i = 0; i < todo.length; i += WALK_SLICE) {
+      // Synchronous reads are several times faster than queued async ones; slices keep each
+      // block of the event loop short.
+      if (i > 0 || depth > 0) await new Promise((r) => setImmediate(r));
+      for (const { dir, writable } of todo.slice(i, i + WALK_SLICE)) {
+        let entries: Dirent[];
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
+          if (rules.isSensitive(path)) {
+            sensitive.push(path);
+            continue;
+          }
+          if (writable && rules.isNever(path)) neverWritable.push(path);
+          if (!entry.isDirectory() || !entered(dir, entry.name)) continue;
+          if (depth + 1 > limits.maxDepth) {
+            complete = false;
+            continue;
+          }
+          next.push({ dir: path, writable });
+        }
       }
-      if (writable && isNever(path)) neverWritable.push(path);
-      if (!entry.isDirectory() || !entered(dir, entry.name)) continue;
-      if (depth + 1 > limits.maxDepth) {
-        complete = false;
-        continue;
-      }
-      queue.push({ dir: path, depth: depth + 1, writable });
     }
+    if (!complete && budget <= 0) break;
+    level = next;
   }
   return { sensitive, neverWritable, complete };
 }
@@ -204,14 +275,13 @@ export async function findProtectedPaths(
   roots: readonly { path: string; writable: boolean }[],
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
 ): Promise<HostFindings> {
-  const sensitiveGlobs = rules.sensitive.map(pathGlob);
-  const anchored: string[] = [];
+  const compiled = compile(rules);
   const list = cachedReaddir();
-  for (const glob of sensitiveGlobs) {
-    const segments = anchoredSegments(glob);
-    if (segments !== null && segments.length > 0) anchored.push(...(await expandAnchored(segments, list)));
-  }
-  const walked = await walkRoots(roots, sensitiveGlobs, rules.neverWritable.map(pathGlob), limits);
+  const [expanded, walked] = await Promise.all([
+    Promise.all(compiled.anchored.map((segments) => expandAnchored(segments, list))),
+    walkRoots(roots, compiled, limits),
+  ]);
+  const anchored = expanded.flat();
   const sensitive = await canonical([...anchored, ...walked.sensitive]);
   const neverWritable = (await canonical(walked.neverWritable)).map((f) => f.path);
   return { sensitive, neverWritable, complete: walked.complete };
