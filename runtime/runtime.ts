@@ -239,11 +239,10 @@ export class Runtime {
         approvalTtlMs: options.approvalTtlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
         contextFor: (runId) => ({
-          roots: rt.#roots(),
+          ...rt.#scopeOf(runId),
           paths: policyEnv.paths,
           signal: rt.#abort.signal,
           secrets,
-          confinement: rt.#confinementFor(runId),
         }),
         observe: (outcome) => toObservation(outcome, store.redactor),
         runMeta: (runId) => rt.#runMeta(runId),
@@ -454,12 +453,20 @@ export class Runtime {
     return this.#authority.roots();
   }
 
-  /** What the OS sandbox of a run's children mounts: its own envelope (a sub-agent's, not its parent's). */
-  #confinementFor(runId: string) {
+  /**
+   * A run's roots as they are now and what the OS sandbox of its children mounts: its own
+   * envelope (a sub-agent's roots and access, not its parent's; the network only when the
+   * envelope grants `external` risk).
+   */
+  #scopeOf(runId: string) {
     const ctx = this.runs.contextOf(runId);
-    if (ctx === null)
-      return { roots: this.#roots().map((r) => ({ path: r.path, access: r.access })), network: false };
-    return confinementOf(this.#delegation.envelopeOf(ctx), this.registry);
+    if (ctx === null) {
+      const roots = this.#roots();
+      const confinement = { roots: roots.map((r) => ({ path: r.path, access: r.access })), network: false };
+      return { roots, confinement };
+    }
+    const envelope = this.#delegation.envelopeOf(ctx);
+    return { roots: envelope.roots, confinement: confinementOf(envelope, this.registry) };
   }
 
   #runMeta(runId: string) {

@@ -34,15 +34,35 @@ const PROCESS_FLAGS = [
   '--new-session',
 ] as const;
 
-/** Whether `path` is already out of sight: under a private mount and inside no root. */
-function coveredByPrivateMount(path: string, plan: SandboxPlan): boolean {
+/**
+ * The host folders made visible (read-only) inside the private `/tmp` and `/run`: for a root
+ * under one of them, its top folder there (`/tmp/ws` for a root `/tmp/ws/project/sub`). Without
+ * it, the folders bwrap creates on the way to the root's mount point would be writable scratch
+ * space in the tmpfs, and a write next to the root would seem to succeed while landing nowhere.
+ */
+function exposedPrivateFolders(plan: SandboxPlan): string[] {
+  const out = new Set<string>();
+  for (const root of plan.roots) {
+    for (const mount of [PRIVATE_TMP, PRIVATE_RUN]) {
+      if (root.path === mount || !isWithin(root.path, mount)) continue;
+      const rest = root.path.slice(mount.length + 1);
+      out.add(`${mount}/${rest.split('/')[0] ?? ''}`);
+    }
+  }
+  return [...out];
+}
+
+/** Whether `path` is already out of sight: under a private mount and in no root or exposed folder. */
+function coveredByPrivateMount(path: string, plan: SandboxPlan, exposed: readonly string[]): boolean {
   const hidden = [PRIVATE_TMP, PRIVATE_RUN, ...KERNEL_VIEWS].some((m) => isWithin(path, m));
-  return hidden && !plan.roots.some((r) => isWithin(path, r.path));
+  if (!hidden) return false;
+  return !plan.roots.some((r) => isWithin(path, r.path)) && !exposed.some((e) => isWithin(path, e));
 }
 
 /**
  * The `bwrap` arguments that run `argv` confined to `plan`. Mount order (later mounts cover
- * earlier ones): the host read-only; private `/dev`, `/proc`, `/tmp`, `/run`; the roots,
+ * earlier ones): the host read-only; private `/dev`, `/proc`, `/tmp`, `/run` (with the host
+ * folders holding a root there read-only again); the roots,
  * shallowest first, each read-only or writable by its access; never-writable paths read-only
  * again; sensitive paths replaced by an empty read-only directory or an empty file. Without
  * `plan.network` the command gets a network namespace with only a loopback interface.
@@ -55,6 +75,8 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] 
   // With the network, name resolution may go through systemd-resolved's files under /run.
   if (plan.network) args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
   args.push('--remount-ro', PRIVATE_RUN);
+  const exposed = exposedPrivateFolders(plan);
+  for (const folder of exposed) args.push('--ro-bind', folder, folder);
   // Shallowest first; at equal depth `read` last, so the stricter access of one path wins.
   const rank = (access: string): number => (access === 'read' ? 1 : 0);
   const roots = [...plan.roots].sort(
@@ -68,7 +90,7 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] 
     args.push('--ro-bind', path, path);
   }
   for (const h of plan.hidden) {
-    if (coveredByPrivateMount(h.path, plan)) continue;
+    if (coveredByPrivateMount(h.path, plan, exposed)) continue;
     if (h.kind === 'dir') args.push('--tmpfs', h.path, '--remount-ro', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
   }

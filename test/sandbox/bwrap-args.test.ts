@@ -126,15 +126,27 @@ describe('bwrapArgs (pure)', () => {
     ]);
   });
 
-  it('hides a sensitive path under /tmp when a root makes it visible', () => {
+  it('exposes the host folder of a root under /tmp read-only and hides the sensitive paths it makes visible', () => {
     const plan: SandboxPlan = {
       roots: [{ path: '/tmp/ws/project', access: 'read-write' }],
       readOnly: [],
-      hidden: [{ path: '/tmp/ws/project/.state', kind: 'dir' }],
+      hidden: [
+        { path: '/tmp/ws/project/.state', kind: 'dir' },
+        { path: '/tmp/ws/snotra.config.json', kind: 'file' },
+        { path: '/tmp/other/secret', kind: 'file' },
+      ],
       network: false,
       cwd: '/tmp/ws/project',
     };
-    expect(mounts(bwrapArgs(plan, ['true']))).toContain('--tmpfs /tmp/ws/project/.state');
+    const m = mounts(bwrapArgs(plan, ['true']));
+    // The host folder holding the root is visible read-only (not tmpfs scratch next to the root).
+    expect(m.indexOf('--ro-bind /tmp/ws /tmp/ws')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
+    expect(m.indexOf('--ro-bind /tmp/ws /tmp/ws')).toBeLessThan(
+      m.indexOf('--bind /tmp/ws/project /tmp/ws/project'),
+    );
+    expect(m).toContain('--tmpfs /tmp/ws/project/.state');
+    expect(m).toContain('--ro-bind /dev/null /tmp/ws/snotra.config.json');
+    expect(m.some((x) => x.includes('/tmp/other'))).toBe(false);
   });
 });
 
