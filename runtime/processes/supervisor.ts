@@ -1,7 +1,7 @@
 /**
  * The process supervisor: the one place that starts child processes (shell commands, git, MCP
  * stdio servers). Each child runs in its own process group behind the lifeline wrapper, with
- * only the allowlisted environment; the supervisor tracks every child and ends whole trees on
+ * only the allowlisted environment, and confined children inside the OS sandbox; the supervisor tracks every child and ends whole trees on
  * exit of the main program, timeout, cancel and `shutdown()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -78,7 +78,9 @@ export interface ChildInfo {
 
 /**
  * Starts and tracks child processes. Guarantees: a child's environment is exactly
- * `buildChildEnv(parentEnv, request.env)`; on POSIX every child leads its own process group and
+ * `buildChildEnv(parentEnv, request.env)`; a request with a confinement (`run` with `confine`,
+ * `spawnConfined`) runs inside the OS sandbox when there is one (`sandbox` names it), in its own
+ * PID namespace that ends with its main program and with this process; on POSIX every child leads its own process group and
  * is tied to this process by the lifeline (it and its group die within the grace period of this
  * process dying, SIGKILL included); when a child's main program exits, what is left of its group
  * is ended; `shutdown()` ends every tracked tree and refuses new children; a synchronous SIGKILL
