@@ -4,8 +4,11 @@
  * are gone within 5 s of the command's end (see runtime-sandbox.test.ts), of SIGTERM to the
  * runtime and of SIGKILL to it — the command's PID namespace takes every process with it.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { createPathGuard } from '../../policy/paths/index.ts';
+import { ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { createBubblewrapSandbox, hostRulesOf } from '../../runtime/sandbox/index.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   daemonsScript,
@@ -14,6 +17,7 @@ import {
   startRuntimeChild,
   uniqueSleeps,
   within,
+  WORK_BASE,
 } from './support.ts';
 
 const dirs: string[] = [];
@@ -71,4 +75,53 @@ describe('setsid daemons of a shell call die with the runtime', () => {
       }
     }, 90_000);
   }
+});
+
+describe('setsid daemons and the end of their command', () => {
+  it('are gone within 5 s of the end of a sandboxed command, and (the control) outlive an unconfined one', async () => {
+    const dir = realpathSync(mkdtempSync(join(WORK_BASE, 'snotra-sbx-end-')));
+    dirs.push(dir);
+    const guard = createPathGuard({ stateDir: join(dir, 'state'), configFile: join(dir, 'c.json') });
+    const sandbox = createBubblewrapSandbox({ bwrap: '/usr/bin/bwrap', rules: hostRulesOf(guard) });
+    const confined = new ProcessSupervisor({ killGraceMs: 300, sandbox });
+    const unconfined = new ProcessSupervisor({ killGraceMs: 300 });
+    const leftovers: number[] = [];
+    try {
+      for (const [name, supervisor] of [
+        ['sandbox', confined],
+        ['none', unconfined],
+      ] as const) {
+        const root = join(dir, name);
+        mkdirSync(root);
+        const sleeps = uniqueSleeps(3);
+        const result = await supervisor.run({
+          command: '/bin/sh',
+          args: ['-c', daemonsScript(root, sleeps)],
+          cwd: root,
+          timeoutMs: 30_000,
+          maxOutputBytes: 4096,
+          confine: { roots: [{ path: root, access: 'read-write' }], network: false },
+        });
+        expect(result.exitCode, result.stderr).toBe(0);
+        for (const n of [1, 2, 3]) expect(existsSync(join(root, `daemon-${n}.started`))).toBe(true);
+        if (name === 'sandbox') {
+          expect(await within(5000, async () => (await running(sleeps)).length === 0)).toBe(true);
+        } else {
+          // Without a PID namespace, process-group teardown cannot reach another session.
+          expect(await running(sleeps)).toEqual(sleeps);
+          for (const s of sleeps) leftovers.push(...(await processesRunning(['sleep', s])));
+        }
+      }
+    } finally {
+      for (const pid of leftovers) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      await confined.shutdown();
+      await unconfined.shutdown();
+    }
+  }, 60_000);
 });
