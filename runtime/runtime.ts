@@ -462,7 +462,11 @@ export class Runtime {
     const ctx = this.runs.contextOf(runId);
     if (ctx === null) {
       const roots = this.#roots();
-      const confinement = { roots: roots.map((r) => ({ path: r.path, access: r.access })), network: false };
+      // Not a live run: its roots, and no network.
+      const confinement = {
+        roots: roots.map((r) => ({ path: r.path, access: r.access, ...(r.deny ? { deny: r.deny } : {}) })),
+        network: false,
+      };
       return { roots, confinement };
     }
     const envelope = this.#delegation.envelopeOf(ctx);

@@ -25,6 +25,8 @@ export interface ChildEnvEntry {
 export interface ConfinedRoot {
   readonly path: string;
   readonly access: 'read' | 'read-write';
+  /** The root's `deny` globs (relative to it): what they match is hidden from the child. */
+  readonly deny?: readonly string[];
 }
 
 /**

@@ -58,7 +58,7 @@ export async function runChecked(
 export function confinementFor(ctx: ToolExecutionContext): Confinement {
   return (
     ctx.confinement ?? {
-      roots: ctx.roots.map((r) => ({ path: r.path, access: r.access })),
+      roots: ctx.roots.map((r) => ({ path: r.path, access: r.access, ...(r.deny ? { deny: r.deny } : {}) })),
       network: false,
     }
   );

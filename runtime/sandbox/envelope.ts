@@ -13,7 +13,7 @@ export interface EnvelopeView {
   readonly mode: Mode;
   readonly tools: readonly string[];
   readonly rules: readonly ToolRule[];
-  readonly roots: readonly Pick<WorkspaceRoot, 'path' | 'access'>[];
+  readonly roots: readonly Pick<WorkspaceRoot, 'path' | 'access' | 'deny'>[];
 }
 
 /**
@@ -32,7 +32,11 @@ export function envelopeGrantsNetwork(envelope: EnvelopeView, registry: ToolRegi
 /** The confinement of a run with `envelope`. */
 export function confinementOf(envelope: EnvelopeView, registry: ToolRegistry): Confinement {
   return {
-    roots: envelope.roots.map((r) => ({ path: r.path, access: r.access })),
+    roots: envelope.roots.map((r) => ({
+      path: r.path,
+      access: r.access,
+      ...(r.deny ? { deny: r.deny } : {}),
+    })),
     network: envelopeGrantsNetwork(envelope, registry),
   };
 }

@@ -192,6 +192,29 @@ function matcher(globs: readonly string[]): (path: string) => boolean {
   };
 }
 
+/** A root to search: whether it is writable, and its `deny` globs (relative to it). */
+export interface WalkedRoot {
+  readonly path: string;
+  readonly writable: boolean;
+  readonly deny?: readonly string[];
+}
+
+/**
+ * A root's `deny` globs as the path guard reads them (`./x`, `/x` and `x` name `x` at the root;
+ * `.` the whole root; case ignored); an uncompilable glob hides everything (fail closed).
+ */
+function denyMatcher(globs: readonly string[] | undefined): ((relative: string) => boolean) | null {
+  const patterns = (globs ?? [])
+    .filter((g) => g.length > 0)
+    .map((g) => g.replace(/^(\.?\/)+/, '').replace(/\/+$/, '') || '**');
+  if (patterns.length === 0) return null;
+  try {
+    return picomatch(patterns, OPTIONS);
+  } catch {
+    return () => true;
+  }
+}
+
 /** Folders the walk reads between two turns of the event loop. */
 const WALK_SLICE = 128;
 
@@ -201,7 +224,7 @@ const WALK_SLICE = 128;
  * and entries inside a writable root that match a never-writable glob.
  */
 async function walkRoots(
-  roots: readonly { path: string; writable: boolean }[],
+  roots: readonly WalkedRoot[],
   rules: CompiledRules,
   limits: WalkLimits,
 ): Promise<WalkResult> {
@@ -210,7 +233,12 @@ async function walkRoots(
   let budget = limits.maxDirectories;
   let complete = true;
   const seen = new Set<string>();
-  let level = roots.map((r) => ({ dir: r.path, writable: r.writable }));
+  let level = roots.map((r) => ({
+    dir: r.path,
+    writable: r.writable,
+    base: r.path,
+    denied: denyMatcher(r.deny),
+  }));
   for (let depth = 0; level.length > 0; depth++) {
     const next: typeof level = [];
     const todo = level.filter((item) => {
@@ -228,7 +256,7 @@ async function walkRoots(
       // Synchronous reads are several times faster than queued async ones; slices keep each
       // block of the event loop short.
       if (i > 0 || depth > 0) await new Promise((r) => setImmediate(r));
-      for (const { dir, writable } of todo.slice(i, i + WALK_SLICE)) {
+      for (const { dir, writable, base, denied } of todo.slice(i, i + WALK_SLICE)) {
         let entries: Dirent[];
         try {
           entries = readdirSync(dir, { withFileTypes: true });
@@ -237,7 +265,7 @@ async function walkRoots(
         }
         for (const entry of entries) {
           const path = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
-          if (rules.isSensitive(path)) {
+          if (rules.isSensitive(path) || (denied !== null && denied(path.slice(base.length + 1)))) {
             sensitive.push(path);
             continue;
           }
@@ -247,7 +275,7 @@ async function walkRoots(
             complete = false;
             continue;
           }
-          next.push({ dir: path, writable });
+          next.push({ dir: path, writable, base, denied });
         }
       }
     }
@@ -267,12 +295,13 @@ export interface HostFindings {
 
 /**
  * Finds the existing paths `rules` name: every sensitive path on the host (anchored globs) and
- * inside `roots` (any glob), and every never-writable path inside the writable roots. Returned
+ * inside `roots` (any glob, and what a root's `deny` globs match), and every never-writable path
+ * inside the writable roots. Returned
  * in canonical form. Never throws for a missing or unreadable path (it is skipped).
  */
 export async function findProtectedPaths(
   rules: HostRules,
-  roots: readonly { path: string; writable: boolean }[],
+  roots: readonly WalkedRoot[],
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
 ): Promise<HostFindings> {
   const compiled = compile(rules);

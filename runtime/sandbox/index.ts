@@ -7,7 +7,7 @@ export { BWRAP_INSTALL_HINT, detectSandbox } from './detect.ts';
 export type { DetectOptions, SandboxStatus } from './detect.ts';
 export { confinementOf, envelopeGrantsNetwork } from './envelope.ts';
 export { DEFAULT_WALK_LIMITS, findProtectedPaths, hostRulesOf } from './host.ts';
-export type { FoundPath, HostFindings, HostRules, WalkLimits } from './host.ts';
+export type { FoundPath, HostFindings, HostRules, WalkedRoot, WalkLimits } from './host.ts';
 export { depthOf, isWithin } from './plan.ts';
 export type { HiddenKind, HiddenPath, SandboxPlan } from './plan.ts';
 export { createBubblewrapSandbox, planFor, SandboxError } from './sandbox.ts';

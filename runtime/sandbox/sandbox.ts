@@ -58,9 +58,12 @@ export async function planFor(
   limits: WalkLimits = DEFAULT_WALK_LIMITS,
 ): Promise<SandboxPlan> {
   const roots: { path: string; access: 'read' | 'read-write' }[] = [];
+  const walked: { path: string; writable: boolean; deny: readonly string[] }[] = [];
   for (const root of scope.roots) {
     const path = await canonicalDir(root.path);
-    if (path !== null) roots.push({ path, access: root.access });
+    if (path === null) continue;
+    roots.push({ path, access: root.access });
+    walked.push({ path, writable: root.access === 'read-write', deny: root.deny ?? [] });
   }
   const dir = await canonicalDir(cwd);
   if (dir === null) throw new SandboxError(`the working directory ${JSON.stringify(cwd)} is not a directory`);
@@ -68,11 +71,7 @@ export async function planFor(
   if (!inside) {
     throw new SandboxError(`the working directory ${JSON.stringify(dir)} is inside no root of the sandbox`);
   }
-  const found = await findProtectedPaths(
-    rules,
-    roots.map((r) => ({ path: r.path, writable: r.access === 'read-write' })),
-    limits,
-  );
+  const found = await findProtectedPaths(rules, walked, limits);
   return {
     roots,
     readOnly: found.neverWritable,

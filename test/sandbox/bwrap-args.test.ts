@@ -293,3 +293,20 @@ describe('finding protected paths on the host', () => {
     expect(plan.roots).toEqual([{ path: root, access: 'read-write' }]);
   });
 });
+
+describe("a root's deny globs", () => {
+  it('hides what they match inside the root (any case), and nothing else', async () => {
+    const { root, rules } = hostLayout();
+    mkdirSync(join(root, 'Secrets', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'Secrets', 'deep', 'k.pem'), 'x');
+    writeFileSync(join(root, 'notes.env'), 'x');
+    writeFileSync(join(root, 'keep.txt'), 'x');
+    const found = await findProtectedPaths(rules, [
+      { path: root, writable: true, deny: ['./secrets', '*.env'] },
+    ]);
+    const hidden = found.sensitive.map((f) => f.path);
+    expect(hidden).toEqual(expect.arrayContaining([join(root, 'Secrets'), join(root, 'notes.env')]));
+    expect(hidden).not.toContain(join(root, 'keep.txt'));
+    expect(hidden.some((p) => p.includes('deep'))).toBe(false);
+  });
+});
