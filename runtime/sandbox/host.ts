@@ -8,7 +8,7 @@
 import { readdirSync, type Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import picomatch from 'picomatch';
-import type { HiddenKind } from './plan.ts';
+import { SandboxError, type HiddenKind } from './plan.ts';
 
 /** The globs of the policy's path rules, as the path guard compiled them (each ends in `/**`). */
 export interface HostRules {
@@ -184,8 +184,15 @@ function matcher(globs: readonly string[]): (path: string) => boolean {
       byName.set(name, [...(byName.get(name) ?? []), glob]);
     }
   }
-  const named = new Map([...byName].map(([name, list]) => [name, picomatch(list, OPTIONS)]));
-  const rest = others.length > 0 ? picomatch(others, OPTIONS) : () => false;
+  let named: Map<string, (path: string) => boolean>;
+  let rest: (path: string) => boolean;
+  try {
+    named = new Map([...byName].map(([name, list]) => [name, picomatch(list, OPTIONS)]));
+    rest = others.length > 0 ? picomatch(others, OPTIONS) : () => false;
+  } catch (error) {
+    // Fail closed: no command runs with a protection rule that cannot be read.
+    throw new SandboxError(`a protected-path pattern cannot be compiled: ${(error as Error).message}`);
+  }
   return (path) => {
     const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
     return named.get(name)?.(path) === true || rest(path);

@@ -41,3 +41,12 @@ export function isWithin(path: string, dir: string): boolean {
 export function depthOf(path: string): number {
   return path === '/' ? 0 : path.split('/').length - 1;
 }
+
+/** A confinement that cannot be set up; the message names the path or glob, never file contents. */
+export class SandboxError extends Error {
+  readonly code = 'sandbox_failed';
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}

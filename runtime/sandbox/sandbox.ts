@@ -7,7 +7,9 @@ import { realpath, stat } from 'node:fs/promises';
 import type { Confinement } from '../../actors/tools/process-runner.ts';
 import { bwrapArgs } from './bwrap.ts';
 import { DEFAULT_WALK_LIMITS, findProtectedPaths, type HostRules, type WalkLimits } from './host.ts';
-import type { SandboxPlan } from './plan.ts';
+import { SandboxError, type SandboxPlan } from './plan.ts';
+
+export { SandboxError };
 
 /** Names of sandbox backends (the ready line and the README use them). */
 export type SandboxName = 'bubblewrap' | 'sandbox-exec';
@@ -27,15 +29,6 @@ export interface Sandbox {
    * `SandboxError` when the scope cannot be mounted (no root exists, `cwd` is outside the roots).
    */
   wrap(scope: Confinement, cwd: string, command: string, args: readonly string[]): Promise<WrappedCommand>;
-}
-
-/** A confinement that cannot be set up; the message names the path, never file contents. */
-export class SandboxError extends Error {
-  readonly code = 'sandbox_failed';
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxError';
-  }
 }
 
 async function canonicalDir(path: string): Promise<string | null> {
