@@ -52,6 +52,40 @@ function exposedPrivateFolders(plan: SandboxPlan): string[] {
   return [...out];
 }
 
+/** The deepest root holding `path` (a `read` one wins a tie), or undefined. */
+function rootOf(path: string, plan: SandboxPlan): SandboxPlan['roots'][number] | undefined {
+  let best: SandboxPlan['roots'][number] | undefined;
+  for (const r of plan.roots) {
+    if (!isWithin(path, r.path)) continue;
+    const deeper = best === undefined || depthOf(r.path) > depthOf(best.path);
+    const tieRead = best !== undefined && depthOf(r.path) === depthOf(best.path) && r.access === 'read';
+    if (deeper || tieRead) best = r;
+  }
+  return best;
+}
+
+/**
+ * Folders pinned in place: every folder strictly between a writable root and a protected path
+ * in it (`.git` for `.git/hooks`; `a` and `a/b` for `a/b/.state`), bound onto itself so that it
+ * is a mount point. A mount point cannot be renamed or removed, so the command cannot move a
+ * protected path's folder aside (the mounts would move with it) and put a fresh, unprotected one
+ * in its place — e.g. `mv .git old && mkdir -p .git/hooks`, or a crafted state dir where the
+ * runtime will look for its own. The folders stay writable.
+ */
+function pinnedFolders(plan: SandboxPlan, protectedPaths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const path of protectedPaths) {
+    const root = rootOf(path, plan);
+    if (root === undefined || root.access !== 'read-write') continue;
+    const rest = path.slice(root.path === '/' ? 1 : root.path.length + 1).split('/');
+    for (let i = 1; i < rest.length; i++) {
+      const folder = `${root.path === '/' ? '' : root.path}/${rest.slice(0, i).join('/')}`;
+      if (rootOf(folder, plan)?.access === 'read-write') out.add(folder);
+    }
+  }
+  return [...out].sort((a, b) => depthOf(a) - depthOf(b));
+}
+
 /** Whether `path` is already out of sight: under a private mount and in no root or exposed folder. */
 function coveredByPrivateMount(path: string, plan: SandboxPlan, exposed: readonly string[]): boolean {
   const hidden = [PRIVATE_TMP, PRIVATE_RUN, ...KERNEL_VIEWS].some((m) => isWithin(path, m));
@@ -62,9 +96,9 @@ function coveredByPrivateMount(path: string, plan: SandboxPlan, exposed: readonl
 /**
  * The `bwrap` arguments that run `argv` confined to `plan`. Mount order (later mounts cover
  * earlier ones): the host read-only; private `/dev`, `/proc`, `/tmp`, `/run` (with the host
- * folders holding a root there read-only again); the roots,
- * shallowest first, each read-only or writable by its access; never-writable paths read-only
- * again; sensitive paths replaced by an empty read-only directory or an empty file. Without
+ * folders holding a root there read-only again); the roots, shallowest first, each read-only or
+ * writable by its access; the folders on the way to protected paths pinned (`pinnedFolders`);
+ * never-writable paths read-only again; sensitive paths replaced by an empty read-only directory or an empty file. Without
  * `plan.network` the command gets a network namespace with only a loopback interface.
  */
 export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] {
@@ -85,12 +119,15 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] 
   for (const root of roots) {
     args.push(root.access === 'read-write' ? '--bind' : '--ro-bind', root.path, root.path);
   }
-  for (const path of plan.readOnly) {
-    if (!plan.roots.some((r) => r.access === 'read-write' && isWithin(path, r.path))) continue;
-    args.push('--ro-bind', path, path);
+  const readOnly = plan.readOnly.filter((p) =>
+    plan.roots.some((r) => r.access === 'read-write' && isWithin(p, r.path)),
+  );
+  const hidden = plan.hidden.filter((h) => !coveredByPrivateMount(h.path, plan, exposed));
+  for (const folder of pinnedFolders(plan, [...readOnly, ...hidden.map((h) => h.path)])) {
+    args.push('--bind', folder, folder);
   }
-  for (const h of plan.hidden) {
-    if (coveredByPrivateMount(h.path, plan, exposed)) continue;
+  for (const path of readOnly) args.push('--ro-bind', path, path);
+  for (const h of hidden) {
     if (h.kind === 'dir') args.push('--tmpfs', h.path, '--remount-ro', h.path);
     else args.push('--ro-bind', '/dev/null', h.path);
   }

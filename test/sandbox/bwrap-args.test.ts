@@ -73,6 +73,8 @@ describe('bwrapArgs (pure)', () => {
       '--bind /w/project /w/project',
       '--ro-bind /w/docs /w/docs',
       '--ro-bind /w/project/sub /w/project/sub',
+      // The folder holding protected paths is pinned (a mount point cannot be renamed away).
+      '--bind /w/project/.git /w/project/.git',
       '--ro-bind /w/project/.git/hooks /w/project/.git/hooks',
       '--ro-bind /w/project/.git/config /w/project/.git/config',
       // Only inside writable roots; /w/docs is read-only already.
@@ -147,6 +149,33 @@ describe('bwrapArgs (pure)', () => {
     expect(m).toContain('--tmpfs /tmp/ws/project/.state');
     expect(m).toContain('--ro-bind /dev/null /tmp/ws/snotra.config.json');
     expect(m.some((x) => x.includes('/tmp/other'))).toBe(false);
+  });
+});
+
+describe('pinned folders', () => {
+  it('binds every folder between a writable root and a protected path onto itself, shallowest first, and none in read roots', () => {
+    const plan: SandboxPlan = {
+      roots: [
+        { path: '/w/p', access: 'read-write' },
+        { path: '/w/p/ro', access: 'read' },
+      ],
+      readOnly: ['/w/p/a/b/.git/hooks', '/w/p/ro/x/.git/hooks', '/w/p/.mcp.json'],
+      hidden: [{ path: '/w/p/var/state', kind: 'dir' }],
+      network: false,
+      cwd: '/w/p',
+    };
+    const m = mounts(bwrapArgs(plan, ['true']));
+    const pins = m.filter((x) => x.startsWith('--bind ') && x !== '--bind /w/p /w/p');
+    expect(pins).toEqual([
+      '--bind /w/p/a /w/p/a',
+      '--bind /w/p/var /w/p/var',
+      '--bind /w/p/a/b /w/p/a/b',
+      '--bind /w/p/a/b/.git /w/p/a/b/.git',
+    ]);
+    // Pins come before the read-only and hidden mounts they hold.
+    expect(m.indexOf('--bind /w/p/a/b/.git /w/p/a/b/.git')).toBeLessThan(
+      m.indexOf('--ro-bind /w/p/a/b/.git/hooks /w/p/a/b/.git/hooks'),
+    );
   });
 });
 

@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 /** Names a path may be built from: plain folders, links planted in the layout, and `..`. */
-const SEGMENTS = ['a', 'b', 'out', 'key', 'ssh', 'state', 'up', 'loop', '..', '.'] as const;
+const SEGMENTS = ['a', 'b', 'out', 'key', 'ssh', 'state', 'up', 'loop', '..', '.', '.state'] as const;
 /** Where planted links point (relative to the layout's base). */
 const LINK_TARGETS = [
   'outside',
@@ -62,7 +62,8 @@ type Op =
   | { readonly kind: 'write'; readonly path: readonly string[] }
   | { readonly kind: 'read'; readonly path: readonly string[] }
   | { readonly kind: 'symlink'; readonly target: string; readonly then: 'read' | 'write' }
-  | { readonly kind: 'hardlink'; readonly target: string };
+  | { readonly kind: 'hardlink'; readonly target: string }
+  | { readonly kind: 'rename'; readonly from: readonly string[]; readonly to: readonly string[] };
 
 const layoutArb: fc.Arbitrary<Layout> = fc.record({
   sshViaLink: fc.boolean(),
@@ -86,6 +87,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     then: fc.constantFrom('read' as const, 'write' as const),
   }),
   fc.record({ kind: fc.constant('hardlink' as const), target: fc.constantFrom(...LINK_TARGETS) }),
+  fc.record({ kind: fc.constant('rename' as const), from: pathArb, to: pathArb }),
 );
 
 /** Builds the layout under a fresh base: root/{a,b}, outside/, home/{.ssh,.aws}, root/.state. */
@@ -134,6 +136,9 @@ function script(base: string, ops: readonly Op[]): string {
         }
         case 'hardlink':
           return `ln ${q(join(base, op.target))} hard-${i} 2>/dev/null && cat hard-${i} 2>/dev/null`;
+        case 'rename':
+          // Moving folders aside (the state dir, or a folder above it) and writing in their place.
+          return `mv ${q(op.from.join('/'))} ${q(op.to.join('/'))} 2>/dev/null; mkdir -p ${q(op.from.join('/'))} 2>/dev/null; echo W${i} > ${q(`${op.from.join('/')}/db`)} 2>/dev/null`;
       }
     })
     .concat('true')

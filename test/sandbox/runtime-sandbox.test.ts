@@ -42,6 +42,9 @@ const ATTACKS = [
   'list-state',
   'read-state-db',
   'remove-state',
+  'rename-state',
+  'rename-git',
+  'remove-git',
   'read-config',
   'tcp-connect',
 ] as const;
@@ -73,6 +76,9 @@ if [ "$1" = all ]; then
   try list-state sh -c 'ls -A "${ws.state}" | grep -q .'
   try read-state-db test -s "${ws.state}/snotra.db"
   try remove-state rm -rf "${ws.state}"
+  try rename-state mv "${ws.state}" "${p}/state-moved"
+  try rename-git sh -c 'mv "${p}/.git" "${p}/git-moved" && mkdir -p "${p}/.git/hooks" && echo "#!/bin/sh" > "${p}/.git/hooks/pre-commit"'
+  try remove-git sh -c 'rm -rf "${p}/.git" 2>/dev/null; mkdir -p "${p}/.git/hooks" && echo x > "${p}/.git/hooks/pre-commit"'
   try read-config grep -q stateDir "${ws.config}"
   try tcp-connect "${process.execPath}" -e '${tcp}'
 ${daemonsScript(p, sleeps)}
@@ -151,6 +157,9 @@ describe('the OS sandbox through the real runtime (allow mode, scripted model)',
       expect(readFileSync(ws.config, 'utf8')).toBe(before.config);
       expect(existsSync('/etc/snotra-sandbox-pwned')).toBe(false);
       expect(existsSync(join(ws.project, '.git', 'hooks', 'x'))).toBe(false);
+      expect(existsSync(join(ws.project, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      expect(existsSync(join(ws.project, 'git-moved'))).toBe(false);
+      expect(existsSync(join(ws.project, 'state-moved'))).toBe(false);
       expect(readFileSync(join(ws.project, '.git', 'config'), 'utf8')).toBe(gitConfig);
       expect(readFileSync(join(ws.project, '.mcp.json'), 'utf8')).toBe('{"servers":{}}\n');
       expect(existsSync(join(ws.state, 'pwned'))).toBe(false);
