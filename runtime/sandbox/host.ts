@@ -248,22 +248,22 @@ async function walkRoots(
   }));
   for (let depth = 0; level.length > 0; depth++) {
     const next: typeof level = [];
-    const todo = level.filter((item) => {
+    const pending = level.filter((item) => {
       const key = `${item.writable}:${item.dir}`;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
     });
-    if (todo.length > budget) {
-      todo.length = Math.max(0, budget);
+    if (pending.length > budget) {
+      pending.length = Math.max(0, budget);
       complete = false;
     }
-    budget -= todo.length;
-    for (let i = 0; i < todo.length; i += WALK_SLICE) {
+    budget -= pending.length;
+    for (let i = 0; i < pending.length; i += WALK_SLICE) {
       // Synchronous reads are several times faster than queued async ones; slices keep each
       // block of the event loop short.
       if (i > 0 || depth > 0) await new Promise((r) => setImmediate(r));
-      for (const { dir, writable, base, denied } of todo.slice(i, i + WALK_SLICE)) {
+      for (const { dir, writable, base, denied } of pending.slice(i, i + WALK_SLICE)) {
         let entries: Dirent[];
         try {
           entries = readdirSync(dir, { withFileTypes: true });
