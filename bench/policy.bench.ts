@@ -27,6 +27,7 @@ const ctx = agentPolicyContext(loaded, 'a', {
   registry: registryFromConfig(loaded),
   paths: env.paths,
   shell: env.shell,
+  sandboxed: env.sandbox.name !== 'none',
 });
 
 const CASES: Record<string, ToolCall> = {

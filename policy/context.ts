@@ -30,6 +30,11 @@ export interface PolicyContext {
   readonly standingApprovals: readonly StandingApproval[];
   readonly paths: PathGuard;
   readonly shell: CommandAnalyzer;
+  /**
+   * Whether shell commands run inside an OS sandbox. Without one, a shell call that `allow` mode
+   * would let through needs a human (`sandbox_unavailable`).
+   */
+  readonly sandboxed: boolean;
   /** Present for delegated runs: the parent's authority the call must stay inside. */
   readonly delegation: DelegationGuard | null;
 }

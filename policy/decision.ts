@@ -17,6 +17,7 @@ export const ReasonCode = z.enum([
   'invalid_arguments',
   'hardline_command',
   'unanalyzable_command',
+  'sandbox_unavailable',
   'sensitive_path',
   'never_writable_path',
   'outside_roots',

@@ -29,6 +29,7 @@ const MODE_RULES = {
   ask: { id: 'mode.ask', source: 'mode' },
   deny: { id: 'mode.deny', source: 'mode' },
 } as const satisfies Record<string, RuleRef>;
+const RULE_NO_SANDBOX: RuleRef = { id: 'mode.allow.no-sandbox', source: 'mode' };
 const NO_TARGETS: readonly Target[] = Object.freeze([]);
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
@@ -169,6 +170,11 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   if (ctx.mode === 'deny') return decide('deny', 'mode_deny', risk, MODE_RULES.deny, targets, 5);
   if (ctx.mode === 'ask' && risk !== 'read') {
     pending ??= { reason: 'mode_ask', rule: MODE_RULES.ask, step: 5, liftable: true };
+  }
+  // `allow` lets a shell command through on the promise that the OS sandbox confines what static
+  // analysis cannot see; without a sandbox a human decides (never silently unconfined).
+  if (isShell && ctx.mode === 'allow' && !ctx.sandboxed) {
+    pending ??= { reason: 'sandbox_unavailable', rule: RULE_NO_SANDBOX, step: 5, liftable: true };
   }
 
   // Step 6: the tool's own default and the agent's rules may only keep or reduce authority.

@@ -10,6 +10,8 @@ export const REASON_TEXT: Readonly<Record<ReasonCode, string>> = {
   hardline_command: 'the command matches a hardline rule that no mode or approval can lift',
   unanalyzable_command:
     'the command cannot be analyzed statically, so a human must look at it (even in allow mode)',
+  sandbox_unavailable:
+    'no OS sandbox is available to confine the command, so a human must approve it (even in allow mode)',
   sensitive_path:
     'the path is a sensitive host path (credentials, system secrets or the runtime’s own state)',
   never_writable_path: 'the path may be read but never written by an agent',

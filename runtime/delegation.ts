@@ -123,6 +123,8 @@ export class Delegation implements SubAgentSpawner {
       sessionApprovals: [],
       paths: this.env.paths,
       shell: this.env.shell,
+      // A child's shell runs in the same sandbox, mounting its own envelope.
+      sandboxed: this.env.sandbox.name !== 'none',
       delegation: createDelegationGuard(() => this.chainOf(ctx), {
         space: this.space,
         registry: this.registry,

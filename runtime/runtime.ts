@@ -53,6 +53,7 @@ import { acquireStateLock, type StateLock } from './state-lock.ts';
 import { RunFeed } from './run-feed.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
+import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
 
 export { RUNTIME_FILE };
 
@@ -83,6 +84,8 @@ export interface RuntimeOptions {
   readonly busTarget?: BusTarget;
   /** Hears the run feed from boot on (runs resumed at boot included); see `onRunEvent`. */
   readonly onRunEvent?: RunFeedListener;
+  /** Finds the OS sandbox for shell and git children; defaults to detecting bubblewrap. */
+  readonly detectSandbox?: () => SandboxStatus;
 }
 
 /** How a headless run is started (`submit`). */
@@ -210,13 +213,19 @@ export class Runtime {
       logger,
     });
     undo.push(() => bus.close());
+    const registry = registryFromConfig(loaded);
+    const policyEnv = await createPolicyEnvironment(
+      loaded,
+      options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
+    );
     const tools: DefaultTools | null =
       options.executors === undefined
-        ? createDefaultTools({ allowPrivateHosts: loaded.config.http.allowPrivateHosts })
+        ? createDefaultTools({
+            allowPrivateHosts: loaded.config.http.allowPrivateHosts,
+            sandbox: policyEnv.sandboxBackend,
+          })
         : null;
     if (tools !== null) undo.push(() => tools.close());
-    const registry = registryFromConfig(loaded);
-    const policyEnv = await createPolicyEnvironment(loaded);
     let runtime: Runtime | null = null;
     const runs = new RunHost(
       store,
@@ -305,8 +314,8 @@ export class Runtime {
         clock,
         approvalTtlMs: options.approvalTtlMs ?? loaded.config.approvals.ttlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
-        contextFor: () => ({
-          roots: rt.#roots(),
+        contextFor: (runId) => ({
+          ...rt.#scopeOf(runId),
           paths: policyEnv.paths,
           signal: rt.#abort.signal,
           secrets,
@@ -571,6 +580,7 @@ export class Runtime {
       registry: this.registry,
       paths: this.policyEnv.paths,
       shell: this.policyEnv.shell,
+      sandboxed: this.policyEnv.sandbox.name !== 'none',
       interaction: ctx.interaction,
       sessionId: ctx.sessionId,
       taskId: ctx.taskId,
@@ -593,6 +603,26 @@ export class Runtime {
 
   #roots() {
     return this.#authority.roots();
+  }
+
+  /**
+   * A run's roots as they are now and what the OS sandbox of its children mounts: its own
+   * envelope (a sub-agent's roots and access, not its parent's; the network only when the
+   * envelope grants `external` risk).
+   */
+  #scopeOf(runId: string) {
+    const ctx = this.runs.contextOf(runId);
+    if (ctx === null) {
+      const roots = this.#roots();
+      // Not a live run: its roots, and no network.
+      const confinement = {
+        roots: roots.map((r) => ({ path: r.path, access: r.access, ...(r.deny ? { deny: r.deny } : {}) })),
+        network: false,
+      };
+      return { roots, confinement };
+    }
+    const envelope = this.#delegation.envelopeOf(ctx);
+    return { roots: envelope.roots, confinement: confinementOf(envelope, this.registry) };
   }
 
   #runMeta(runId: string) {

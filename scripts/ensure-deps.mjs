@@ -15,8 +15,11 @@ if (!existsSync('node_modules/.package-lock.json')) {
   execFileSync('npm', ['ci'], { stdio: 'inherit' });
 }
 
+// Debian package name → the program it installs. bubblewrap is the OS sandbox of every shell
+// and git child (without it, allow-mode shell needs a human for every call); Linux only.
 const missing = [];
 if (!has('nats-server')) missing.push('nats-server');
+if (process.platform === 'linux' && !has('bwrap')) missing.push('bubblewrap');
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {
     console.log(`ensure-deps: installing ${missing.join(', ')} with apt-get…`);
@@ -24,10 +27,14 @@ if (missing.length > 0) {
       stdio: 'inherit',
     });
   } else {
+    const brew = missing.filter((m) => m !== 'bubblewrap');
     console.error(
       `Snotra needs: ${missing.join(', ')}.\n` +
         `  Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}\n` +
-        `  macOS:         brew install ${missing.join(' ')}`,
+        (brew.length > 0 ? `  macOS:         brew install ${brew.join(' ')}\n` : '') +
+        (missing.includes('bubblewrap')
+          ? '  (bubblewrap is the OS sandbox for shell and git commands: apt-get install -y bubblewrap)'
+          : ''),
     );
     process.exit(1);
   }

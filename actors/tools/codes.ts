@@ -24,6 +24,7 @@ export const ToolErrorCode = {
   processRunnerMissing: 'process_runner_missing',
   commandFailed: 'command_failed',
   commandTimeout: 'command_timeout',
+  sandboxUnavailable: 'sandbox_unavailable',
   gitSubcommandRefused: 'git_subcommand_refused',
   gitOptionRefused: 'git_option_refused',
   gitFailed: 'git_failed',

@@ -21,6 +21,23 @@ export interface ChildEnvEntry {
   readonly source: EnvSource;
 }
 
+/** One root a confined child sees: its canonical path and what it may do there. */
+export interface ConfinedRoot {
+  readonly path: string;
+  readonly access: 'read' | 'read-write';
+  /** The root's `deny` globs (relative to it): what they match is hidden from the child. */
+  readonly deny?: readonly string[];
+}
+
+/**
+ * What a confined child may see and reach (the run's authority envelope, as the OS sandbox
+ * mounts it): only `read-write` roots are writable; the network only when `network` is true.
+ */
+export interface Confinement {
+  readonly roots: readonly ConfinedRoot[];
+  readonly network: boolean;
+}
+
 /** A command to run to completion. */
 export interface ProcessRunRequest {
   /** Program to execute (looked up on the child's allowlisted PATH when not absolute). */
@@ -36,6 +53,12 @@ export interface ProcessRunRequest {
   readonly maxOutputBytes: number;
   /** Aborting kills the whole process tree. */
   readonly signal?: AbortSignal;
+  /**
+   * Run inside the runner's OS sandbox with this scope. Absent: not confined. When the runner has
+   * no sandbox (`sandbox` is null) the command runs unconfined; callers that must not run
+   * unconfined check `sandbox` first.
+   */
+  readonly confine?: Confinement;
 }
 
 /** How a run ended. Output is decoded as UTF-8 (invalid sequences replaced). */
@@ -58,6 +81,8 @@ export interface ProcessRunResult {
 /** Runs child processes with a sanitized environment, in their own process group. */
 export interface ProcessRunner {
   run(request: ProcessRunRequest): Promise<ProcessRunResult>;
+  /** The OS sandbox confined requests run in (`bubblewrap`), or null/absent when there is none. */
+  readonly sandbox?: string | null;
 }
 
 /** Stable codes of `ProcessRunError`. */
@@ -65,6 +90,7 @@ export const ProcessRunErrorCode = {
   envVariableRefused: 'env_variable_refused',
   spawnFailed: 'spawn_failed',
   supervisorClosed: 'supervisor_closed',
+  sandboxFailed: 'sandbox_failed',
 } as const;
 export type ProcessRunErrorCode = (typeof ProcessRunErrorCode)[keyof typeof ProcessRunErrorCode];
 

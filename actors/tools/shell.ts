@@ -4,6 +4,7 @@ import { resolveConfiguredEnv, type ConfiguredEnvValue } from './env-config.ts';
 import { throwIfCancelled } from './paths.ts';
 import {
   ProcessRunError,
+  type Confinement,
   type ProcessRunner,
   type ProcessRunRequest,
   type ProcessRunResult,
@@ -53,11 +54,36 @@ export async function runChecked(
   }
 }
 
+/** The confinement of a call: the run's envelope, or its roots with their access and no network. */
+export function confinementFor(ctx: ToolExecutionContext): Confinement {
+  return (
+    ctx.confinement ?? {
+      roots: ctx.roots.map((r) => ({ path: r.path, access: r.access, ...(r.deny ? { deny: r.deny } : {}) })),
+      network: false,
+    }
+  );
+}
+
+/**
+ * Refuses to run a command unconfined when no human approved it: a call the policy allowed on
+ * its own (`mode_allow`) was decided on the promise of a sandbox, and there is none.
+ */
+function requireSandboxOrHuman(runner: ProcessRunner, ctx: ToolExecutionContext): void {
+  const sandboxed = runner.sandbox !== undefined && runner.sandbox !== null;
+  if (sandboxed || ctx.decision.reason !== 'mode_allow') return;
+  throw new ToolError(
+    ToolErrorCode.sandboxUnavailable,
+    'no OS sandbox is available, so a shell command needs a human approval before it runs',
+  );
+}
+
 /**
  * Creates the `shell` executor. Guarantees: the working directory is the re-checked decided
  * `cwd` or the current primary root; the command runs through the injected `ProcessRunner`
  * (allowlisted environment plus configured variables, own process group, whole tree ended on
- * timeout and on `ctx.signal`); a non-zero exit is `command_failed` and a timeout
+ * timeout and on `ctx.signal`) inside the runner's OS sandbox, confined to the run's envelope
+ * (`confinementFor`); without a sandbox it runs only when a human approved the call
+ * (`sandbox_unavailable` otherwise); a non-zero exit is `command_failed` and a timeout
  * `command_timeout`, both with the (capped) output as details; a cancel is `cancelled`.
  */
 export function createShellExecutor(options: ShellOptions): ToolExecutor {
@@ -65,6 +91,7 @@ export function createShellExecutor(options: ShellOptions): ToolExecutor {
   return {
     async execute(args, ctx: ToolExecutionContext): Promise<ShellResult> {
       throwIfCancelled(ctx.signal);
+      requireSandboxOrHuman(options.runner, ctx);
       const cwd = workingDirectory(ctx, 'cwd', typeof args.cwd === 'string');
       const env = await resolveConfiguredEnv(options.env, ctx.secrets);
       const run = await runChecked(options.runner, {
@@ -75,6 +102,7 @@ export function createShellExecutor(options: ShellOptions): ToolExecutor {
         timeoutMs: options.timeoutMs ?? 120_000,
         maxOutputBytes: options.maxOutputBytes ?? 256 * 1024,
         signal: ctx.signal,
+        confine: confinementFor(ctx),
       });
       const result: ShellResult = {
         exitCode: run.exitCode,

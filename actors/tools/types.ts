@@ -1,6 +1,7 @@
 import type { Decision } from '../../policy/decision.ts';
 import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type { PathGuard } from '../../policy/seams.ts';
+import type { Confinement } from './process-runner.ts';
 
 /** Resolves a secret by name inside the tool that needs it; the value is registered with the redactor at once. */
 export interface SecretResolver {
@@ -21,6 +22,11 @@ export interface ToolExecutionContext {
   readonly paths: PathGuard;
   readonly signal: AbortSignal;
   readonly secrets: SecretResolver;
+  /**
+   * What the run's OS sandbox mounts for child processes (its own envelope: a sub-agent's roots,
+   * not its parent's). Absent: `roots` with their access, and no network.
+   */
+  readonly confinement?: Confinement;
   /** For tools that run sub-agents: what the child spent, carved out of this run's budget. */
   readonly reportUsage?: (usage: { readonly modelCalls: number; readonly toolCalls: number }) => void;
 }

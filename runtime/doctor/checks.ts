@@ -4,6 +4,7 @@ import { resolveNatsBinary } from '../bus/nats-binary.ts';
 import { resolveConfig, type LoadedConfig } from '../config/load.ts';
 import { openKeyringStore } from '../secrets/keyring.ts';
 import { LOCK_OWNER_FILE } from '../state-lock.ts';
+import { BWRAP_INSTALL_HINT, detectSandbox } from '../sandbox/detect.ts';
 import { openStore, Redactor, SCHEMA_VERSION } from '../../store/index.ts';
 
 /** The result of one check: `fail` blocks the runtime, `warn` limits it. */
@@ -62,21 +63,17 @@ function natsCheck(binary: string | undefined): DoctorCheck {
 }
 
 function sandboxCheck(): DoctorCheck {
-  if (process.platform !== 'linux')
-    return {
-      name: 'sandbox',
-      status: 'warn',
-      detail: `no sandbox on ${process.platform}: allow-mode shell calls need a human`,
-    };
-  const bwrap = onPath(['bwrap'], ['/usr/bin', '/usr/local/bin']);
-  return bwrap !== null
-    ? ok('sandbox', `bubblewrap (${bwrap})`)
+  const sandbox = detectSandbox();
+  return sandbox.name === 'bubblewrap'
+    ? ok('sandbox', `bubblewrap (${sandbox.program})`)
     : {
         name: 'sandbox',
         status: 'warn',
-        detail:
-          'bubblewrap not found: shell commands cannot be confined, so allow-mode shell calls need a human',
-        fix: 'sudo apt-get install -y bubblewrap',
+        detail: `${sandbox.reason}; shell commands are not confined, so allow-mode shell calls need a human`,
+        fix:
+          process.platform === 'linux'
+            ? BWRAP_INSTALL_HINT
+            : 'use Linux with bubblewrap for confined shell calls',
       };
 }
 

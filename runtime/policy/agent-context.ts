@@ -10,6 +10,8 @@ export interface AgentContextDeps {
   readonly registry: ToolRegistry;
   readonly paths: PathGuard;
   readonly shell: CommandAnalyzer;
+  /** Whether shell commands run in an OS sandbox (from `PolicyEnvironment.sandbox`). */
+  readonly sandboxed: boolean;
   readonly interaction?: Interaction;
   readonly sessionId?: string | null;
   readonly taskId?: string | null;
@@ -52,6 +54,7 @@ export function agentPolicyContext(
     standingApprovals: deps.standingApprovals ?? [],
     paths: deps.paths,
     shell: deps.shell,
+    sandboxed: deps.sandboxed,
     delegation: deps.delegation ?? null,
   };
 }

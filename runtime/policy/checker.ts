@@ -3,7 +3,7 @@ import type { PolicyContext, ToolCall } from '../../policy/context.ts';
 import { evaluate } from '../../policy/evaluate.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { agentPolicyContext } from './agent-context.ts';
-import { createPolicyEnvironment } from './environment.ts';
+import { createPolicyEnvironment, type PolicyEnvironmentOptions } from './environment.ts';
 import { registryFromConfig } from './registry-from-config.ts';
 
 /** Evaluates calls for the agents of one config, without executing anything. */
@@ -15,15 +15,23 @@ export interface PolicyChecker {
 }
 
 /** A checker over a loaded config, with the real path guard and shell analyzer. */
-export async function createPolicyChecker(loaded: LoadedConfig): Promise<PolicyChecker> {
+export async function createPolicyChecker(
+  loaded: LoadedConfig,
+  options: PolicyEnvironmentOptions = {},
+): Promise<PolicyChecker> {
   const registry = registryFromConfig(loaded);
-  const env = await createPolicyEnvironment(loaded);
+  const env = await createPolicyEnvironment(loaded, options);
   const agents = Object.keys(loaded.config.agents);
   const contexts = new Map<string, PolicyContext>();
   const contextOf = (agent: string): PolicyContext => {
     let ctx = contexts.get(agent);
     if (ctx === undefined) {
-      ctx = agentPolicyContext(loaded, agent, { registry, paths: env.paths, shell: env.shell });
+      ctx = agentPolicyContext(loaded, agent, {
+        registry,
+        paths: env.paths,
+        shell: env.shell,
+        sandboxed: env.sandbox.name !== 'none',
+      });
       contexts.set(agent, ctx);
     }
     return ctx;

@@ -6,18 +6,39 @@ import { createPathGuard } from '../../policy/paths/index.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
 import { withSimpleCommands } from '../../policy/shell/simple-commands.ts';
 import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
+import {
+  createBubblewrapSandbox,
+  detectSandbox,
+  hostRulesOf,
+  type Sandbox,
+  type SandboxStatus,
+} from '../sandbox/index.ts';
 
-/** The I/O-backed parts of the policy for one config: the path guard and the shell analyzer. */
+/** The I/O-backed parts of the policy for one config: the path guard, the shell analyzer, the OS sandbox. */
 export interface PolicyEnvironment {
   readonly paths: SnotraPathGuard;
   readonly shell: CommandAnalyzer;
+  /** Which OS sandbox confines shell and git children (`none`, with the reason, when there is none). */
+  readonly sandbox: SandboxStatus;
+  /** The sandbox backend the process supervisor uses, built from the same guard; null without one. */
+  readonly sandboxBackend: Sandbox | null;
+}
+
+/** Options of `createPolicyEnvironment`. */
+export interface PolicyEnvironmentOptions {
+  /** Finds the OS sandbox; defaults to `detectSandbox()` (tests inject "none"). */
+  readonly detectSandbox?: () => SandboxStatus;
 }
 
 /**
  * Builds the path guard (with the runtime's own state dir and config file as sensitive paths,
- * plus the config's extra entries) and loads the shell parser once.
+ * plus the config's extra entries), loads the shell parser once and finds the OS sandbox, whose
+ * mounts hide and protect exactly what the guard refuses.
  */
-export async function createPolicyEnvironment(loaded: LoadedConfig): Promise<PolicyEnvironment> {
+export async function createPolicyEnvironment(
+  loaded: LoadedConfig,
+  options: PolicyEnvironmentOptions = {},
+): Promise<PolicyEnvironment> {
   const extra = loaded.config.sensitivePaths;
   const asRule = (e: (typeof extra)[number]) => ({
     id: e.id,
@@ -33,5 +54,10 @@ export async function createPolicyEnvironment(loaded: LoadedConfig): Promise<Pol
     extraNeverWritable: extra.filter((e) => e.kind === 'never-writable').map(asRule),
   });
   // The analyzer also lists simple commands, for rules that name a command (`git push`).
-  return { paths, shell: await withSimpleCommands(await createShellAnalyzer()) };
+  const sandbox = (options.detectSandbox ?? detectSandbox)();
+  const sandboxBackend =
+    sandbox.name === 'bubblewrap'
+      ? createBubblewrapSandbox({ bwrap: sandbox.program, rules: hostRulesOf(paths) })
+      : null;
+  return { paths, shell: await withSimpleCommands(await createShellAnalyzer()), sandbox, sandboxBackend };
 }

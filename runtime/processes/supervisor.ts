@@ -1,7 +1,7 @@
 /**
  * The process supervisor: the one place that starts child processes (shell commands, git, MCP
  * stdio servers). Each child runs in its own process group behind the lifeline wrapper, with
- * only the allowlisted environment; the supervisor tracks every child and ends whole trees on
+ * only the allowlisted environment, and confined children inside the OS sandbox; the supervisor tracks every child and ends whole trees on
  * exit of the main program, timeout, cancel and `shutdown()`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,7 @@ import {
   ProcessRunError,
   ProcessRunErrorCode,
   type ChildEnvEntry,
+  type Confinement,
   type ProcessRunner,
   type ProcessRunRequest,
   type ProcessRunResult,
@@ -18,6 +19,7 @@ import { buildChildEnv } from './env.ts';
 import { killGroup, signalGroup } from './group.ts';
 import { lifelineArgs } from './lifeline.ts';
 import { runToCompletion } from './run.ts';
+import { SandboxError, type Sandbox } from '../sandbox/index.ts';
 
 /** Construction options of `ProcessSupervisor`. */
 export interface ProcessSupervisorOptions {
@@ -27,6 +29,8 @@ export interface ProcessSupervisorOptions {
   readonly killGraceMs?: number;
   /** Platform to behave as; defaults to `process.platform`. */
   readonly platform?: NodeJS.Platform;
+  /** The OS sandbox confined requests run in; none when absent or null. */
+  readonly sandbox?: Sandbox | null;
 }
 
 /** What to start. */
@@ -74,7 +78,9 @@ export interface ChildInfo {
 
 /**
  * Starts and tracks child processes. Guarantees: a child's environment is exactly
- * `buildChildEnv(parentEnv, request.env)`; on POSIX every child leads its own process group and
+ * `buildChildEnv(parentEnv, request.env)`; a request with a confinement (`run` with `confine`,
+ * `spawnConfined`) runs inside the OS sandbox when there is one (`sandbox` names it), in its own
+ * PID namespace that ends with its main program and with this process; on POSIX every child leads its own process group and
  * is tied to this process by the lifeline (it and its group die within the grace period of this
  * process dying, SIGKILL included); when a child's main program exits, what is left of its group
  * is ended; `shutdown()` ends every tracked tree and refuses new children; a synchronous SIGKILL
@@ -84,6 +90,9 @@ export class ProcessSupervisor implements ProcessRunner {
   private readonly parentEnv: Readonly<Record<string, string | undefined>>;
   private readonly graceMs: number;
   private readonly platform: NodeJS.Platform;
+  private readonly backend: Sandbox | null;
+  /** The name of the sandbox confined requests run in, or null when there is none. */
+  readonly sandbox: string | null;
   private readonly tracked = new Map<number, { info: ChildInfo; terminate: () => Promise<void> }>();
   private closed = false;
   private readonly onExit = (): void => {
@@ -94,6 +103,8 @@ export class ProcessSupervisor implements ProcessRunner {
     this.parentEnv = options.parentEnv ?? process.env;
     this.graceMs = options.killGraceMs ?? 2000;
     this.platform = options.platform ?? process.platform;
+    this.backend = options.sandbox ?? null;
+    this.sandbox = this.backend?.name ?? null;
     process.on('exit', this.onExit);
   }
 
@@ -184,9 +195,46 @@ export class ProcessSupervisor implements ProcessRunner {
     };
   }
 
-  /** Runs a command to completion with timeout, output cap and cancel (see `ProcessRunner`). */
-  run(request: ProcessRunRequest): Promise<ProcessRunResult> {
-    return runToCompletion(this, request);
+  /**
+   * Starts a long-lived child (an MCP stdio server) confined to `confine` when this supervisor
+   * has a sandbox (unconfined otherwise: check `sandbox` first where that matters). Rejects with
+   * `ProcessRunError` (`sandbox_failed` and the codes of `spawn`) before anything runs.
+   */
+  async spawnConfined(request: SpawnRequest & { readonly confine: Confinement }): Promise<SupervisedChild> {
+    const launch = await this.confined(request.confine, request.cwd, request.command, request.args);
+    return this.spawn({ ...request, label: request.label ?? request.command, ...launch });
+  }
+
+  /**
+   * Runs a command to completion with timeout, output cap and cancel (see `ProcessRunner`);
+   * inside the sandbox when the request has a confinement and this supervisor has a sandbox.
+   */
+  async run(request: ProcessRunRequest): Promise<ProcessRunResult> {
+    if (request.confine === undefined) return runToCompletion(this, request);
+    const launch = await this.confined(request.confine, request.cwd, request.command, request.args);
+    return runToCompletion(this, { ...request, ...launch });
+  }
+
+  /** The command line of a confined child (the command itself when there is no sandbox). */
+  private async confined(
+    confine: Confinement,
+    cwd: string,
+    command: string,
+    args: readonly string[],
+  ): Promise<{ command: string; args: readonly string[] }> {
+    if (this.backend === null) return { command, args };
+    if (this.closed) {
+      throw new ProcessRunError(ProcessRunErrorCode.supervisorClosed, 'the process supervisor is shut down');
+    }
+    try {
+      const wrapped = await this.backend.wrap(confine, cwd, command, args);
+      return { command: wrapped.command, args: wrapped.args };
+    } catch (error) {
+      if (error instanceof SandboxError) {
+        throw new ProcessRunError(ProcessRunErrorCode.sandboxFailed, error.message, { cause: error });
+      }
+      throw error;
+    }
   }
 
   /** Ends every tracked tree and refuses new children. Safe to call more than once. */

@@ -49,6 +49,11 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
           agents: Object.keys(loaded.config.agents),
           roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
           sidecar: null,
+          // The OS sandbox shell and git children run in; without one, why (and allow-mode shell asks a human).
+          sandbox: runtime.policyEnv.sandbox.name,
+          ...(runtime.policyEnv.sandbox.name === 'none'
+            ? { sandboxReason: runtime.policyEnv.sandbox.reason }
+            : {}),
         })}\n`,
       );
     }

@@ -180,6 +180,7 @@ export class RestartHarness {
         registry,
         paths: this.#env.paths,
         shell: this.#env.shell,
+        sandboxed: true,
         interaction: ctx.interaction,
         sessionId: ctx.sessionId,
         taskId: ctx.taskId,

@@ -92,6 +92,8 @@ function context(e: AuthorityEnvelope, chain: (() => readonly AuthorityEnvelope[
     sessionApprovals: [],
     paths: guard,
     shell,
+    // These laws are about delegation; the sandbox question is tested in test/sandbox.
+    sandboxed: true,
     delegation: chain === null ? null : createDelegationGuard(chain, { space, registry }),
   };
 }

@@ -245,6 +245,8 @@ function context(e: AuthorityEnvelope, chain: readonly AuthorityEnvelope[] | nul
     sessionApprovals: [],
     paths: guard,
     shell,
+    // These laws are about delegation; the sandbox question is tested in test/sandbox.
+    sandboxed: true,
     delegation: chain === null ? null : createDelegationGuard(() => chain, { space, registry }),
   };
 }

@@ -81,6 +81,7 @@ function childContext(): PolicyContext {
     sessionApprovals: [],
     paths: guard,
     shell,
+    sandboxed: true,
     delegation: createDelegationGuard(chain, { space, registry }),
   };
 }

@@ -22,8 +22,8 @@ async function survivors(pgid: number, pids: readonly number[]): Promise<number[
     .map((p) => p.pid);
 }
 
-async function startRuntime(): Promise<{ tree: Tree; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+async function startRuntime(mode: 'sandbox' | 'none'): Promise<{ tree: Tree; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -48,10 +48,15 @@ async function expectTreeGoneWithin(tree: Tree, ms: number): Promise<number> {
 }
 
 describe('process tree teardown (contract 12)', () => {
-  it.each(['SIGTERM', 'SIGKILL'] as const)(
-    'leaves no process of the shell call tree within 5 s after the runtime gets %s',
-    async (signal) => {
-      const { tree, exited } = await startRuntime();
+  it.each([
+    ['SIGTERM', 'sandbox'],
+    ['SIGKILL', 'sandbox'],
+    ['SIGTERM', 'none'],
+    ['SIGKILL', 'none'],
+  ] as const)(
+    'leaves no process of the shell call tree within 5 s after the runtime gets %s (sandbox %s)',
+    async (signal, mode) => {
+      const { tree, exited } = await startRuntime(mode);
       expect(tree.sleepPids).toHaveLength(2);
       expect(tree.pgid).not.toBe(tree.pid);
       expect(await survivors(tree.pgid, tree.sleepPids)).toEqual(expect.arrayContaining(tree.sleepPids));

@@ -70,6 +70,7 @@ export async function createWorkspace(
         registry,
         paths: env.paths,
         shell: env.shell,
+        sandboxed: env.sandbox.name !== 'none',
         interaction: opts.interaction ?? 'attended',
         sessionId: opts.sessionId ?? null,
         taskId: opts.taskId ?? null,

@@ -6,6 +6,8 @@ import { toObservation } from '../../actors/tools/observation.ts';
 import { createShellExecutor, type ShellOptions } from '../../actors/tools/shell.ts';
 import { ToolError } from '../../actors/tools/types.ts';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { createBubblewrapSandbox, hostRulesOf } from '../../runtime/sandbox/index.ts';
+import { createPathGuard } from '../../policy/paths/index.ts';
 import { createSecretResolver, MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { Redactor } from '../../store/redaction/redactor.ts';
 import { createTestWorkspace, type TestWorkspace } from './support.ts';
@@ -28,7 +30,10 @@ beforeAll(() => {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  supervisor = new ProcessSupervisor({ killGraceMs: 500 });
+  // Shell commands the policy allowed on its own run only in the OS sandbox.
+  const guard = createPathGuard({ stateDir: '/nonexistent/state', configFile: '/nonexistent/config.json' });
+  const sandbox = createBubblewrapSandbox({ bwrap: '/usr/bin/bwrap', rules: hostRulesOf(guard) });
+  supervisor = new ProcessSupervisor({ killGraceMs: 500, sandbox });
 });
 afterAll(async () => {
   await supervisor.shutdown();

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { ToolErrorCode } from '../codes.ts';
 import { throwIfCancelled } from '../paths.ts';
 import type { ChildEnvEntry, ProcessRunner } from '../process-runner.ts';
-import { runChecked } from '../shell.ts';
+import { confinementFor, runChecked } from '../shell.ts';
 import { ToolError, type ToolExecutionContext, type ToolExecutor } from '../types.ts';
 import { workingDirectory } from '../working-dir.ts';
 import { checkGitArgs, GIT_GLOBAL_OPTIONS, subcommandSafetyOptions } from './git-args.ts';
@@ -46,7 +46,8 @@ export function gitEnv(cwd: string): ChildEnvEntry[] {
  * Creates the `git_query` executor. Guarantees: arguments pass `checkGitArgs` or the call fails
  * with `git_subcommand_refused` / `git_option_refused` before anything runs; git runs in the
  * current primary root with `gitEnv`, the global safety options and, for diff-producing
- * subcommands, `--no-ext-diff --no-textconv`; a non-zero exit is `git_failed` with stderr as
+ * subcommands, `--no-ext-diff --no-textconv`, inside the runner's OS sandbox when it has one
+ * (the run's roots, no network); a non-zero exit is `git_failed` with stderr as
  * details.
  */
 export function createGitQueryExecutor(options: GitQueryOptions): ToolExecutor {
@@ -66,6 +67,8 @@ export function createGitQueryExecutor(options: GitQueryOptions): ToolExecutor {
         timeoutMs: options.timeoutMs ?? 30_000,
         maxOutputBytes: options.maxOutputBytes ?? 1024 * 1024,
         signal: ctx.signal,
+        // Read-only git in the run's sandbox (no network: git_query never fetches).
+        confine: { ...confinementFor(ctx), network: false },
       });
       if (run.cancelled) throw new ToolError(ToolErrorCode.cancelled, 'the call was cancelled');
       if (run.timedOut) throw new ToolError(ToolErrorCode.commandTimeout, 'git ran past its time limit');

@@ -1,0 +1,95 @@
+/**
+ * A sandbox backend behind one interface: it turns a command and the run's confinement into the
+ * command line that runs it confined. Bubblewrap on Linux; `sandbox-exec` on macOS is designed
+ * behind the same interface (see `sandbox-exec.ts`) and not enabled yet.
+ */
+import { realpath, stat } from 'node:fs/promises';
+import type { Confinement } from '../../actors/tools/process-runner.ts';
+import { bwrapArgs } from './bwrap.ts';
+import { DEFAULT_WALK_LIMITS, findProtectedPaths, type HostRules, type WalkLimits } from './host.ts';
+import { SandboxError, type SandboxPlan } from './plan.ts';
+
+export { SandboxError };
+
+/** Names of sandbox backends (the ready line and the README use them). */
+export type SandboxName = 'bubblewrap' | 'sandbox-exec';
+
+/** A command line that runs a command confined, and the plan it was made from. */
+export interface WrappedCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly plan: SandboxPlan;
+}
+
+/** An OS sandbox. */
+export interface Sandbox {
+  readonly name: SandboxName;
+  /**
+   * The command line that runs `command args…` in `cwd` confined to `scope`. Rejects with a
+   * `SandboxError` when the scope cannot be mounted (no root exists, `cwd` is outside the roots).
+   */
+  wrap(scope: Confinement, cwd: string, command: string, args: readonly string[]): Promise<WrappedCommand>;
+}
+
+async function canonicalDir(path: string): Promise<string | null> {
+  try {
+    const real = await realpath(path);
+    return (await stat(real)).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The plan for `scope`: roots canonical and existing (a root that vanished is dropped), `cwd`
+ * canonical and inside a root, and the protected paths the host holds now.
+ */
+export async function planFor(
+  scope: Confinement,
+  cwd: string,
+  rules: HostRules,
+  limits: WalkLimits = DEFAULT_WALK_LIMITS,
+): Promise<SandboxPlan> {
+  const roots: { path: string; access: 'read' | 'read-write' }[] = [];
+  const walked: { path: string; writable: boolean; deny: readonly string[] }[] = [];
+  for (const root of scope.roots) {
+    const path = await canonicalDir(root.path);
+    if (path === null) continue;
+    roots.push({ path, access: root.access });
+    walked.push({ path, writable: root.access === 'read-write', deny: root.deny ?? [] });
+  }
+  const dir = await canonicalDir(cwd);
+  if (dir === null) throw new SandboxError(`the working directory ${JSON.stringify(cwd)} is not a directory`);
+  const inside = roots.some((r) => dir === r.path || dir.startsWith(r.path === '/' ? '/' : `${r.path}/`));
+  if (!inside) {
+    throw new SandboxError(`the working directory ${JSON.stringify(dir)} is inside no root of the sandbox`);
+  }
+  const found = await findProtectedPaths(rules, walked, limits);
+  return {
+    roots,
+    readOnly: found.neverWritable,
+    hidden: found.sensitive,
+    network: scope.network,
+    cwd: dir,
+  };
+}
+
+/** Options of `createBubblewrapSandbox`. */
+export interface BubblewrapOptions {
+  /** The `bwrap` program (absolute). */
+  readonly bwrap: string;
+  /** The policy's sensitive and never-writable globs (from the path guard). */
+  readonly rules: HostRules;
+  readonly walkLimits?: WalkLimits;
+}
+
+/** The bubblewrap backend (Linux). */
+export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
+  return {
+    name: 'bubblewrap',
+    async wrap(scope, cwd, command, args) {
+      const plan = await planFor(scope, cwd, options.rules, options.walkLimits);
+      return { command: options.bwrap, args: bwrapArgs(plan, [command, ...args]), plan };
+    },
+  };
+}
