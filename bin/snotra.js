@@ -6,4 +6,4 @@ register();
 const { runCli } = await import('../surfaces/cli/main.ts');
 process.exitCode = await runCli(process.argv.slice(2));
 // Whatever a failed command left behind (a socket, a child's pipe) must not keep the process alive.
-setTimeout(() => process.exit(), 3000).unref();
+globalThis.setTimeout(() => process.exit(), 3000).unref();

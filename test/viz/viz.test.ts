@@ -35,7 +35,9 @@ describe('machine graphs come from the machine definitions', () => {
       // Each (source, event, target) of the definition is an edge, eventless ones included; a
       // transition without a target stays in its state.
       const expected = defined.flatMap((n) => [
-        ...[...n.transitions.values()].flat().flatMap((t) => (t.target ?? [n]).map((x) => `${n.id}->${x.id}`)),
+        ...[...n.transitions.values()]
+          .flat()
+          .flatMap((t) => (t.target ?? [n]).map((x) => `${n.id}->${x.id}`)),
         ...(n.always ?? []).flatMap((t) => (t.target ?? [n]).map((x) => `${n.id}->${x.id}`)),
       ]);
       expect(g?.transitions.map((t) => `${t.source}->${t.target}`).sort()).toEqual(expected.sort());
