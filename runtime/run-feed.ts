@@ -51,7 +51,6 @@ function cap(text: string, max: number): { text: string; truncated: boolean } {
 export class RunFeed implements RunReporter {
   readonly #listeners = new Set<RunFeedListener>();
   /** The last model error of each run (redacted), for the message of its `run.failed`. */
-  readonly #modelErrors = new Map<string, string>();
 
   constructor(
     private readonly redactor: Redactor,
@@ -109,12 +108,6 @@ export class RunFeed implements RunReporter {
   modelOutput(ctx: RunContext, output: ModelStepOutput): void {
     if (this.#quiet || output.text === undefined || output.text.length === 0) return;
     this.emit(ctx, { type: 'model.text', delta: this.redactor.redactString(output.text) });
-  }
-
-  modelFailed(ctx: RunContext, error: unknown): void {
-    const e = error as { code?: unknown; message?: unknown };
-    const message = `${typeof e.code === 'string' ? `${e.code}: ` : ''}${String(e.message ?? error)}`;
-    this.#modelErrors.set(ctx.runId, this.#text(message, MESSAGE_MAX));
   }
 
   proposed(ctx: RunContext, call: ProposedCall): void {
@@ -217,8 +210,6 @@ export class RunFeed implements RunReporter {
 
   /** A run ended (`run.completed` or `run.failed`). */
   ended(ctx: RunContext, outcome: RunOutcome): void {
-    const modelError = this.#modelErrors.get(ctx.runId);
-    this.#modelErrors.delete(ctx.runId);
     if (outcome.status === 'completed') {
       this.emit(ctx, {
         type: 'run.completed',
@@ -233,8 +224,8 @@ export class RunFeed implements RunReporter {
       type: 'run.failed',
       outcome: outcome.status,
       reason: outcome.reason,
-      message:
-        outcome.reason === 'model_error' && modelError !== undefined ? `${known}: ${modelError}` : known,
+      // The run's own message (redacted where it was made) says what went wrong; else the reason in words.
+      message: outcome.message !== undefined ? this.#text(outcome.message, MESSAGE_MAX) : known,
     });
   }
 }

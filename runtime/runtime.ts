@@ -51,6 +51,7 @@ import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
 import { RunFeed } from './run-feed.ts';
+import { logRunEvent } from './run-log.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
@@ -59,6 +60,10 @@ export { RUNTIME_FILE };
 
 /** Default budgets of a run when the agent's config sets none. */
 export const DEFAULT_BUDGET = { modelCalls: 50, toolCalls: 100, wallTimeMs: 10 * 60_000 } as const;
+
+/** The log levels a runtime accepts. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** How long a recorded firing whose run does not exist yet counts as on its way (then as lost). */
 const FIRING_START_GRACE_MS = 5 * 60_000;
@@ -76,6 +81,8 @@ export interface RuntimeOptions {
   readonly clock?: () => number;
   /** Where logs go (redacted); defaults to stderr. */
   readonly logDestination?: NodeJS.WritableStream;
+  /** pino level (`trace` … `fatal`, `silent`); default `info`. */
+  readonly logLevel?: LogLevel;
   /** How long an approval stays open (ms); default `approvals.ttlMs` of the config, else one day. */
   readonly approvalTtlMs?: number;
   /** Fallback poll for decisions written by another process (ms); default 1000. */
@@ -192,6 +199,7 @@ export class Runtime {
     const redactor = new Redactor();
     const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
       name: 'snotra',
+      level: options.logLevel ?? 'info',
     });
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
@@ -285,6 +293,7 @@ export class Runtime {
       logger,
       () => rt.#roots().find((r) => r.primary)?.path ?? null,
     );
+    rt.#feed.on((e) => logRunEvent(logger, e));
     if (options.onRunEvent !== undefined) rt.#feed.on(options.onRunEvent);
     const secrets: SecretResolver = options.secretStore
       ? createSecretResolver(options.secretStore, store.redactor)
@@ -673,12 +682,6 @@ export class Runtime {
   }
 
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
-    if (outcome.status === 'failed') {
-      this.logger.warn(
-        { runId, agentId: ctx.agentId, reason: outcome.reason, message: outcome.message },
-        'run failed',
-      );
-    }
     this.#feed.ended(ctx, outcome);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);

@@ -24,7 +24,6 @@ import { executeOnce, type ExecuteDeps } from './execute.ts';
  */
 export interface RunReporter {
   modelOutput(context: RunContext, output: ModelStepOutput): void;
-  modelFailed(context: RunContext, error: unknown): void;
   proposed(context: RunContext, call: ProposedCall): void;
   decided(context: RunContext, call: ProposedCall, decision: Decision): void;
   /** An observation was appended to the transcript (what the model will see). */
@@ -110,7 +109,6 @@ export function provideRunMachine(deps: RunEffectDeps) {
           // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
           // asks again after the restart instead of failing.
           if (exec.signal.aborted) return new Promise<never>(() => {});
-          deps.report?.modelFailed(ctx, err);
           // The run's failure message is shown and stored: scrub it of every registered secret first.
           throw redactedError(err, deps.store.redactor);
         }

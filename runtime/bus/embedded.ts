@@ -179,12 +179,12 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   void exited.then((info) => {
     if (!info.expected) {
       logger.error(
-        { pid: serverPid, code: info.code, signal: info.signal, stderrTail: info.stderrTail },
+        { natsPid: serverPid, code: info.code, signal: info.signal, stderrTail: info.stderrTail },
         'bus: embedded nats-server exited unexpectedly',
       );
     } else {
       logger.info(
-        { pid: serverPid, code: info.code, signal: info.signal },
+        { natsPid: serverPid, code: info.code, signal: info.signal },
         'bus: embedded nats-server stopped',
       );
     }
@@ -234,7 +234,7 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
     );
   }
   logger.info(
-    { pid: serverPid, port: listen.port, jetstreamDir: `${paths.storeDir}/jetstream` },
+    { natsPid: serverPid, port: listen.port, jetstreamDir: `${paths.storeDir}/jetstream` },
     'bus: embedded nats-server started',
   );
 

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../../runtime/config/load.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
-import { Runtime } from '../../runtime/runtime.ts';
+import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
 import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
-const USAGE = 'usage: snotra start [--config F]';
+const USAGE = `usage: snotra start [--config F] [--log-level ${LOG_LEVELS.join('|')}]  (or SNOTRA_LOG_LEVEL)`;
 
 /**
  * `snotra start`: runs the runtime until SIGINT/SIGTERM. Prints one JSON line
@@ -14,10 +14,15 @@ const USAGE = 'usage: snotra start [--config F]';
 export async function startCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { config: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: { config: { type: 'string' }, 'log-level': { type: 'string' } },
+      strict: true,
+    }));
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
   }
+  const logLevel = logLevelOf(values['log-level'], process.env.SNOTRA_LOG_LEVEL);
   const loaded = resolveConfig(values.config, cwd);
   // Handlers first: a signal at any moment of boot or right at the ready line stops gracefully.
   let signalled: (name: string) => void = () => {};
@@ -38,6 +43,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       loaded,
       model: modelFromConfig(loaded),
       secretStore: secretStoreFromConfig(loaded),
+      logLevel,
     });
     if (received === null) {
       io.stdout(
@@ -65,4 +71,18 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
+}
+
+/** The log level from `--log-level`, else `SNOTRA_LOG_LEVEL`, else `info`; a bad one is a usage error naming where it came from. */
+export function logLevelOf(flag: string | undefined, env: string | undefined): LogLevel {
+  const [value, where] =
+    flag !== undefined
+      ? [flag, '--log-level']
+      : env !== undefined && env !== ''
+        ? [env, 'SNOTRA_LOG_LEVEL']
+        : ['info', ''];
+  if ((LOG_LEVELS as readonly string[]).includes(value)) return value as LogLevel;
+  throw new UsageError(
+    `${where}: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(value)}\n${USAGE}`,
+  );
 }

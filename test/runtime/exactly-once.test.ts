@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
+import { assertLifecycles } from '../support/lifecycle.ts';
 
 const CHILD = new URL('../support/runtime-child.ts', import.meta.url).pathname;
 const CALLS = ['c1', 'c2', 'c3'];
@@ -98,6 +99,8 @@ describe('exactly once across crashes', () => {
                 if (entry === null) expect(counts.has(`call:${runId}:${id}`)).toBe(false);
               }
               interrupted += store.audit.list({ runId }).filter((e) => e.kind === 'interrupted').length;
+              // Every call's audit lifecycle in the contract order, no step repeated by a restore.
+              assertLifecycles(store, runId);
               expect(store.audit.verifyChain()).toMatchObject({ ok: true });
               expect(store.integrityCheck()).toBe('ok');
             } finally {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
+import { assertLifecycles } from '../support/lifecycle.ts';
 
 const CHILD = new URL('../support/lifecycle-child.ts', import.meta.url).pathname;
 
@@ -86,6 +87,7 @@ describe('restart-resume: SIGKILL at each point of the lifecycle', () => {
           const entry = store.ledger.lookup(`call:${runId}:c1`);
           if (c.effects === 0) expect(entry).toBeNull();
           else expect(entry?.status).toBe(c.point === 'mid-call' ? 'interrupted' : 'completed');
+          assertLifecycles(store, runId);
         } finally {
           store.close();
         }

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { logLevelOf } from '../../surfaces/cli/start.ts';
+import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+
+let fx: RuntimeFixture | null = null;
+let rt: Runtime | null = null;
+afterEach(async () => {
+  await rt?.stop();
+  fx?.cleanup();
+  rt = null;
+  fx = null;
+});
+
+const lines = (f: RuntimeFixture) =>
+  f.logs
+    .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('the daemon logs the lifecycle of runs and approvals, with ids and never payloads', () => {
+  it('run started, approval requested, run parked, approval decided, run completed; the runtime pid is kept', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
+    const model = new ScriptedModel({
+      worker: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c1', tool: 'send_message', args: { channel: 'ops', text: 'payload-text-7731' } }],
+          },
+        },
+        { expect: { kind: 'tool.result' }, respond: { kind: 'final', text: 'final-text-7731' } },
+      ],
+    });
+    rt = await fx.start(model);
+    const runId = await rt.runTask('worker', 'nightly', 'message-text-7731');
+    const msgs = () =>
+      lines(fx as RuntimeFixture)
+        .filter((l) => l.runId === runId)
+        .map((l) => l.msg);
+    await eventually(() => msgs().includes('run parked'), 10_000, 'the park line');
+    const requested = lines(fx).find((l) => l.msg === 'approval requested');
+    expect(requested).toMatchObject({
+      runId,
+      agentId: 'worker',
+      tool: 'send_message',
+      risk: 'external',
+      callId: 'c1',
+    });
+    const approvalId = requested?.approvalId as string;
+    expect(rt.decide(approvalId, 'approved', 'tester').ok).toBe(true);
+    await rt.waitForRun(runId);
+    await eventually(() => msgs().includes('run completed'), 10_000, 'the completion line');
+    expect(msgs()).toEqual([
+      'run started',
+      'approval requested',
+      'run parked',
+      'approval decided',
+      'run completed',
+    ]);
+    for (const l of lines(fx)) expect(l.pid).toBe(process.pid);
+    expect(fx.logs.join('')).not.toMatch(/payload-text-7731|final-text-7731|message-text-7731/);
+  });
+
+  it('the level comes from --log-level, else SNOTRA_LOG_LEVEL, else info; a bad one names where it came from', () => {
+    expect(logLevelOf(undefined, undefined)).toBe('info');
+    expect(logLevelOf(undefined, 'debug')).toBe('debug');
+    expect(logLevelOf('warn', 'debug')).toBe('warn');
+    expect(() => logLevelOf('loud', undefined)).toThrow(/--log-level: expected one of .* got "loud"/);
+    expect(() => logLevelOf(undefined, 'loud')).toThrow(/SNOTRA_LOG_LEVEL: expected one of/);
+  });
+});
