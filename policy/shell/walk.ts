@@ -8,7 +8,7 @@
 import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
-import type { CommandEnv, StdinSource, Verdict } from './env.ts';
+import type { CommandEnv, Resolved, StdinSource, Verdict } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { Findings } from './findings.ts';
@@ -223,6 +223,7 @@ export class Walker {
       if (!REDIRECTS.has(c.type) && c.id !== body?.id) this.expr(c, ctx);
     }
     if (body !== null) this.withRedirects(body, redirects, ctx);
+    else this.redirects(redirects, ctx); // `> file` with no command word still truncates file.
   }
 
   /**
@@ -315,11 +316,15 @@ export class Walker {
           'a redirection to a path only known at run time',
         );
       }
+      this.staticPath(r, f, 'write');
       for (const ref of r.refs) {
         const kind = deviceKind(ref.text, ref.glob);
-        if (kind === 'device')
+        if (kind === 'device' || deviceKind(ref.win ?? '') === 'device')
           this.findings.hit('hardline.block-device-redirect', `redirection into ${ref.text}`);
-        else if (kind !== 'benign') this.findings.addWrite(ref.text);
+        else if (kind !== 'benign') {
+          this.findings.addWrite(ref.text);
+          if (ref.glob) this.findings.addGlob(ref.pattern, 'write');
+        }
       }
     }
   }
@@ -487,6 +492,19 @@ export class Walker {
     this.subshell(() => this.sequence(node, inner));
   }
 
+  /** A path position must be static: a run-time value or a link made earlier needs a human. */
+  private staticPath(r: Resolved, f: Field, access: 'read' | 'write'): void {
+    if (r.unknown) {
+      this.findings.needsHuman('caution.dynamic-path', `a path to ${access} is only known at run time`);
+      return;
+    }
+    if (f.value !== null && /^\/proc\/(self|thread-self|\d+)\/(cwd|root)(\/|$)/.test(f.value)) {
+      this.findings.needsHuman('caution.dynamic-path', `${f.value} depends on the process that opens it`);
+    }
+    if (r.refs.some((ref) => this.findings.isLinked(ref.text)))
+      this.findings.needsHuman('caution.linked-path', 'a path made a link earlier in the command');
+  }
+
   private env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
     const findings = this.findings;
     const scope = (): CwdScope => fixedScope ?? this.scope;
@@ -503,9 +521,33 @@ export class Walker {
         else findings.cannot(v.unknown, v.detail);
       },
       resolve: (f) => scope().resolve(f),
+      caution: (id, detail) => findings.needsHuman(id, detail),
       read: (f) => {
         const r = scope().resolve(f);
-        for (const ref of r.refs) if (deviceKind(ref.text) === null) findings.reads.add(ref.text);
+        this.staticPath(r, f, 'read');
+        for (const ref of r.refs) {
+          if (deviceKind(ref.text) !== null) continue;
+          findings.reads.add(ref.text);
+          if (ref.glob) findings.addGlob(ref.pattern, 'read');
+        }
+      },
+      probe: (f) => {
+        if (f.proc && f.value === null) return;
+        const r = scope().resolve(f);
+        this.staticPath(r, f, 'read');
+        for (const ref of r.refs) {
+          if (deviceKind(ref.text, ref.glob) === 'benign') continue;
+          findings.probes.add(ref.text);
+          if (ref.glob) findings.addGlob(ref.pattern, 'write');
+        }
+      },
+      tree: (f, access) => {
+        const r = scope().resolve(f);
+        this.staticPath(r, f, access);
+        for (const ref of r.refs) findings.addTree(ref.glob ? ref.pattern : ref.text, access);
+      },
+      link: (f) => {
+        for (const ref of scope().resolve(f).refs) findings.addLink(ref.text);
       },
       write: (f, content) => {
         if (f.proc && f.value === null) return; // `tee >(cmd)`: a pipe, not a path.
@@ -516,12 +558,14 @@ export class Walker {
             'a command writes into a path only known at run time',
           );
         }
+        this.staticPath(r, f, 'write');
         for (const ref of r.refs) {
           const kind = deviceKind(ref.text, ref.glob);
           if (kind === 'device' || deviceKind(ref.win ?? '') === 'device') {
             findings.hit('hardline.block-device-write', `a command writes to ${ref.text}`);
           } else if (kind !== 'benign') {
             findings.addWrite(ref.text);
+            if (ref.glob) findings.addGlob(ref.pattern, 'write');
           }
         }
       },
