@@ -151,13 +151,19 @@ export function shellPending(
   ctx: PolicyContext,
 ): ShellPending | null {
   const c = analysis.caution;
-  if (c !== null) return { reason: shellReason(c.ruleId), rule: { id: c.ruleId, source: 'hardline' }, step: 2 };
+  if (c !== null)
+    return { reason: shellReason(c.ruleId), rule: { id: c.ruleId, source: 'hardline' }, step: 2 };
   if (analysis.trees.length + analysis.globs.length > 0 && ctx.paths.checkPattern === undefined) {
-    return { reason: 'unanalyzable_command', rule: { id: 'roots.no-pattern-check', source: 'roots' }, step: 2 };
+    return {
+      reason: 'unanalyzable_command',
+      rule: { id: 'roots.no-pattern-check', source: 'roots' },
+      step: 2,
+    };
   }
   for (const p of analysis.reads) {
     const r = ctx.paths.resolve('command', pathFromCwd(p, cwdInput), 'read', ctx.roots);
-    if (!r.ok) return { reason: 'read_outside_roots', rule: { id: 'roots.read-outside', source: 'roots' }, step: 3 };
+    if (!r.ok)
+      return { reason: 'read_outside_roots', rule: { id: 'roots.read-outside', source: 'roots' }, step: 3 };
   }
   for (const p of analysis.probes) {
     const r = ctx.paths.resolve('command', pathFromCwd(p, cwdInput), 'write', ctx.roots);

@@ -230,9 +230,14 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
   function overlapping(matcher: RuleMatcher, globs: readonly string[], tree: boolean): string | null {
     for (const [id, ruleGlobs] of matcher.globs) {
       for (const g of ruleGlobs) {
-        // A name-anywhere rule (`**/.env`) would hold inside any tree; only anchored rules count.
-        if (tree && g.startsWith('**')) continue;
-        for (const glob of globs) if (globsOverlap(glob, g, tree)) return id;
+        // A name-anywhere rule (`**/.env`) would hold inside any tree, and for any glob whose
+        // last name starts with a wildcard (`rm *.json`): there only anchored rules count.
+        const anywhere = g.startsWith('**');
+        if (tree && anywhere) continue;
+        for (const glob of globs) {
+          if (anywhere && /^[*?[]/.test(glob.slice(glob.lastIndexOf('/') + 1))) continue;
+          if (globsOverlap(glob, g, tree)) return id;
+        }
       }
     }
     return null;

@@ -11,9 +11,7 @@ type Tok =
   | { readonly k: 'star' }
   | { readonly k: 'set'; readonly test: (c: string) => boolean; readonly chars: string };
 type Segment =
-  | { readonly k: 'globstar' }
-  | { readonly k: 'any' }
-  | { readonly k: 'toks'; readonly toks: readonly Tok[] };
+  { readonly k: 'globstar' } | { readonly k: 'any' } | { readonly k: 'toks'; readonly toks: readonly Tok[] };
 
 /** How a glob's wildcards treat a leading dot: bash's `*` never matches it, picomatch's `dot` does. */
 export type DotRule = 'shell' | 'dot';

@@ -125,7 +125,8 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
   const compiled: { id: string; test: (key: string) => boolean }[] = [];
   for (const rule of rules) {
     const ruleGlobs = rule.patterns
-      .flatMap((p) => expandPattern(p.normalize('NFC'), anchors)).map((g) => `${g}/**`);
+      .flatMap((p) => expandPattern(p.normalize('NFC'), anchors))
+      .map((g) => `${g}/**`);
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
     let test: (key: string) => boolean;
     try {

@@ -7,13 +7,15 @@ import type { CommandEnv } from './env.ts';
 import { dynamicField, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { CONTAINER_RUNNERS } from './containers.ts';
-import { collectFileArgs } from './fileargs.ts';
+import { collectFileArgs, hasFileTable } from './fileargs.ts';
 import { parseFind } from './find.ts';
 import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
+import { gitPaths } from './git-paths.ts';
 import { CODE_RUNNERS } from './interpreters.ts';
 import { analyzeOptionRunners } from './option-runners.ts';
-import { parseOptions } from './options.ts';
+import { hasFlag, parseOptions } from './options.ts';
 import { programNames } from './program.ts';
+import { NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
 import { applyCommandRules } from './rules.ts';
 import { runtimeControl } from './rules-runtime.ts';
 import { WRAPPERS } from './wrappers.ts';
@@ -144,7 +146,9 @@ function cd(kind: 'cd' | 'pushd' | 'popd', args: readonly Field[], env: CommandE
     env.changeDir(kind, dynamicField(false));
     return;
   }
-  env.changeDir(kind, target);
+  // A cd target is a path like any other: static, inside the roots, not sensitive.
+  env.changeDir(kind, target, hasFlag(p, 'P'));
+  if (target !== null) env.read(literalField('.'));
 }
 
 function substitute(argv: readonly Field[], token: string, start: Field): Field[] {
@@ -160,6 +164,7 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   const f = parseFind(args);
   const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
   starts.forEach((s) => env.read(s));
+  starts.forEach((s) => env.tree(s, f.deletes ? 'write' : 'read'));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {
@@ -289,5 +294,12 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   applyCommandRules(names, args, env);
   if (name === 'find' || name === 'gfind') find(args, env, budget);
   else if (name === 'fd' || name === 'fdfind') fdExec(args, env, budget);
+  else if (name === 'git' || name === 'hub') gitPaths(args, env);
   for (const n of names) collectFileArgs(n, args, env);
+  // The one fail-closed rule: a program without a table may read or write any argument.
+  const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || TABLED.has(n));
+  if (!tabled) probeArguments(args, env);
 }
+
+/** Programs whose paths are handled above (find, fd, git). */
+const TABLED = new Set(['find', 'gfind', 'fd', 'fdfind', 'git', 'hub']);

@@ -81,7 +81,7 @@ export interface CommandEnv {
   /** Called with the program names of each command layer (fork-bomb detection). */
   noteProgram(names: readonly string[]): void;
   /** Apply a `cd`/`pushd`/`popd` to the tracked cwd. */
-  changeDir(kind: 'cd' | 'pushd' | 'popd', target: Field | null): void;
+  changeDir(kind: 'cd' | 'pushd' | 'popd', target: Field | null, physical?: boolean): void;
   /** A copy of this env with another stdin. */
   withStdin(stdin: StdinSource): CommandEnv;
   /** A copy of this env whose working directory is `target` (env -C, sudo -D, sudo -i). */

@@ -59,8 +59,12 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
     if (a.k === 'home') {
       const next = atoms[i + 1];
       const atEnd = next === undefined || (next.k === 'c' && next.c === '/');
-      if (i === 0 && atEnd) {
-        tilde = true;
+      const prev = atoms[i - 1];
+      // `f=@$HOME/x`, `--key=$HOME/x`, `a:$HOME/x`: the home directory right after a separator
+      // stays static (the value then holds `~` there, read as home by the option tables).
+      const afterSeparator = prev !== undefined && prev.k === 'c' && '=@:'.includes(prev.c);
+      if ((i === 0 || (afterSeparator && !dynamic)) && atEnd) {
+        tilde ||= i === 0;
         value += '~';
         win += '~';
         pattern += '~';

@@ -10,6 +10,7 @@ import type { Field } from './field.ts';
 import { flagValue, flagValues, hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
 import { isRemoteOperand } from './rules-delete.ts';
+import { recursiveTargets } from './trees.ts';
 
 /** Emits the reads and writes of one command's arguments. */
 type Collector = (args: readonly Field[], env: CommandEnv, name: string) => void;
@@ -504,7 +505,20 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     true,
   ),
   mv: copyLike(CP, 'write', true),
-  ln: copyLike(CP, 'none', false),
+  ln: (args, env, name) => {
+    copyLike(CP, 'read', false)(args, env, name);
+    const p = parseOptions(args, CP);
+    const dest = flagValue(p, 't', 'target-directory') ?? p.operands.at(p.operands.length > 1 ? -1 : 0);
+    if (dest) env.link(dest);
+  },
+  link: (args, env) => {
+    const [source, dest] = parseOptions(args, {}).operands;
+    if (source) env.read(source);
+    if (dest) {
+      env.write(dest, false);
+      env.link(dest);
+    }
+  },
   rm: writeAll(RM_OPTIONS, false),
   rimraf: writeAll({}, false),
   srm: writeAll({}, false),
@@ -557,8 +571,14 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   ri: removeItem,
 };
 
+/** True when program `name` has a read/write table here. */
+export function hasFileTable(name: string): boolean {
+  return Object.hasOwn(COLLECTORS, name);
+}
+
 /** Records the reads and writes `args` of program `name` state. */
 export function collectFileArgs(name: string, args: readonly Field[], env: CommandEnv): void {
-  const collector = COLLECTORS[name];
+  const collector = hasFileTable(name) ? COLLECTORS[name] : undefined;
   if (collector) collector(args, env, name);
+  recursiveTargets(name, args, env);
 }

@@ -65,7 +65,8 @@ export const HARDLINE_RULES = [
   { id: 'hardline.shadow-copy-delete', title: 'deleting Windows shadow copies (vssadmin delete shadows)' },
   {
     id: 'hardline.disk-erase',
-    title: 'erasing or overwriting a disk (cryptsetup erase, badblocks -w, hdparm --security-erase, blkdiscard, nvme format)',
+    title:
+      'erasing or overwriting a disk (cryptsetup erase, badblocks -w, hdparm --security-erase, blkdiscard, nvme format)',
   },
   {
     id: 'hardline.volume-destroy',
@@ -79,7 +80,8 @@ export const HARDLINE_RULES = [
   { id: 'hardline.git-hooks-path', title: 'git config core.hooksPath (points git at hooks it then runs)' },
   {
     id: 'hardline.force-push-other',
-    title: 'forced remote update through another program (hub push -f, git send-pack --force, gh repo sync --force)',
+    title:
+      'forced remote update through another program (hub push -f, git send-pack --force, gh repo sync --force)',
   },
   {
     id: 'hardline.recursive-runtime-state',
@@ -145,7 +147,10 @@ export type UnanalyzableRuleId = (typeof UNANALYZABLE_RULES)[number]['id'];
  * `allow` mode. Each id maps to a reason code (policy/shell-step.ts).
  */
 export const CAUTION_RULES = [
-  { id: 'caution.dynamic-path', title: 'a path position holds a variable or command substitution ($x, $(...))' },
+  {
+    id: 'caution.dynamic-path',
+    title: 'a path position holds a variable or command substitution ($x, $(...))',
+  },
   { id: 'caution.linked-path', title: 'a path made a link earlier in the same command (ln, ln -s)' },
   { id: 'caution.dynamic-cwd', title: 'cd to a directory only known at run time (cd "$d", cd -)' },
   { id: 'caution.pipeline-targets', title: 'a command deletes or changes paths read from a pipe' },

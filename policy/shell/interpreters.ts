@@ -9,6 +9,7 @@ import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
 import { isStreamPath } from './paths.ts';
+import { probeArguments } from './programs.ts';
 import { joinCode } from './wrappers.ts';
 import type { WrapResult, Wrapper } from './wrappers.ts';
 
@@ -221,9 +222,26 @@ export const powershell: Wrapper = (args, env, name) => {
 
 /** Inline code that runs processes, deletes trees, evaluates strings or touches devices. */
 const DANGEROUS_CODE =
-  /system\s*\(|\bexec[a-z]*\s*[(\s]|popen|subprocess|spawn|child_process|\bfork\b|rmtree|rmdir|rmSync|\brm(_rf|_r)?\s*\(|\.rm\s*\(|rimraf|unlink|os\.remove|shutil|FileUtils|remove_dir|remove_entry|File\.delete|Dir\.delete|Process\.Start|Runtime\.getRuntime|do shell script|`|\bqx\b|%x|\beval\b|Function\s*\(|__import__|importlib|\/dev\/|Remove-Item|Format-Volume|\bkill\b|ctypes|\bopen\s*\(\s*["']\|/i;
+  /\bsystem\b|getattr|\bexec\b|\bimport\s*\(|\bexec[a-z]*\s*[(\s]|popen|subprocess|spawn|child_process|\bfork\b|rmtree|rmdir|rmSync|\brm(_rf|_r)?\s*\(|\.rm\s*\(|rimraf|unlink|os\.remove|shutil|FileUtils|remove_dir|remove_entry|File\.delete|Dir\.delete|Process\.Start|Runtime\.getRuntime|do shell script|`|\bqx\b|%x|\beval\b|Function\s*\(|__import__|importlib|\/dev\/|Remove-Item|Format-Volume|\bkill\b|ctypes|\bopen\s*\(\s*["']\|/i;
 
-function inlineVerdict(code: Field | null | undefined, who: string): WrapResult {
+/** String literals of inline code that could be shell commands (`system "rm -rf /"`). */
+function quotedStrings(code: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
+  for (const m of code.matchAll(re)) {
+    const text = m[1] ?? m[2] ?? '';
+    if (/^\s*[A-Za-z./~]/.test(text)) out.push(text);
+  }
+  return out;
+}
+
+/**
+ * Inline interpreter code always needs a human in `allow` mode (caution): the analysis cannot
+ * follow another language's effects. Code that can run processes or delete files is
+ * unanalyzable, and its string literals are analyzed as shell commands too, so a hardline
+ * command or a sensitive path spelled inside it is still denied.
+ */
+function inlineVerdict(code: Field | null | undefined, who: string, env?: CommandEnv): WrapResult {
   if (code === undefined) return { kind: 'done' };
   if (code === null || code.value === null) {
     return {
@@ -232,7 +250,9 @@ function inlineVerdict(code: Field | null | undefined, who: string): WrapResult 
       detail: `${who}: non-literal code`,
     };
   }
+  env?.caution('caution.interpreter-code', `${who} runs inline code`);
   if (DANGEROUS_CODE.test(code.value)) {
+    if (env !== undefined) for (const s of quotedStrings(code.value)) env.analyzeCode(s);
     return {
       kind: 'unknown',
       ruleId: 'unanalyzable.inline-interpreter-code',
@@ -245,7 +265,7 @@ function inlineVerdict(code: Field | null | undefined, who: string): WrapResult 
 function stdinProgram(env: CommandEnv, who: string): WrapResult {
   const r = stdinCode(env.stdin, who);
   if (r.kind !== 'code') return r;
-  return inlineVerdict(literalField(r.code), who);
+  return inlineVerdict(literalField(r.code), who, env);
 }
 
 /** Short options that take the inline program: python -c, node -e/-p, perl -e/-E, ruby -e, php -r, lua -e, osascript -e. */
@@ -261,7 +281,13 @@ const INLINE: Readonly<
   osascript: { code: 'e', value: 'l', long: [] },
   bun: { code: 'e', value: '', long: ['eval', 'print'] },
   deno: { code: '', value: '', long: ['eval'] },
+  r: { code: 'e', value: 'f', long: ['file'] },
+  tcl: { code: '', value: '', long: [] },
+  julia: { code: 'eE', value: 'LJp', long: ['eval', 'print', 'project', 'load'] },
 };
+
+/** Interpreters whose code option takes the next word (no attached code: `node -pe`, `-e code`). */
+const DETACHED = new Set(['node', 'bun', 'deno', 'r', 'julia']);
 
 /** python, node, perl, ruby, php, lua, osascript: inline code is scanned; code on stdin must be literal. */
 export const interpreter =
@@ -269,6 +295,7 @@ export const interpreter =
   (args, env, name) => {
     const spec = INLINE[kind];
     if (spec === undefined) return { kind: 'done' };
+    let inPlace = false;
     for (let i = 0; i < args.length; i++) {
       const f = args[i] as Field;
       const v = f.value;
@@ -290,22 +317,33 @@ export const interpreter =
       if (v.startsWith('--')) {
         const [long, attached] = v.slice(2).split(/=(.*)/s);
         if (long === 'eval' || long === 'print') {
-          return inlineVerdict(attached !== undefined ? literalField(attached) : args[i + 1], name);
+          return inlineVerdict(attached !== undefined ? literalField(attached) : args[i + 1], name, env);
         }
         if (long === 'version' || long === 'help') return { kind: 'done' };
         if (attached === undefined && spec.long.includes(long ?? '')) i++;
         continue;
       }
       if (!v.startsWith('-')) {
-        if (kind === 'deno' && v === 'eval') return inlineVerdict(args[i + 1], name);
-        return scriptFile(f, env, name);
+        if ((kind === 'deno' || kind === 'bun') && v === 'eval') return inlineVerdict(args[i + 1], name, env);
+        const r = scriptFile(f, env, name);
+        // The script's own arguments may name files it reads or writes.
+        probeArguments(args.slice(i + 1), env);
+        return r;
       }
       for (let j = 1; j < v.length; j++) {
         const c = v[j] ?? '';
         if (spec.code.includes(c)) {
-          const attached = v.slice(j + 1);
-          return inlineVerdict(attached !== '' ? literalField(attached) : args[i + 1], name);
+          const rest = v.slice(j + 1);
+          const detached = DETACHED.has(kind) || spec.code.includes(rest);
+          const code = !detached && rest !== '' ? literalField(rest) : args[i + 1];
+          if (kind === 'perl' && (inPlace || /i/.test(v.slice(1, j)))) {
+            // perl -pi -e CODE FILE...: the files are edited in place.
+            const files = args.slice(i + (detached || rest === '' ? 2 : 1));
+            for (const file of files) if (!(file.value ?? '').startsWith('-')) env.write(file, false);
+          }
+          return inlineVerdict(code, name, env);
         }
+        if (kind === 'perl' && c === 'i') inPlace = true;
         if (spec.module !== undefined && spec.module.includes(c)) return { kind: 'done' };
         if (c === 'V' || c === 'v' || c === 'h') return { kind: 'done' };
         if (spec.value.includes(c)) {
@@ -363,4 +401,12 @@ export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   osascript: interpreter('osascript'),
   bun: interpreter('bun'),
   deno: interpreter('deno'),
+  rscript: interpreter('r'),
+  r: interpreter('r'),
+  tclsh: interpreter('tcl'),
+  wish: interpreter('tcl'),
+  expect: interpreter('tcl'),
+  julia: interpreter('julia'),
+  ipython: interpreter('python'),
+  ipython3: interpreter('python'),
 };

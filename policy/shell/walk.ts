@@ -575,7 +575,7 @@ export class Walker {
           .refs.some((ref) => findings.wasWritten(ref.text)),
       analyzeCode: (code, options) =>
         this.nested(code, { ...ctx, stdin: options?.stdin ?? stdin }, options?.sameShell === true, scope()),
-      changeDir: (kind, target) => scope().change(kind, target, ctx.conditional),
+      changeDir: (kind, target, physical) => scope().change(kind, target, ctx.conditional, physical),
       withStdin: (stdin) => this.env({ ...ctx, stdin }, fixedScope),
       withChdir: (target) => {
         const moved = scope().clone();

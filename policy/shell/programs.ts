@@ -1,0 +1,126 @@
+/**
+ * The fail-closed rule for programs: a program is either in a table that says which of its
+ * arguments are paths (fileargs.ts, git-paths.ts, the wrappers and code runners), or known to
+ * take no path arguments (NO_PATH_PROGRAMS below), or unknown. Every argument of an unknown
+ * program that could name a file — the word itself, the value of `--opt=value`, `@file`,
+ * `key=value` — is a probe: it must be static and is checked against the roots and sensitive
+ * paths (policy/shell-step.ts), because the program may read or write it.
+ */
+import type { CommandEnv } from './env.ts';
+import { literalField } from './field.ts';
+import type { Field } from './field.ts';
+
+/** Programs whose arguments never name files they read or write. */
+export const NO_PATH_PROGRAMS: ReadonlySet<string> = new Set([
+  ':',
+  '[',
+  '[[',
+  'alias',
+  'arch',
+  'basename',
+  'bg',
+  'break',
+  'cal',
+  'clear',
+  'continue',
+  'date',
+  'declare',
+  'dirname',
+  'disown',
+  'echo',
+  'exit',
+  'export',
+  'expr',
+  'factor',
+  'false',
+  'fg',
+  'free',
+  'getconf',
+  'getopts',
+  'groups',
+  'hash',
+  'help',
+  'history',
+  'hostname',
+  'id',
+  'jobs',
+  'kill',
+  'killall',
+  'let',
+  'local',
+  'locale',
+  'logname',
+  'man',
+  'mapfile',
+  'nproc',
+  'numfmt',
+  'pgrep',
+  'pidof',
+  'pkill',
+  'printenv',
+  'printf',
+  'ps',
+  'pwd',
+  'read',
+  'readarray',
+  'readonly',
+  'reset',
+  'return',
+  'seq',
+  'set',
+  'shift',
+  'shopt',
+  'sleep',
+  'stty',
+  'test',
+  'times',
+  'tput',
+  'true',
+  'tty',
+  'type',
+  'typeset',
+  'ulimit',
+  'umask',
+  'uname',
+  'unset',
+  'uptime',
+  'users',
+  'wait',
+  'whatis',
+  'whereis',
+  'which',
+  'who',
+  'whoami',
+  'yes',
+]);
+
+/** A field for the part of a literal `f` after `n` characters; a leading `~` there is home. */
+function tail(f: Field, n: number): Field {
+  const v = (f.value ?? '').slice(n);
+  return { ...literalField(v), tilde: v === '~' || v.startsWith('~/'), glob: f.glob };
+}
+
+/** The part of one argument that could name a file, or null when it cannot (an option, a URL). */
+export function pathPart(f: Field): Field | null {
+  const v = f.value;
+  if (v === null) return f;
+  if (v === '' || v === '-' || v === '--') return null;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(v)) return null;
+  if (v.startsWith('--')) {
+    const eq = v.indexOf('=');
+    return eq < 0 || eq === v.length - 1 ? null : pathPart(tail(f, eq + 1));
+  }
+  if (v.startsWith('-')) return null;
+  if (v.startsWith('@') && v.length > 1) return tail(f, 1);
+  const kv = /^[A-Za-z0-9_.-]+[=:]@?(?=.)/.exec(v);
+  if (kv !== null && !v.startsWith('/')) return pathPart(tail(f, kv[0].length));
+  return f;
+}
+
+/** Records every argument of a program without a table that could name a file as a probe. */
+export function probeArguments(args: readonly Field[], env: CommandEnv): void {
+  for (const a of args) {
+    const p = pathPart(a);
+    if (p !== null) env.probe(p);
+  }
+}
