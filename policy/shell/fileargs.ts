@@ -400,6 +400,11 @@ const windowsTargets: Collector = (args, env) => {
 };
 
 const removeItem: Collector = (args, env) => {
+  const named = args.some(
+    (a) => a.value === null || !a.value.startsWith('-') || /^-(path|literalpath|lp|pspath|p)$/i.test(a.value),
+  );
+  if (!named && env.stdin.kind === 'pipe')
+    env.caution('caution.pipeline-targets', 'Remove-Item deletes the paths piped into it');
   for (let i = 0; i < args.length; i++) {
     const f = args[i] as Field;
     const v = f.value;

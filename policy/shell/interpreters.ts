@@ -376,6 +376,34 @@ export const SHELLS = [
   'tcsh',
 ] as const;
 
+/** nu, xonsh, elvish -c CODE: another shell's language; checked as bash too, and a human decides. */
+const otherShell: Wrapper = (args, env, name) => {
+  const i = args.findIndex((a) => a.value === '-c' || a.value === '--commands' || a.value === '--command');
+  env.caution('caution.other-shell', `${name} runs code of another shell language`);
+  if (i < 0) return { kind: 'done' };
+  const code = args[i + 1];
+  if (code === undefined) return { kind: 'done' };
+  if (code.value === null)
+    return { kind: 'unknown', ruleId: 'unanalyzable.dynamic-code', detail: `${name}: non-literal code` };
+  return { kind: 'code', code: code.value };
+};
+
+/** make -f - / --eval: a makefile from stdin or the command line runs its recipes. */
+const make: Wrapper = (args, env, name) => {
+  const fromStdin = args.some((a, i) => {
+    const v = a.value ?? '';
+    return (
+      ((v === '-f' || v === '--file' || v === '--makefile') && args[i + 1]?.value === '-') ||
+      v === '-f-' ||
+      v === '--file=-' ||
+      v.startsWith('--eval') ||
+      v === '-E'
+    );
+  });
+  if (fromStdin) env.caution('caution.interpreter-code', `${name} runs recipes given on stdin or inline`);
+  return { kind: 'done' };
+};
+
 /** Code runners by program name. */
 export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   ...Object.fromEntries(SHELLS.map((s) => [s, shell])),
@@ -401,6 +429,11 @@ export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   osascript: interpreter('osascript'),
   bun: interpreter('bun'),
   deno: interpreter('deno'),
+  nu: otherShell,
+  xonsh: otherShell,
+  elvish: otherShell,
+  make,
+  gmake: make,
   rscript: interpreter('r'),
   r: interpreter('r'),
   tclsh: interpreter('tcl'),

@@ -56,7 +56,8 @@ export class Walker {
 
   /** Parses and walks `code` (line continuations folded first, as bash does). */
   run(code: string, ctx: WalkContext): void {
-    let text = code;
+    // bash reads a backslash at the very end of the input as itself (`dir C:\`).
+    let text = /(^|[^\\])(\\\\)*\\$/.test(code) ? code + '\\' : code;
     for (let attempt = 0; attempt < 4; attempt++) {
       let again: string | null = null;
       const parsed = this.parser.withTree(text, (root) => {

@@ -162,6 +162,8 @@ const sudo: Wrapper = (args, env, name) => {
   }
   const argv = dropAssignments(r.argv);
   if (argv.length === 0 && hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return exec([SH], env);
+  // sudo -s / -i with a command runs it through the shell: `sudo -s 'rm -rf /'` is shell code.
+  if (hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return joinCode(argv, `${name} -s command`);
   const login = hasFlag(r.parsed, 'i', 'login');
   const chdir = login
     ? homeOf(flagValue(r.parsed, 'u', 'user'))
@@ -424,9 +426,44 @@ const ssh: Wrapper = (args, env, name) => {
       return unknown('unanalyzable.dynamic-code', `${name}: a non-literal word in its options`);
   }
   for (const f of [...(p.flags.get('i') ?? []), ...(p.flags.get('F') ?? [])]) if (f) env.read(f);
-  const remote = args.slice(p.rest + 1);
+  // OpenSSH reads options after the destination too: `ssh host -p 22 'rm -rf /'`.
+  let at = p.rest + 1;
+  while (at < args.length && (args[at]?.value ?? '').startsWith('-') && args[at]?.value !== '--') {
+    const opt = args[at]?.value ?? '';
+    at += opt.length === 2 && 'bcDEeFIiJLlmOopQRSWwB'.includes(opt[1] ?? '') ? 2 : 1;
+  }
+  if (args[at]?.value === '--') at++;
+  const remote = args.slice(at);
   if (remote.length === 0) return { kind: 'done' };
   return joinCode(remote, `${name} remote command`);
+};
+
+/** Terminal emulators: `-e cmd args` / `-x` / `--` run a command (one word with blanks: shell code). */
+const terminal: Wrapper = (args, _env, name) => {
+  const i = args.findIndex((a) => ['-e', '-x', '--', '--command', '--execute', '-c'].includes(a.value ?? ''));
+  if (i < 0) {
+    const eq = args.find((a) => /^--(command|execute)=/.test(a.value ?? ''));
+    if (eq?.value == null) return { kind: 'done' };
+    return joinCode([literalField(eq.value.slice(eq.value.indexOf('=') + 1))], `${name} command`);
+  }
+  const rest = args.slice(i + 1);
+  if (rest.length === 1 && /\s/.test(rest[0]?.value ?? '')) return joinCode(rest, `${name} command`);
+  return exec(rest);
+};
+
+/** man -P/--pager, -H/--html: a command man runs. */
+const man: Wrapper = (args, _env, name) => {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]?.value ?? null;
+    if (v === null) continue;
+    if (v === '-P' || v === '--pager' || v === '-H' || v === '--html') {
+      const next = args[i + 1];
+      return next === undefined ? { kind: 'done' } : joinCode([next], `${name} pager`);
+    }
+    const m = /^(?:-P|--pager=|-H|--html=)(.+)$/s.exec(v);
+    if (m !== null) return joinCode([literalField(m[1] ?? '')], `${name} pager`);
+  }
+  return { kind: 'done' };
 };
 
 const runners: Wrapper = (_args, _env, name) =>
@@ -452,6 +489,22 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   ssh,
   parallel: runners,
   tmux: runners,
+  man,
+  xterm: terminal,
+  uxterm: terminal,
+  'x-terminal-emulator': terminal,
+  'gnome-terminal': terminal,
+  konsole: terminal,
+  alacritty: terminal,
+  kitty: terminal,
+  urxvt: terminal,
+  rxvt: terminal,
+  st: terminal,
+  terminator: terminal,
+  tilix: terminal,
+  'xfce4-terminal': terminal,
+  wezterm: terminal,
+  foot: terminal,
   screen: runners,
   byobu: runners,
   dtach: runners,
