@@ -163,7 +163,9 @@ const sudo: Wrapper = (args, env, name) => {
   const argv = dropAssignments(r.argv);
   if (argv.length === 0 && hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return exec([SH], env);
   // sudo -s / -i with a command runs it through the shell: `sudo -s 'rm -rf /'` is shell code.
-  if (hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return joinCode(argv, `${name} -s command`);
+  const one = argv.length === 1 && /\s/.test(argv[0]?.value ?? '');
+  if (hasFlag(r.parsed, 's', 'shell') || (one && hasFlag(r.parsed, 'i', 'login')))
+    return joinCode(argv, `${name} -s command`);
   const login = hasFlag(r.parsed, 'i', 'login');
   const chdir = login
     ? homeOf(flagValue(r.parsed, 'u', 'user'))
