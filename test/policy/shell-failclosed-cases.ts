@@ -6,6 +6,8 @@
  * and a symlink `link-out` to a directory outside the roots.
  */
 
+import type { Mode } from '../../policy/risk.ts';
+
 /** The expected outcome in `allow` mode; `ask` and `deny` mode follow from it (see the tests). */
 export type Expect = 'allow' | readonly ['deny' | 'approval-required', string];
 
@@ -283,3 +285,27 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
   ...sh(18, SENSITIVE, 'cat ~/.\u212Aube/config', 'cat ~/.SSH/id_rsa'),
   ...read(18, 'allow' as Expect, 'build/Kube.txt'),
 ];
+
+/**
+ * The decision expected in `mode`, from the one expected in `allow` mode: a denial holds in
+ * every mode; otherwise `deny` mode denies, a fail-closed reason is kept in `ask` mode (it is
+ * found before the mode), and an allowed non-read call needs a human in `ask` mode.
+ */
+export function expectedIn(
+  mode: Mode,
+  allowMode: Expect,
+  risk: string,
+): { decision: string; reason: string } {
+  if (allowMode !== 'allow' && allowMode[0] === 'deny') return { decision: 'deny', reason: allowMode[1] };
+  if (mode === 'deny') return { decision: 'deny', reason: 'mode_deny' };
+  if (allowMode !== 'allow') return { decision: 'approval-required', reason: allowMode[1] };
+  if (mode === 'ask' && risk !== 'read') return { decision: 'approval-required', reason: 'mode_ask' };
+  return { decision: 'allow', reason: 'mode_allow' };
+}
+
+/** The tool call of a case. */
+export function callOf(c: FailClosedCase): { tool: string; args: unknown } {
+  return c.tool !== undefined
+    ? { tool: c.tool, args: c.args }
+    : { tool: 'shell', args: { command: c.command } };
+}
