@@ -86,7 +86,11 @@ export function shellStep2(command: string, cwdInput: string | null, ctx: Policy
     };
   }
   const deny = (d: Denial | null): ShellStep2 | null => (d ? { kind: 'deny', denial: d } : null);
-  for (const t of analysis.trees) {
+  // Trees that are changed first: a change of the state dir's tree is hardline, not just sensitive.
+  const trees = [...analysis.trees].sort((a, b) =>
+    a.access === b.access ? 0 : a.access === 'write' ? -1 : 1,
+  );
+  for (const t of trees) {
     const d = ctx.paths.checkPattern?.(patternFromCwd(t.path, cwdInput), t.access, ctx.roots, true) ?? null;
     if (d !== null && t.access === 'write' && d.rule.id === RUNTIME_STATE_RULE) {
       return {

@@ -217,6 +217,22 @@ export const NEVER_WRITABLE_PATHS: readonly PathRule[] = [
       '**/.git/worktrees/*/config.worktree',
     ],
   },
+  {
+    id: 'never.tool-rc',
+    description: 'start-up files of git, editors and terminal multiplexers (they run commands)',
+    patterns: [
+      '**/.gitconfig',
+      '**/.config/git/config',
+      '**/.vimrc',
+      '**/.exrc',
+      '**/.config/nvim',
+      '**/.vim/plugin',
+      '**/.emacs',
+      '**/.emacs.d/init.el',
+      '**/.tmux.conf',
+      '**/.screenrc',
+    ],
+  },
   { id: 'never.mcp-config', description: 'MCP server list', patterns: ['**/.mcp.json'] },
   {
     id: 'never.agent-config',

@@ -52,6 +52,9 @@ const COMMAND_VARS = new Set([
   'PROMPT_COMMAND',
 ]);
 
+/** Variables that move git's repository or work tree. */
+const GIT_PLACE_VARS = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']);
+
 /** Variables that inject git configuration (an alias or push refspec could hide there). */
 const GIT_CONFIG_VARS = /^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/;
 
@@ -111,6 +114,13 @@ export function checkAssignment(name: string, value: Field | null, env: CommandE
     env.unanalyzable('unanalyzable.git-alias', `${name} injects git configuration`);
     return;
   }
+  if (GIT_PLACE_VARS.has(name)) {
+    // git then works in (and may rewrite) that directory: it must be static and in the roots.
+    if (value !== null)
+      env.probe(value.value === null ? value : { ...value, tilde: /^~(\/|$)/.test(value.value) });
+    else env.caution('caution.dynamic-path', `${name} is only known at run time`);
+    return;
+  }
   if (!COMMAND_VARS.has(name)) return;
   if (value === null || value.value === null) {
     env.unanalyzable('unanalyzable.dynamic-code', `${name} holds a command that is not literal`);
@@ -164,7 +174,9 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   const f = parseFind(args);
   const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
   starts.forEach((s) => env.read(s));
-  starts.forEach((s) => env.tree(s, f.deletes ? 'write' : 'read'));
+  // Listing names reads no file; -exec / -delete act on everything found beneath the starts.
+  if (f.deletes) starts.forEach((s) => env.tree(s, 'write'));
+  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read'));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {

@@ -10,6 +10,8 @@ import type { Field } from './field.ts';
 import { flagValue, flagValues, hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
 import { isRemoteOperand } from './rules-delete.ts';
+import { fileUrlPath } from './programs.ts';
+import { link, ln } from './links.ts';
 import { recursiveTargets } from './trees.ts';
 
 /** Emits the reads and writes of one command's arguments. */
@@ -316,7 +318,12 @@ const tar: Collector = (args, env) => {
   flagValues(p, 'f', 'file').forEach((f) => (create ? env.write(f, true) : env.read(f)));
   flagValues(p, 'T', 'files-from', 'X', 'exclude-from').forEach((f) => env.read(f));
   if (extract) flagValues(p, 'C', 'directory').forEach((f) => env.write(f, false));
-  if (create) p.operands.forEach((f) => (hasFlag(p, 'remove-files') ? env.write(f, false) : env.read(f)));
+  // Operands are relative to a -C directory: checked from the cwd and from every -C (stricter).
+  const envs = [env, ...flagValues(p, 'C', 'directory').map((d) => env.withChdir(d))];
+  for (const e of envs) {
+    if (create) p.operands.forEach((f) => (hasFlag(p, 'remove-files') ? e.write(f, false) : e.read(f)));
+  }
+  if (create) flagValues(p, 'C', 'directory').forEach((d) => env.read(d));
 };
 
 const zip: Collector = (args, env) => {
@@ -510,20 +517,8 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     true,
   ),
   mv: copyLike(CP, 'write', true),
-  ln: (args, env, name) => {
-    copyLike(CP, 'read', false)(args, env, name);
-    const p = parseOptions(args, CP);
-    const dest = flagValue(p, 't', 'target-directory') ?? p.operands.at(p.operands.length > 1 ? -1 : 0);
-    if (dest) env.link(dest);
-  },
-  link: (args, env) => {
-    const [source, dest] = parseOptions(args, {}).operands;
-    if (source) env.read(source);
-    if (dest) {
-      env.write(dest, false);
-      env.link(dest);
-    }
-  },
+  ln,
+  link,
   rm: writeAll(RM_OPTIONS, false),
   rimraf: writeAll({}, false),
   srm: writeAll({}, false),
@@ -586,4 +581,9 @@ export function collectFileArgs(name: string, args: readonly Field[], env: Comma
   const collector = hasFileTable(name) ? COLLECTORS[name] : undefined;
   if (collector) collector(args, env, name);
   recursiveTargets(name, args, env);
+  // Any program given a `file:` URL (curl, wget, browsers) reads that local path.
+  for (const a of args) {
+    const local = a.value === null ? null : fileUrlPath(a.value.replace(/^[A-Za-z0-9_-]*=/, ''));
+    if (local !== null) env.read(literalField(local));
+  }
 }

@@ -70,12 +70,23 @@ export function gitPaths(args: readonly Field[], env: CommandEnv): void {
     if (f.value !== null && /^--(message|author|date|branch|format|pretty)=/.test(f.value)) continue;
     operands.push(f);
   }
-  if (sub === 'clean') {
+  const letters = subArgs
+    .map((a) => a.value ?? '')
+    .filter((v) => /^-[A-Za-z]+$/.test(v))
+    .join('');
+  const dryRun = letters.includes('n') || subArgs.some((a) => a.value === '--dry-run');
+  const force = letters.includes('f') || subArgs.some((a) => a.value === '--force');
+  if (sub === 'clean' && force && !dryRun) {
     wenv.tree(here, 'write');
     wenv.write(here, false);
   } else if (TREE_WRITERS.has(sub)) {
     wenv.write(here, false);
   }
+  if (sub === 'clone' || sub === 'init' || sub === 'worktree')
+    probeArguments(
+      operands.filter((f) => f.value !== null && f.value.startsWith('--')),
+      wenv,
+    );
   if (sub === 'clone') {
     const plain = operands.filter((f) => f.value === null || !f.value.startsWith('-'));
     const dest = plain[1];

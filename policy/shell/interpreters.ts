@@ -282,12 +282,19 @@ const INLINE: Readonly<
   bun: { code: 'e', value: '', long: ['eval', 'print'] },
   deno: { code: '', value: '', long: ['eval'] },
   r: { code: 'e', value: 'f', long: ['file'] },
-  tcl: { code: '', value: '', long: [] },
+  tcl: { code: 'c', value: '', long: [] },
+  groovy: { code: 'e', value: 'cp', long: [] },
+  elixir: { code: 'e', value: 'r', long: ['eval'] },
+  guile: { code: 'ce', value: 'lL', long: [] },
+  racket: { code: 'e', value: 'lt', long: ['eval'] },
+  lisp: { code: '', value: '', long: ['eval'] },
+  scala: { code: 'e', value: 'cp', long: [] },
+  ghc: { code: 'e', value: '', long: [] },
   julia: { code: 'eE', value: 'LJp', long: ['eval', 'print', 'project', 'load'] },
 };
 
 /** Interpreters whose code option takes the next word (no attached code: `node -pe`, `-e code`). */
-const DETACHED = new Set(['node', 'bun', 'deno', 'r', 'julia']);
+const DETACHED = new Set(['node', 'bun', 'deno', 'r', 'julia', 'lisp', 'elixir', 'racket']);
 
 /** python, node, perl, ruby, php, lua, osascript: inline code is scanned; code on stdin must be literal. */
 export const interpreter =
@@ -336,14 +343,14 @@ export const interpreter =
           const rest = v.slice(j + 1);
           const detached = DETACHED.has(kind) || spec.code.includes(rest);
           const code = !detached && rest !== '' ? literalField(rest) : args[i + 1];
-          if (kind === 'perl' && (inPlace || /i/.test(v.slice(1, j)))) {
-            // perl -pi -e CODE FILE...: the files are edited in place.
+          if ((kind === 'perl' || kind === 'ruby') && (inPlace || /i/.test(v.slice(1, j)))) {
+            // perl -pi -e CODE FILE... (ruby -pi -e): the files are edited in place.
             const files = args.slice(i + (detached || rest === '' ? 2 : 1));
             for (const file of files) if (!(file.value ?? '').startsWith('-')) env.write(file, false);
           }
           return inlineVerdict(code, name, env);
         }
-        if (kind === 'perl' && c === 'i') inPlace = true;
+        if ((kind === 'perl' || kind === 'ruby') && c === 'i') inPlace = true;
         if (spec.module !== undefined && spec.module.includes(c)) return { kind: 'done' };
         if (c === 'V' || c === 'v' || c === 'h') return { kind: 'done' };
         if (spec.value.includes(c)) {
@@ -401,6 +408,21 @@ const make: Wrapper = (args, env, name) => {
     );
   });
   if (fromStdin) env.caution('caution.interpreter-code', `${name} runs recipes given on stdin or inline`);
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]?.value ?? '';
+    const next = args[i + 1];
+    if ((v === '-C' || v === '--directory') && next !== undefined) env.probe(next);
+    else if ((v === '-f' || v === '--file' || v === '--makefile') && next !== undefined && next.value !== '-')
+      env.read(next);
+    else if (/^-[Cf]./.test(v)) continue;
+    if (v === '-C' || v === '--directory' || v === '-f' || v === '--file' || v === '--makefile') i++;
+  }
+  probeArguments(
+    args.filter(
+      (a, i) => !['-C', '--directory', '-f', '--file', '--makefile'].includes(args[i - 1]?.value ?? ''),
+    ),
+    env,
+  );
   return { kind: 'done' };
 };
 
@@ -440,6 +462,14 @@ export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   wish: interpreter('tcl'),
   expect: interpreter('tcl'),
   julia: interpreter('julia'),
+  groovy: interpreter('groovy'),
+  elixir: interpreter('elixir'),
+  guile: interpreter('guile'),
+  racket: interpreter('racket'),
+  sbcl: interpreter('lisp'),
+  scala: interpreter('scala'),
+  ghc: interpreter('ghc'),
+  runghc: interpreter('ghc'),
   ipython: interpreter('python'),
   ipython3: interpreter('python'),
 };

@@ -100,17 +100,31 @@ function tail(f: Field, n: number): Field {
   return { ...literalField(v), tilde: v === '~' || v.startsWith('~/'), glob: f.glob };
 }
 
+/** The local path of a `file:` URL (`file:///x`, `file://localhost/x`, `file:/x`), else null. */
+export function fileUrlPath(value: string): string | null {
+  const m = /^file:(?:\/\/(?:localhost)?)?(\/.*)$/is.exec(value);
+  if (m === null) return null;
+  try {
+    return decodeURIComponent(m[1] ?? '/');
+  } catch {
+    return m[1] ?? '/';
+  }
+}
+
 /** The part of one argument that could name a file, or null when it cannot (an option, a URL). */
 export function pathPart(f: Field): Field | null {
   const v = f.value;
   if (v === null) return f;
   if (v === '' || v === '-' || v === '--') return null;
+  const file = fileUrlPath(v);
+  if (file !== null) return { ...literalField(file), glob: f.glob };
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(v)) return null;
   if (v.startsWith('--')) {
     const eq = v.indexOf('=');
     return eq < 0 || eq === v.length - 1 ? null : pathPart(tail(f, eq + 1));
   }
-  if (v.startsWith('-')) return null;
+  // `-i~/.ssh/id_rsa`, `-f/etc/shadow`: a short option with its value attached.
+  if (v.startsWith('-')) return /^-[A-Za-z0-9](~|\.{0,2}\/)/.test(v) ? pathPart(tail(f, 2)) : null;
   if (v.startsWith('@') && v.length > 1) return tail(f, 1);
   const kv = /^[A-Za-z0-9_.-]+[=:]@?(?=.)/.exec(v);
   if (kv !== null && !v.startsWith('/')) return pathPart(tail(f, kv[0].length));

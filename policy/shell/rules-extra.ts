@@ -14,7 +14,16 @@ const values = (args: readonly Field[]): string[] => args.map((a) => (a.value ??
 export const diskErase: CommandRule = {
   ids: ['hardline.disk-erase'],
   applies: (n) =>
-    ['cryptsetup', 'badblocks', 'hdparm', 'blkdiscard', 'nvme', 'sg_format', 'sg_sanitize'].includes(n),
+    [
+      'flashrom',
+      'cryptsetup',
+      'badblocks',
+      'hdparm',
+      'blkdiscard',
+      'nvme',
+      'sg_format',
+      'sg_sanitize',
+    ].includes(n),
   check(args, _env, name): Verdict {
     const v = values(args);
     const hit: Verdict = { match: 'hardline.disk-erase', detail: name };
@@ -41,6 +50,7 @@ export const diskErase: CommandRule = {
       )
         ? hit
         : null;
+    if (name === 'flashrom') return v.some((x) => /^(-w|--write|-e|--erase|-E)$/i.test(x)) ? hit : null;
     if (name === 'nvme') return v.some((x) => ['format', 'sanitize', 'delete-ns'].includes(x)) ? hit : null;
     return null;
   },
@@ -97,11 +107,19 @@ export const powerBus: CommandRule = {
       'loginctl',
       'gnome-session-quit',
       'xfce4-session-logout',
+      'rtcwake',
     ].includes(n),
   check(args, _env, name): Verdict {
     const hit: Verdict = { match: 'hardline.power-off-bus', detail: name };
     const v = values(args);
     if (name === 'gnome-session-quit' || name === 'xfce4-session-logout') return hit;
+    if (name === 'rtcwake')
+      return v.some(
+        (x, i) =>
+          /^(-m|--mode)$/.test(v[i - 1] ?? '') && ['off', 'disk', 'mem', 'standby', 'freeze'].includes(x),
+      ) || v.some((x) => /^--mode=(off|disk|mem)/.test(x))
+        ? hit
+        : null;
     if (name === 'loginctl')
       return v.some((x) =>
         ['kill-user', 'terminate-user', 'kill-session', 'terminate-session', 'suspend', 'hibernate'].includes(
@@ -140,6 +158,14 @@ export const forceOther: CommandRule = {
   check(args, _env, name): Verdict {
     const v = values(args);
     const hit: Verdict = { match: 'hardline.force-push-other', detail: name };
+    // gh api -X PATCH repos/o/r/git/refs/heads/main -f force=true: a forced ref update.
+    if (
+      name === 'gh' &&
+      v.includes('api') &&
+      v.some((x) => /git\/refs/.test(x)) &&
+      v.some((x) => /^force=(true|1)$/.test(x))
+    )
+      return hit;
     const forced = v.some(
       (x) => x === '--force' || x === '-f' || x.startsWith('--force-') || /^\+/.test(x) || x === '--mirror',
     );

@@ -100,7 +100,9 @@ function tar(args: readonly Field[], env: CommandEnv): void {
   });
   if (!hasFlag(p, 'c', 'create', 'r', 'append', 'u', 'update')) return;
   const access = hasFlag(p, 'remove-files') ? 'write' : 'read';
-  for (const f of p.operands) env.tree(f, access);
+  const dirs = [...(p.flags.get('C') ?? []), ...(p.flags.get('directory') ?? [])];
+  const envs = [env, ...dirs.filter((d): d is Field => d !== null).map((d) => env.withChdir(d))];
+  for (const e of envs) for (const f of p.operands) e.tree(f, access);
 }
 
 /** Records the directories `name` walks recursively with these arguments. */
@@ -116,6 +118,9 @@ export function recursiveTargets(name: string, args: readonly Field[], env: Comm
     if (!(name === 'grep' && p.flags.get('d')?.some((v) => v?.value === 'recurse'))) return;
   }
   const targets = walked(row, p.operands, hasFlag(p, 'reference'));
+  const dest = p.operands.at(-1);
+  if (name === 'rsync' && dest !== undefined && [...p.flags.keys()].some((k) => k.startsWith('delete')))
+    env.tree(dest, 'write');
   if (targets.length === 0 && row.defaultHere === true) {
     env.tree(literalField('.'), row.access);
     return;

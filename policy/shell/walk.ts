@@ -537,6 +537,8 @@ export class Walker {
         const r = scope().resolve(f);
         this.staticPath(r, f, 'read');
         for (const ref of r.refs) {
+          if (deviceKind(ref.win ?? '') === 'device')
+            findings.hit('hardline.block-device-write', `a program is given the device ${ref.win ?? ''}`);
           if (deviceKind(ref.text, ref.glob) === 'benign') continue;
           findings.probes.add(ref.text);
           if (ref.glob) findings.addGlob(ref.pattern, 'write');

@@ -54,6 +54,12 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     './tool @~/.netrc',
     './tool cfg=~/.kube/config',
     'xz -dc /etc/shadow',
+    './tool -i~/.ssh/id_rsa',
+    'ssh-keygen -y -f ~/.ssh/id_rsa',
+    'curl file:///etc/shadow',
+    './tool --in=file://localhost/etc/shadow',
+    'GIT_DIR=~/.ssh git status',
+    'Out-File -FilePath ~/.ssh/authorized_keys',
   ),
   ...sh(
     2,
@@ -101,6 +107,7 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
   ),
   ...sh(5, SENSITIVE, 'find ~ -name id_rsa -exec cat {} \\;', 'find ~/.ssh -type f'),
   ...sh(5, 'allow', 'echo "$PATH"', 'x=1; echo $x', 'find src -name "*.ts"'),
+  ...sh(5, 'allow', 'find . -name "*.ts"', 'find . -type f | wc -l'),
   // 6. recursive reads or copies of a directory holding credential stores
   ...sh(
     6,
@@ -116,6 +123,7 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
   ...sh(6, 'allow', 'tar czf src.tgz src', 'grep -r TODO src', 'cp -r src build/', 'rg TODO src'),
   // The state dir lies inside the root here: a recursive read of the root reaches it.
   ...sh(6, SENSITIVE, 'rg TODO', 'tar czf all.tgz .'),
+  ...sh(6, SENSITIVE, 'tar -C ~ -czf h.tgz .', 'tar -czf h.tgz -C / home'),
   // 7. links made earlier in the same command
   ...sh(7, SENSITIVE, 'ln -s ~/.ssh/id_rsa k && cat k', 'ln ~/.ssh/id_rsa k', 'ln -sf ~/.aws k'),
   ...sh(
@@ -126,6 +134,7 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     'ln -s build/a k && cat k',
   ),
   ...sh(7, 'allow', 'ln -s build/a k'),
+  ...sh(7, SENSITIVE, 'ln -s ../.snotra build/k'),
   // 8. cd semantics: logical, as bash
   ...sh(
     8,
@@ -160,6 +169,8 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     'chown -R nobody .',
   ),
   ...sh(10, 'allow', 'rm -r build', 'chmod -R 755 build', 'find build -delete', 'rm -rf build/*'),
+  ...sh(10, HARD, 'rm -rf .[!.]*', 'rm -rf ../project', 'find . -exec rm -rf {} +', 'rsync -a --delete build/ ./', 'git clean -ffdx'),
+  ...sh(10, 'allow', 'rm -rf ./*', 'git clean -n', 'git clean -ndx'),
   // 11. wrappers with a quoted command
   ...sh(
     11,
@@ -184,6 +195,8 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     "gnome-terminal -- sh -c 'rm -rf /'",
   ),
   ...sh(12, CODE, "make -f - <<< 'all:; touch x'", "nu -c 'ls'"),
+  ...sh(12, CODE, "make --eval='all:; touch x'", "expect -c 'spawn ls'", "guile -c '(display 1)'"),
+  ...sh(12, ask('unknown_program_path'), 'make -C /opt/src'),
   ...sh(12, DYNAMIC, 'fd . -X rm', 'fd -e tmp -x rm {}'),
   ...sh(12, 'allow', 'man ls', 'make', 'fd -e ts'),
   // 13. interpreter code
@@ -208,6 +221,7 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     "julia -e 'println(1)'",
   ),
   ...sh(13, NEVER, "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i -pe 's/a/b/' .git/config"),
+  ...sh(13, NEVER, "ruby -pi -e 'x' ~/.zshrc", "perl -pi.bak -e 's/a/b/' ~/.profile", "sed -i s/a/b/ ~/.bash_aliases"),
   ...sh(13, SENSITIVE, 'python3 script.py ~/.ssh/id_rsa'),
   ...sh(13, 'allow', 'python3 script.py', 'node build/x.js', 'tclsh script.tcl'),
   ...sh(13, CODE, "perl -pi -e 's/a/b/' src/x.txt"),
@@ -227,6 +241,7 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     'git send-pack origin +main',
     'gh repo sync --force',
     'gh repo sync owner/repo --force',
+    'gh api -X PATCH repos/o/r/git/refs/heads/main -f sha=abc -F force=true',
   ),
   ...sh(
     14,
@@ -261,11 +276,15 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     'lvremove -f vg/lv',
     'vgremove vg',
     'blkdiscard /dev/nvme0n1',
+    'flashrom -p internal -w bios.bin',
+    'rtcwake -m off -s 60',
+    'gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1 --method org.freedesktop.login1.Manager.PowerOff true',
   ),
   ...sh(15, 'allow', 'pkill node', 'kill -9 1234', 'zpool status', 'hdparm -I x', 'badblocks -h'),
   // 16. Windows
   ...sh(16, DYNAMIC, 'Get-ChildItem C:\\ -Recurse | Remove-Item -Force', 'gci build | ri -Force'),
   ...sh(16, HARD, 'echo x > \\\\.\\PhysicalDrive0', 'echo x > "\\\\.\\PhysicalDrive1"'),
+  ...sh(16, HARD, 'Set-Content \\\\.\\PhysicalDrive0 x'),
   ...sh(16, 'allow', 'dir C:\\', 'dir build'),
   // 17. never-writable list through write_file
   ...write(
@@ -278,6 +297,8 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     '~/.config/fish/functions/ls.fish',
     'build/.bash_aliases',
     '.envrc',
+    '~/.gitconfig',
+    'build/.vimrc',
   ),
   ...write(17, 'allow' as Expect, 'build/aliases.txt'),
   // 18. case-insensitive spellings
