@@ -169,7 +169,15 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     'chown -R nobody .',
   ),
   ...sh(10, 'allow', 'rm -r build', 'chmod -R 755 build', 'find build -delete', 'rm -rf build/*'),
-  ...sh(10, HARD, 'rm -rf .[!.]*', 'rm -rf ../project', 'find . -exec rm -rf {} +', 'rsync -a --delete build/ ./', 'git clean -ffdx'),
+  ...sh(
+    10,
+    HARD,
+    'rm -rf .[!.]*',
+    'rm -rf ../project',
+    'find . -exec rm -rf {} +',
+    'rsync -a --delete build/ ./',
+    'git clean -ffdx',
+  ),
   ...sh(10, 'allow', 'rm -rf ./*', 'git clean -n', 'git clean -ndx'),
   // 11. wrappers with a quoted command
   ...sh(
@@ -221,7 +229,13 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
     "julia -e 'println(1)'",
   ),
   ...sh(13, NEVER, "perl -pi -e 's/a/b/' ~/.bashrc", "perl -i -pe 's/a/b/' .git/config"),
-  ...sh(13, NEVER, "ruby -pi -e 'x' ~/.zshrc", "perl -pi.bak -e 's/a/b/' ~/.profile", "sed -i s/a/b/ ~/.bash_aliases"),
+  ...sh(
+    13,
+    NEVER,
+    "ruby -pi -e 'x' ~/.zshrc",
+    "perl -pi.bak -e 's/a/b/' ~/.profile",
+    'sed -i s/a/b/ ~/.bash_aliases',
+  ),
   ...sh(13, SENSITIVE, 'python3 script.py ~/.ssh/id_rsa'),
   ...sh(13, 'allow', 'python3 script.py', 'node build/x.js', 'tclsh script.tcl'),
   ...sh(13, CODE, "perl -pi -e 's/a/b/' src/x.txt"),
