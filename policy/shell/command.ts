@@ -7,6 +7,7 @@ import type { CommandEnv } from './env.ts';
 import { dynamicField, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { CONTAINER_RUNNERS } from './containers.ts';
+import { credentialReads } from './credentials.ts';
 import { collectFileArgs, hasFileTable } from './fileargs.ts';
 import { parseFind } from './find.ts';
 import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
@@ -308,6 +309,7 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   else if (name === 'fd' || name === 'fdfind') fdExec(args, env, budget);
   else if (name === 'git' || name === 'hub') gitPaths(args, env);
   for (const n of names) collectFileArgs(n, args, env);
+  credentialReads(names, args, env);
   // The one fail-closed rule: a program without a table may read or write any argument.
   const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || TABLED.has(n));
   if (!tabled) probeArguments(args, env);

@@ -124,7 +124,7 @@ export class CwdScope {
     if (f === null) return [HOME];
     if (f.value === null || f.pattern === null || f.value === '-') return [null];
     const relative = !isAnchored(f);
-    if (relative && this.cdpathTainted && !f.value.startsWith('.')) return [null];
+    if (relative && this.cdpathTainted && !/^\.\.?(\/|$)/.test(f.value)) return [null];
     const r = this.resolve(f);
     // bash's cd is logical: `cd link/..` removes `link/..` from the text, it does not follow link.
     const out: CwdEntry[] = r.refs.map((ref) =>

@@ -143,5 +143,13 @@ export function itemsOf(text: string): Field[] | null {
   return text
     .split(/\s+/)
     .filter((w) => w !== '')
-    .map(literalField);
+    .map(printedField);
+}
+
+/**
+ * A word printed by an earlier command (echo, printf) and read again (xargs): a leading `~/`
+ * there came from a word bash expanded (`echo ~/x`), so it is read as the home path.
+ */
+export function printedField(text: string): Field {
+  return { ...literalField(text), tilde: text === '~' || text.startsWith('~/') };
 }

@@ -351,7 +351,11 @@ export const interpreter =
           return inlineVerdict(code, name, env);
         }
         if ((kind === 'perl' || kind === 'ruby') && c === 'i') inPlace = true;
-        if (spec.module !== undefined && spec.module.includes(c)) return { kind: 'done' };
+        if (spec.module !== undefined && spec.module.includes(c)) {
+          // python -m MODULE ARGS...: the module's arguments may name files it reads or writes.
+          probeArguments(args.slice(i + (j === v.length - 1 ? 2 : 1)), env);
+          return { kind: 'done' };
+        }
         if (c === 'V' || c === 'v' || c === 'h') return { kind: 'done' };
         if (spec.value.includes(c)) {
           if (j === v.length - 1) i++;

@@ -22,22 +22,26 @@ export function ln(args: readonly Field[], env: CommandEnv): void {
   const intoDir = target !== undefined;
   const dest = intoDir ? target : p.operands.length > 1 ? p.operands.at(-1) : undefined;
   const sources = intoDir || p.operands.length < 2 ? p.operands : p.operands.slice(0, -1);
-  for (const src of sources) env.read(src);
+  const symbolic = hasFlag(p, 's', 'symbolic');
+  // The link's directory (and the destination itself when it names a directory); '' is the cwd.
+  const dirs = dest?.value == null ? [''] : [dest.value.replace(/\/?[^/]*$/, '')];
+  if (dest?.value != null && (intoDir || sources.length > 1 || dest.value.endsWith('/')))
+    dirs.push(dest.value);
+  for (const src of sources) {
+    const relative = src.value !== null && !src.value.startsWith('/') && !src.tilde;
+    if (!symbolic || !relative || dest === undefined || dest === null) {
+      env.read(src);
+      continue;
+    }
+    for (const base of dirs) {
+      env.read(base === '' ? src : { ...literalField(`${base}/${src.value ?? ''}`), tilde: dest.tilde });
+    }
+  }
   if (dest === undefined || dest === null) {
     for (const src of sources) if (src.value !== null) env.link(literalField(src.value.replace(/^.*\//, '')));
     return;
   }
   env.write(dest, false);
-  if (dest.value !== null && hasFlag(p, 's', 'symbolic')) {
-    const dirs = [dest.value.replace(/\/?[^/]*$/, '')];
-    if (intoDir || sources.length > 1 || dest.value.endsWith('/')) dirs.push(dest.value);
-    for (const src of sources) {
-      if (src.value === null || src.value.startsWith('/') || src.tilde) continue;
-      for (const base of dirs) {
-        if (base !== '') env.read({ ...literalField(`${base}/${src.value}`), tilde: dest.tilde });
-      }
-    }
-  }
   env.link(dest);
 }
 

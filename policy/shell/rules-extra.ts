@@ -154,7 +154,7 @@ export const gitHooksPath: CommandRule = {
 /** hub push --force, git send-pack --force / +refspec, gh repo sync --force. */
 export const forceOther: CommandRule = {
   ids: ['hardline.force-push-other'],
-  applies: (n) => n === 'hub' || n === 'git' || n === 'gh' || n === 'git-send-pack',
+  applies: (n) => n === 'hub' || n === 'git' || n === 'gh' || n === 'glab' || n === 'git-send-pack',
   check(args, _env, name): Verdict {
     const v = values(args);
     const hit: Verdict = { match: 'hardline.force-push-other', detail: name };
@@ -170,7 +170,7 @@ export const forceOther: CommandRule = {
       (x) => x === '--force' || x === '-f' || x.startsWith('--force-') || /^\+/.test(x) || x === '--mirror',
     );
     if (!forced) return null;
-    if (name === 'gh') return v.includes('sync') || v.includes('push') ? hit : null;
+    if (name === 'gh' || name === 'glab') return v.includes('sync') || v.includes('push') ? hit : null;
     if (name === 'git-send-pack') return hit;
     if (v.includes('send-pack')) return hit;
     if (name === 'hub' && v.includes('push')) return hit;

@@ -4,7 +4,7 @@
  * code for the irregular ones. Shells and interpreters live in interpreters.ts.
  */
 import type { CommandEnv } from './env.ts';
-import { dynamicField, itemsOf, literalField } from './field.ts';
+import { dynamicField, itemsOf, literalField, printedField } from './field.ts';
 import type { Field } from './field.ts';
 import type { UnanalyzableRuleId } from './ids.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
@@ -252,7 +252,7 @@ const XARGS: OptionSpec = {
 function replaceIn(field: Field, token: string, item: Field): Field {
   if (field.value === null || !field.value.includes(token)) return field;
   if (item.value === null) return dynamicField(false);
-  return literalField(field.value.split(token).join(item.value));
+  return printedField(field.value.split(token).join(item.value));
 }
 
 /**
@@ -262,18 +262,18 @@ function replaceIn(field: Field, token: string, item: Field): Field {
  */
 function xargsItems(text: string, parsed: ReturnType<typeof parseOptions>): Field[] | null {
   if (/["'\\]/.test(text)) return null;
-  if (hasFlag(parsed, '0', 'null')) return [literalField(text.replace(/\n$/, ''))];
+  if (hasFlag(parsed, '0', 'null')) return [printedField(text.replace(/\n$/, ''))];
   const delimiter = flagValue(parsed, 'd', 'delimiter');
   if (delimiter !== undefined) {
     if (delimiter === null || delimiter.value === null || delimiter.value.length !== 1) return null;
-    return text.replace(/\n$/, '').split(delimiter.value).map(literalField);
+    return text.replace(/\n$/, '').split(delimiter.value).map(printedField);
   }
   if (hasFlag(parsed, 'I', 'i', 'replace', 'L', 'l', 'max-lines')) {
     return text
       .split('\n')
       .map((l) => l.replace(/^[ \t]+/, ''))
       .filter((l) => l !== '')
-      .map(literalField);
+      .map(printedField);
   }
   return itemsOf(text);
 }
@@ -443,6 +443,11 @@ const ssh: Wrapper = (args, env, name) => {
 /** Terminal emulators: `-e cmd args` / `-x` / `--` run a command (one word with blanks: shell code). */
 const terminal: Wrapper = (args, _env, name) => {
   const i = args.findIndex((a) => ['-e', '-x', '--', '--command', '--execute', '-c'].includes(a.value ?? ''));
+  if (i < 0 && (name === 'kitty' || name === 'foot')) {
+    // kitty / foot [options] PROGRAM ARGS...: the first word that is no option runs.
+    const at = args.findIndex((a) => a.value === null || !a.value.startsWith('-'));
+    return at < 0 ? { kind: 'done' } : exec(args.slice(at));
+  }
   if (i < 0) {
     const eq = args.find((a) => /^--(command|execute)=/.test(a.value ?? ''));
     if (eq?.value == null) return { kind: 'done' };
