@@ -8,14 +8,14 @@
 import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
-import type { CommandEnv, Resolved, StdinSource, Verdict } from './env.ts';
+import type { CommandEnv, StdinSource, Verdict } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import type { Findings } from './findings.ts';
 import { heredocProblem, isQuotedHeredoc } from './heredoc.ts';
 import { allChildren, CONDITIONAL, fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
 import type { BashParser } from './parser.ts';
-import { deviceKind } from './paths.ts';
+import { pathEffects } from './path-effects.ts';
 import { pipeSource } from './pipes.ts';
 import { hasUnescaped, repairText } from './repair.ts';
 import { hasUnescapedBlank, wordFields } from './words.ts';
@@ -308,26 +308,8 @@ export class Walker {
   }
 
   private redirectWrite(fields: readonly Field[]): void {
-    for (const f of fields) {
-      if (f.proc && f.value === null) continue; // `> >(cmd)`: a pipe; cmd itself is walked.
-      const r = this.scope.resolve(f);
-      if (r.unknown) {
-        this.findings.cannot(
-          'unanalyzable.dynamic-argument',
-          'a redirection to a path only known at run time',
-        );
-      }
-      this.staticPath(r, f, 'write');
-      for (const ref of r.refs) {
-        const kind = deviceKind(ref.text, ref.glob);
-        if (kind === 'device' || deviceKind(ref.win ?? '') === 'device')
-          this.findings.hit('hardline.block-device-redirect', `redirection into ${ref.text}`);
-        else if (kind !== 'benign') {
-          this.findings.addWrite(ref.text);
-          if (ref.glob) this.findings.addGlob(ref.pattern, 'write');
-        }
-      }
-    }
+    const effects = pathEffects(this.findings, () => this.scope);
+    for (const f of fields) effects.redirect(f);
   }
 
   private heredoc(node: Node, ctx: WalkContext, continuations: Node[]): void {
@@ -493,19 +475,6 @@ export class Walker {
     this.subshell(() => this.sequence(node, inner));
   }
 
-  /** A path position must be static: a run-time value or a link made earlier needs a human. */
-  private staticPath(r: Resolved, f: Field, access: 'read' | 'write'): void {
-    if (r.unknown) {
-      this.findings.needsHuman('caution.dynamic-path', `a path to ${access} is only known at run time`);
-      return;
-    }
-    if (f.value !== null && /^\/proc\/(self|thread-self|\d+)\/(cwd|root)(\/|$)/.test(f.value)) {
-      this.findings.needsHuman('caution.dynamic-path', `${f.value} depends on the process that opens it`);
-    }
-    if (r.refs.some((ref) => this.findings.isLinked(ref.text)))
-      this.findings.needsHuman('caution.linked-path', 'a path made a link earlier in the command');
-  }
-
   private env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
     const findings = this.findings;
     const scope = (): CwdScope => fixedScope ?? this.scope;
@@ -523,55 +492,7 @@ export class Walker {
       },
       resolve: (f) => scope().resolve(f),
       caution: (id, detail) => findings.needsHuman(id, detail),
-      read: (f) => {
-        const r = scope().resolve(f);
-        this.staticPath(r, f, 'read');
-        for (const ref of r.refs) {
-          if (deviceKind(ref.text) !== null) continue;
-          findings.reads.add(ref.text);
-          if (ref.glob) findings.addGlob(ref.pattern, 'read');
-        }
-      },
-      probe: (f) => {
-        if (f.proc && f.value === null) return;
-        const r = scope().resolve(f);
-        this.staticPath(r, f, 'read');
-        for (const ref of r.refs) {
-          if (deviceKind(ref.win ?? '') === 'device')
-            findings.hit('hardline.block-device-write', `a program is given the device ${ref.win ?? ''}`);
-          if (deviceKind(ref.text, ref.glob) === 'benign') continue;
-          findings.probes.add(ref.text);
-          if (ref.glob) findings.addGlob(ref.pattern, 'write');
-        }
-      },
-      tree: (f, access) => {
-        const r = scope().resolve(f);
-        this.staticPath(r, f, access);
-        for (const ref of r.refs) findings.addTree(ref.glob ? ref.pattern : ref.text, access);
-      },
-      link: (f) => {
-        for (const ref of scope().resolve(f).refs) findings.addLink(ref.text);
-      },
-      write: (f, content) => {
-        if (f.proc && f.value === null) return; // `tee >(cmd)`: a pipe, not a path.
-        const r = scope().resolve(f);
-        if (r.unknown && content) {
-          findings.cannot(
-            'unanalyzable.dynamic-argument',
-            'a command writes into a path only known at run time',
-          );
-        }
-        this.staticPath(r, f, 'write');
-        for (const ref of r.refs) {
-          const kind = deviceKind(ref.text, ref.glob);
-          if (kind === 'device' || deviceKind(ref.win ?? '') === 'device') {
-            findings.hit('hardline.block-device-write', `a command writes to ${ref.text}`);
-          } else if (kind !== 'benign') {
-            findings.addWrite(ref.text);
-            if (ref.glob) findings.addGlob(ref.pattern, 'write');
-          }
-        }
-      },
+      ...pathEffects(findings, scope),
       wasWritten: (f) =>
         scope()
           .resolve(f)

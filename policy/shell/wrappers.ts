@@ -9,6 +9,7 @@ import type { Field } from './field.ts';
 import type { UnanalyzableRuleId } from './ids.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
 import type { OptionSpec } from './options.ts';
+import { TERMINALS } from './terminals.ts';
 
 /** What unwrapping one layer yields. */
 export type WrapResult =
@@ -440,44 +441,12 @@ const ssh: Wrapper = (args, env, name) => {
   return joinCode(remote, `${name} remote command`);
 };
 
-/** Terminal emulators: `-e cmd args` / `-x` / `--` run a command (one word with blanks: shell code). */
-const terminal: Wrapper = (args, _env, name) => {
-  const i = args.findIndex((a) => ['-e', '-x', '--', '--command', '--execute', '-c'].includes(a.value ?? ''));
-  if (i < 0 && (name === 'kitty' || name === 'foot')) {
-    // kitty / foot [options] PROGRAM ARGS...: the first word that is no option runs.
-    const at = args.findIndex((a) => a.value === null || !a.value.startsWith('-'));
-    return at < 0 ? { kind: 'done' } : exec(args.slice(at));
-  }
-  if (i < 0) {
-    const eq = args.find((a) => /^--(command|execute)=/.test(a.value ?? ''));
-    if (eq?.value == null) return { kind: 'done' };
-    return joinCode([literalField(eq.value.slice(eq.value.indexOf('=') + 1))], `${name} command`);
-  }
-  const rest = args.slice(i + 1);
-  if (rest.length === 1 && /\s/.test(rest[0]?.value ?? '')) return joinCode(rest, `${name} command`);
-  return exec(rest);
-};
-
-/** man -P/--pager, -H/--html: a command man runs. */
-const man: Wrapper = (args, _env, name) => {
-  for (let i = 0; i < args.length; i++) {
-    const v = args[i]?.value ?? null;
-    if (v === null) continue;
-    if (v === '-P' || v === '--pager' || v === '-H' || v === '--html') {
-      const next = args[i + 1];
-      return next === undefined ? { kind: 'done' } : joinCode([next], `${name} pager`);
-    }
-    const m = /^(?:-P|--pager=|-H|--html=)(.+)$/s.exec(v);
-    if (m !== null) return joinCode([literalField(m[1] ?? '')], `${name} pager`);
-  }
-  return { kind: 'done' };
-};
-
 const runners: Wrapper = (_args, _env, name) =>
   unknown('unanalyzable.unfollowable-runner', `${name} runs commands this analysis cannot follow`);
 
 /** Wrappers by program name. */
 export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
+  ...TERMINALS,
   sudo,
   doas,
   env,
@@ -496,22 +465,6 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   ssh,
   parallel: runners,
   tmux: runners,
-  man,
-  xterm: terminal,
-  uxterm: terminal,
-  'x-terminal-emulator': terminal,
-  'gnome-terminal': terminal,
-  konsole: terminal,
-  alacritty: terminal,
-  kitty: terminal,
-  urxvt: terminal,
-  rxvt: terminal,
-  st: terminal,
-  terminator: terminal,
-  tilix: terminal,
-  'xfce4-terminal': terminal,
-  wezterm: terminal,
-  foot: terminal,
   screen: runners,
   byobu: runners,
   dtach: runners,
