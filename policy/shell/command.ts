@@ -16,7 +16,7 @@ import { CODE_RUNNERS } from './interpreters.ts';
 import { analyzeOptionRunners } from './option-runners.ts';
 import { hasFlag, parseOptions } from './options.ts';
 import { programNames } from './program.ts';
-import { NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
+import { COMMAND_HEADS, NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
 import { applyCommandRules } from './rules.ts';
 import { runtimeControl } from './rules-runtime.ts';
 import { WRAPPERS } from './wrappers.ts';
@@ -260,6 +260,14 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
     cd(name === 'chdir' ? 'cd' : name, args, env);
     return;
   }
+  if (
+    name === 'shopt' &&
+    args.some((a) => a.value === null || /^(dotglob|nocaseglob|extglob|nullglob|failglob)$/.test(a.value))
+  ) {
+    // These change which paths a glob names (dot files, case, extended patterns).
+    if (!args.some((a) => a.value === '-u' || a.value === '-p' || a.value === '-q'))
+      env.caution('caution.dynamic-path', 'shopt changes what globs match');
+  }
   if (name === 'hash' && args.some((a) => a.value === null || a.value.startsWith('-p'))) {
     env.unanalyzable('unanalyzable.dynamic-program', 'hash -p rebinds a command name');
     return;
@@ -312,7 +320,27 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   credentialReads(names, args, env);
   // The one fail-closed rule: a program without a table may read or write any argument.
   const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || TABLED.has(n));
-  if (!tabled) probeArguments(args, env);
+  if (!tabled) {
+    probeArguments(args, env);
+    // An unknown program may run a command given in its arguments: analyze it from its head on.
+    const head = args.findIndex((a) => {
+      const n = a.value === null || a.value.startsWith('-') ? undefined : programNames(a)[0];
+      return n !== undefined && (COMMAND_HEADS.has(n) || /^mkfs\./.test(n));
+    });
+    if (head >= 0) analyzeArgv(args.slice(head), env, budget);
+    // A command line held in one argument (`tool 'rm -rf /'`) may run: a human decides.
+    for (const a of args) {
+      if (a.value !== null && /\s/.test(a.value) && startsCommand(a.value) && env.hasEffects(a.value))
+        env.caution('caution.interpreter-code', `${name} is given a command line it may run`);
+    }
+  }
+}
+
+/** True when `text` starts with a word naming one of the command heads. */
+function startsCommand(text: string): boolean {
+  const first = /^\s*([^\s;|&]+)/.exec(text)?.[1] ?? '';
+  const name = programNames(literalField(first))[0];
+  return name !== undefined && (COMMAND_HEADS.has(name) || hasFileTable(name) || /^mkfs\./.test(name));
 }
 
 /** Programs whose paths are handled above (find, fd, git). */

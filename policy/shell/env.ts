@@ -78,6 +78,12 @@ export interface CommandEnv {
    * runs in the current shell (eval): its `cd` persists. `stdin` defaults to this command's.
    */
   analyzeCode(code: string, options?: { readonly sameShell?: boolean; readonly stdin?: StdinSource }): void;
+  /**
+   * True when `code`, read as a command line, would do something worth a human's look: a
+   * hardline match, an unanalyzable part, a caution, a recursive walk, or an absolute or home
+   * path. Reports nothing itself.
+   */
+  hasEffects(code: string): boolean;
   /** Called with the program names of each command layer (fork-bomb detection). */
   noteProgram(names: readonly string[]): void;
   /** Apply a `cd`/`pushd`/`popd` to the tracked cwd. */

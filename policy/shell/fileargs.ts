@@ -458,6 +458,8 @@ const READ_VALUE: Readonly<Record<string, string>> = {
 
 const READERS = [
   'cat',
+  'dir',
+  'vdir',
   'tac',
   'less',
   'more',

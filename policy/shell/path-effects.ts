@@ -72,7 +72,10 @@ export function pathEffects(findings: Findings, scope: () => CwdScope): PathEffe
         if (deviceKind(ref.win ?? '') === 'device')
           findings.hit('hardline.block-device-write', `a program is given the device ${ref.win ?? ''}`);
         if (deviceKind(ref.text, ref.glob) === 'benign') continue;
-        findings.probes.add(ref.text);
+        // `C:\Windows\...` or `\\server\share`: a Windows absolute path, outside every POSIX root.
+        const win = ref.win ?? '';
+        if (/^[A-Za-z]:[\\/]|^\\\\/.test(win)) findings.probes.add('/' + win.replace(/\\/g, '/'));
+        else findings.probes.add(ref.text);
         if (ref.glob) findings.addGlob(ref.pattern, 'write');
       }
     },

@@ -23,7 +23,6 @@ export const NO_PATH_PROGRAMS: ReadonlySet<string> = new Set([
   'cal',
   'clear',
   'continue',
-  'date',
   'declare',
   'dirname',
   'disown',
@@ -124,8 +123,11 @@ export function pathPart(f: Field): Field | null {
     return eq < 0 || eq === v.length - 1 ? null : pathPart(tail(f, eq + 1));
   }
   // `-i~/.ssh/id_rsa`, `-f/etc/shadow`: a short option with its value attached.
+  // `/F`, `/IM`, `/s`: a Windows switch (upper case, or one letter), not a POSIX path.
+  if (/^\/(?:[A-Z?]{1,4}|[a-z?])(:.*)?$/.test(v)) return null;
   if (v.startsWith('-')) return /^-[A-Za-z0-9](~|\.{0,2}\/)/.test(v) ? pathPart(tail(f, 2)) : null;
   if (v.startsWith('@') && v.length > 1) return tail(f, 1);
+  if (/^[A-Za-z]:[\\/]/.test(f.win ?? '')) return f; // a Windows drive path, not `key:value`
   const kv = /^[A-Za-z0-9_.-]+[=:]@?(?=.)/.exec(v);
   if (kv !== null && !v.startsWith('/')) return pathPart(tail(f, kv[0].length));
   return f;
@@ -138,3 +140,55 @@ export function probeArguments(args: readonly Field[], env: CommandEnv): void {
     if (p !== null) env.probe(p);
   }
 }
+
+/**
+ * Programs that, met as an argument of an unknown program, likely start a command it runs
+ * (`poetry run rm -rf .`, `sshpass -p x ssh host 'rm -rf /'`, `xvfb-run sh -c ...`): from there
+ * on the arguments are analyzed as a command too (stricter: its hardline rules and paths count).
+ */
+export const COMMAND_HEADS: ReadonlySet<string> = new Set([
+  'rm',
+  'rmdir',
+  'dd',
+  'shred',
+  'wipefs',
+  'mkfs',
+  'chmod',
+  'chown',
+  'chgrp',
+  'find',
+  'git',
+  'mv',
+  'cp',
+  'tee',
+  'truncate',
+  'kill',
+  'pkill',
+  'killall',
+  'shutdown',
+  'reboot',
+  'poweroff',
+  'systemctl',
+  'sudo',
+  'doas',
+  'su',
+  'env',
+  'xargs',
+  'ssh',
+  'scp',
+  'rsync',
+  'curl',
+  'wget',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'eval',
+  'python',
+  'python3',
+  'perl',
+  'ruby',
+  'node',
+]);

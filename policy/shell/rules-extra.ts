@@ -76,11 +76,25 @@ export const volumeDestroy: CommandRule = {
 /** pkill/killall -u USER, pkill with a match-everything pattern, kill -1 in any signal spelling. */
 export const killUser: CommandRule = {
   ids: ['hardline.kill-all-user'],
-  applies: (n) => ['pkill', 'killall', 'skill', 'slay'].includes(n),
-  check(args, _env, name): Verdict {
+  applies: (n) =>
+    ['pkill', 'killall', 'skill', 'slay', 'taskkill', 'stop-process', 'spps', 'kill-process'].includes(n),
+  check(args, env, name): Verdict {
     const hit: Verdict = { match: 'hardline.kill-all-user', detail: name };
     const v = args.map((a) => a.value);
     if (name === 'skill' || name === 'slay') return hit;
+    const lower = v.map((x) => (x ?? '').toLowerCase());
+    if (name === 'taskkill') {
+      // taskkill /IM * or /FI "USERNAME eq x": every process (of a user).
+      const im = lower.findIndex((x) => x === '/im' || x === '-im');
+      if (im >= 0 && /^\*|\*$/.test(lower[im + 1] ?? '')) return hit;
+      return lower.some((x) => /username\s+(eq|ne)/.test(x)) ? hit : null;
+    }
+    if (name === 'stop-process' || name === 'spps' || name === 'kill-process') {
+      const named = lower.findIndex((x) => x === '-name' || x === '-processname' || x === '-id');
+      if (named >= 0 && (lower[named + 1] ?? '').includes('*')) return hit;
+      // Get-Process | Stop-Process: whatever the pipe lists (usually everything).
+      return named < 0 && !lower.some((x) => /^[^-]/.test(x)) && env.stdin.kind === 'pipe' ? hit : null;
+    }
     if (
       v.some(
         (x) =>

@@ -37,7 +37,10 @@ const terminal: Wrapper = (args, _env, name) => {
 };
 
 /** man -P/--pager, -H/--html: a command man runs. */
-const man: Wrapper = (args, _env, name) => {
+const man: Wrapper = (args, env, name) => {
+  // `man ./page.1`, `man ~/x`: an operand with a slash is a file man reads.
+  for (const a of args)
+    if (a.value !== null && !a.value.startsWith('-') && a.value.includes('/')) env.read(a);
   for (let i = 0; i < args.length; i++) {
     const v = args[i]?.value ?? null;
     if (v === null) continue;

@@ -11,7 +11,7 @@ import { CwdScope } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
-import type { Findings } from './findings.ts';
+import { Findings } from './findings.ts';
 import { heredocProblem, isQuotedHeredoc } from './heredoc.ts';
 import { allChildren, CONDITIONAL, fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
 import type { BashParser } from './parser.ts';
@@ -360,6 +360,8 @@ export class Walker {
     const valueNode = node.childForFieldName('value');
     const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
     if (name === 'HOME') this.scope.homeTainted = true;
+    if (name === 'GLOBIGNORE')
+      this.findings.needsHuman('caution.dynamic-path', 'GLOBIGNORE makes globs match dot files');
     if (name === 'CDPATH') this.scope.cdpathTainted = true;
     const values =
       valueNode === null
@@ -497,6 +499,21 @@ export class Walker {
         scope()
           .resolve(f)
           .refs.some((ref) => findings.wasWritten(ref.text)),
+      hasEffects: (code) => {
+        if (this.depth + 1 > MAX_DEPTH) return true;
+        const probe = new Findings();
+        new Walker(this.parser, probe, this.depth + 1, scope().clone()).run(code, {
+          ...ctx,
+          conditional: true,
+        });
+        return (
+          probe.hardline !== null ||
+          probe.unanalyzable !== null ||
+          probe.caution !== null ||
+          probe.trees.size > 0 ||
+          [...probe.reads, ...probe.writes, ...probe.probes].some((p) => /^(\/|~)/.test(p))
+        );
+      },
       analyzeCode: (code, options) =>
         this.nested(code, { ...ctx, stdin: options?.stdin ?? stdin }, options?.sameShell === true, scope()),
       changeDir: (kind, target, physical) => scope().change(kind, target, ctx.conditional, physical),

@@ -36,6 +36,21 @@ const read = (cls: number, expect: Expect, ...paths: string[]): FailClosedCase[]
   paths.map((path) => ({ cls, tool: 'read_file', args: { path }, expect }));
 
 export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
+  // ── round three: unknown programs that run a command, glob options, Windows, man/date ────
+  ...sh(2, SENSITIVE, 'man ~/.ssh/id_rsa', 'date -f ~/.ssh/id_rsa'),
+  ...sh(3, DYNAMIC, 'shopt -s dotglob; rm -rf *', 'GLOBIGNORE=x; rm -rf *'),
+  ...sh(3, 'allow', 'shopt -u dotglob; ls'),
+  ...sh(10, HARD, 'poetry run rm -rf .', 'bundle exec rm -rf ./'),
+  ...sh(11, HARD, "sshpass -p x ssh host 'rm -rf /'", 'xvfb-run rm -rf /', 'poetry run rm -rf ~'),
+  ...sh(11, CODE, "./notify 'rm -rf / happened'", "heroku run 'cat ~/.ssh/id_rsa'"),
+  ...sh(11, 'allow', 'npm rm lodash', "npm run test -- --grep 'rm it'", 'kubectl delete pod x'),
+  ...sh(15, HARD, 'taskkill /F /IM *', 'Get-Process | Stop-Process -Force', 'Stop-Process -Name * -Force'),
+  ...sh(15, 'allow', 'taskkill /IM node.exe', 'Stop-Process -Name node'),
+  ...sh(
+    16,
+    ask('unknown_program_path'),
+    'Set-Content -Path C:\\Windows\\System32\\drivers\\etc\\hosts -Value x',
+  ),
   // ── more evasion variants per class (one line each) ─────────────────────────────────────
   ...sh(
     1,
