@@ -73,6 +73,8 @@ const TABLE: Readonly<Record<string, TreeRow>> = {
   chown: CHANGE,
   chgrp: CHANGE,
   rm: { spec: RM_OPTIONS, recursive: ['r', 'R', 'recursive'], walks: 'all', access: 'write' },
+  // mv moves a directory with everything beneath it.
+  mv: { ...COPY, recursive: [], access: 'write' },
 };
 
 function walked(row: TreeRow, operands: readonly Field[], hasReference: boolean): readonly Field[] {

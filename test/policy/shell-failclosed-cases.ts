@@ -36,6 +36,8 @@ const read = (cls: number, expect: Expect, ...paths: string[]): FailClosedCase[]
   paths.map((path) => ({ cls, tool: 'read_file', args: { path }, expect }));
 
 export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
+  ...sh(10, HARD, 'mv . ../x', 'mv ../project /tmp/p'),
+  ...sh(10, 'allow', 'mv build build2'),
   // ── round three: unknown programs that run a command, glob options, Windows, man/date ────
   ...sh(2, SENSITIVE, 'man ~/.ssh/id_rsa', 'date -f ~/.ssh/id_rsa'),
   ...sh(3, DYNAMIC, 'shopt -s dotglob; rm -rf *', 'GLOBIGNORE=x; rm -rf *'),
