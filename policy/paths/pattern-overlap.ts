@@ -46,6 +46,8 @@ function parseSet(seg: string, start: number): { tok: Tok; end: number } | null 
 
 function parseSegment(seg: string): Segment {
   if (seg === '**') return { k: 'globstar' };
+  // POSIX classes and equivalence classes inside brackets (`[[:alpha:]]`, `[[=a=]]`): any name.
+  if (/\[[:=.]/.test(seg)) return { k: 'any' };
   const toks: Tok[] = [];
   for (let i = 0; i < seg.length; i++) {
     const c = seg[i] ?? '';

@@ -407,11 +407,6 @@ const windowsTargets: Collector = (args, env) => {
 };
 
 const removeItem: Collector = (args, env) => {
-  const named = args.some(
-    (a) => a.value === null || !a.value.startsWith('-') || /^-(path|literalpath|lp|pspath|p)$/i.test(a.value),
-  );
-  if (!named && env.stdin.kind === 'pipe')
-    env.caution('caution.pipeline-targets', 'Remove-Item deletes the paths piped into it');
   for (let i = 0; i < args.length; i++) {
     const f = args[i] as Field;
     const v = f.value;
@@ -573,6 +568,9 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   ri: removeItem,
 };
 
+/** Deleting commands that, in PowerShell, take their paths from the pipeline. */
+const PIPE_DELETERS = new Set(['rm', 'del', 'erase', 'rd', 'rmdir', 'ri', 'remove-item', 'unlink']);
+
 /** True when program `name` has a read/write table here. */
 export function hasFileTable(name: string): boolean {
   return Object.hasOwn(COLLECTORS, name);
@@ -582,6 +580,13 @@ export function hasFileTable(name: string): boolean {
 export function collectFileArgs(name: string, args: readonly Field[], env: CommandEnv): void {
   const collector = hasFileTable(name) ? COLLECTORS[name] : undefined;
   if (collector) collector(args, env, name);
+  // `gci C:\ -r | rm -Force`, `dir | del`: PowerShell deletes the paths piped into it.
+  if (
+    PIPE_DELETERS.has(name) &&
+    env.stdin.kind === 'pipe' &&
+    !args.some((a) => a.value === null || !/^[-/]/.test(a.value))
+  )
+    env.caution('caution.pipeline-targets', `${name} deletes the paths piped into it`);
   recursiveTargets(name, args, env);
   // Any program given a `file:` URL (curl, wget, browsers) reads that local path.
   for (const a of args) {

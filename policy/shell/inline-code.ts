@@ -9,6 +9,7 @@ import type { CommandEnv } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { scriptFile, stdinCode } from './code-sources.ts';
+import { isStreamPath } from './paths.ts';
 import { probeArguments } from './programs.ts';
 import type { WrapResult, Wrapper } from './wrappers.ts';
 
@@ -43,6 +44,12 @@ function inlineVerdict(code: Field | null | undefined, who: string, env?: Comman
     };
   }
   env?.caution('caution.interpreter-code', `${who} runs inline code`);
+  // Absolute and home paths spelled in the code may be opened by it: checked like arguments.
+  if (env !== undefined) {
+    for (const s of quotedStrings(code.value)) {
+      if (/^(\/|~\/)[^\s]*$/.test(s)) env.probe({ ...literalField(s), tilde: s.startsWith('~/') });
+    }
+  }
   if (DANGEROUS_CODE.test(code.value)) {
     if (env !== undefined) for (const s of quotedStrings(code.value)) env.analyzeCode(s);
     return {
@@ -176,6 +183,7 @@ const make: Wrapper = (args, env, name) => {
     const v = a.value ?? '';
     return (
       ((v === '-f' || v === '--file' || v === '--makefile') && args[i + 1]?.value === '-') ||
+      ((v === '-f' || v === '--file' || v === '--makefile') && isStreamPath(args[i + 1]?.value ?? '')) ||
       v === '-f-' ||
       v === '--file=-' ||
       v.startsWith('--eval') ||

@@ -36,6 +36,19 @@ const read = (cls: number, expect: Expect, ...paths: string[]): FailClosedCase[]
   paths.map((path) => ({ cls, tool: 'read_file', args: { path }, expect }));
 
 export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
+  // ── round four: bracket classes, make from stdin, paths in inline code, piped deletes ────
+  ...sh(3, SENSITIVE, 'cat ~/.ss[[:alpha:]]/id_rsa', 'cat ~/.[[:lower:]]etrc'),
+  ...sh(10, HARD, 'rm -rf .*'),
+  ...sh(12, CODE, 'make -f /dev/stdin <<< x'),
+  ...sh(
+    13,
+    SENSITIVE,
+    `python3 -c 'open("/etc/shadow").read()'`,
+    `node -e 'require("fs").readFileSync("~/.aws/credentials")'`,
+  ),
+  ...sh(16, ask('dynamic_path'), 'ls | del', 'dir | erase'),
+  ...sh(16, ask('unanalyzable_command'), 'Get-ChildItem build | rm -Force -Recurse'),
+  ...sh(16, 'allow', 'echo hi | tee out.txt'),
   ...sh(10, HARD, 'mv . ../x', 'mv ../project /tmp/p'),
   ...sh(10, 'allow', 'mv build build2'),
   // ── round three: unknown programs that run a command, glob options, Windows, man/date ────
