@@ -92,6 +92,16 @@ export class CwdScope {
     return c;
   }
 
+  /** The possible working directories now (to add back later with `include`). */
+  snapshot(): CwdEntry[] {
+    return [...this.entries];
+  }
+
+  /** Adds possible working directories (a cd that may have failed, a branch that may not have run). */
+  include(entries: readonly CwdEntry[]): void {
+    this.set([...entries], true);
+  }
+
   /** Resolves a field against every possible cwd. */
   resolve(f: Field): Resolved {
     if (f.value === null || f.pattern === null) return { refs: [], unknown: true };

@@ -8,6 +8,7 @@
 import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
+import type { CwdEntry } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
@@ -158,7 +159,12 @@ export class Walker {
       if (STATEMENTS.has(child.type) || child.type === 'ERROR' || CONDITIONAL.has(child.type)) {
         const background = children[i + 1]?.type === '&';
         if (background) this.subshell(() => this.visit(child, { ...ctx, async: true, conditional: true }));
-        else this.visit(child, ctx);
+        else {
+          // A cd may fail and the next statement still runs: it may see the old cwd too.
+          const before = this.scope.snapshot();
+          this.visit(child, ctx);
+          this.scope.include(before);
+        }
       } else if (REDIRECTS.has(child.type)) {
         this.redirects([child], ctx);
       } else {
@@ -167,13 +173,41 @@ export class Walker {
     });
   }
 
-  private list(node: Node, ctx: WalkContext): void {
-    let first = true;
-    for (const child of namedChildren(node)) {
-      if (child.type === 'comment') continue;
-      this.visit(child, first ? ctx : { ...ctx, conditional: true });
-      first = false;
-    }
+  /**
+   * `a && b` runs b only when a succeeded: b sees the cwd a's cd leaves (bash's `cd x && cmd`).
+   * `a || b` runs b when a failed: b sees the cwd before or after a. After the list every cwd
+   * seen on the way is possible. Nested lists are one chain, evaluated left to right as bash does.
+   */
+  private list(node: Node, ctx: WalkContext, lastRedirects?: readonly Node[]): void {
+    const chain: { op: string | null; node: Node }[] = [];
+    const flatten = (n: Node, first: string | null): void => {
+      let op = first;
+      for (const child of allChildren(n)) {
+        if (!child.isNamed) {
+          if (child.type === '&&' || child.type === '||') op = child.type;
+          continue;
+        }
+        if (child.type === 'comment') continue;
+        if (child.type === 'list') flatten(child, op);
+        else chain.push({ op, node: child });
+        op = null;
+      }
+    };
+    flatten(node, null);
+    const seen: CwdEntry[][] = [this.scope.snapshot()];
+    chain.forEach(({ op, node: child }, i) => {
+      let childCtx = ctx;
+      if (op === '||') {
+        for (const entries of seen) this.scope.include(entries);
+        childCtx = { ...ctx, conditional: true };
+      }
+      // A redirection the grammar hung on the whole list belongs to its last command.
+      if (lastRedirects !== undefined && i === chain.length - 1)
+        this.withRedirects(child, lastRedirects, childCtx);
+      else this.visit(child, childCtx);
+      seen.push(this.scope.snapshot());
+    });
+    for (const entries of seen) this.scope.include(entries);
   }
 
   private pipeline(
@@ -234,12 +268,7 @@ export class Walker {
    */
   private withRedirects(body: Node, redirects: readonly Node[], ctx: WalkContext): void {
     if (body.type === 'list') {
-      const parts = namedChildren(body).filter((c) => c.type !== 'comment');
-      parts.forEach((part, i) => {
-        const partCtx = i === 0 ? ctx : { ...ctx, conditional: true };
-        if (i === parts.length - 1) this.withRedirects(part, redirects, partCtx);
-        else this.visit(part, partCtx);
-      });
+      this.list(body, ctx, redirects);
       return;
     }
     if (body.type === 'pipeline') {

@@ -120,7 +120,12 @@ export const FAIL_CLOSED_CASES: readonly FailClosedCase[] = [
   ...sh(7, DYNAMIC, 'ln -s ~ h && tar czf x.tgz h', 'ln -s / r && cat r/etc/shadow'),
   ...sh(7, SENSITIVE, 'cp -s ~/.ssh/id_rsa k', 'link ~/.ssh/id_rsa k'),
   ...sh(8, SENSITIVE, 'cd ~ && cat .ssh/id_rsa', 'cd && cat .ssh/id_rsa', 'pushd ~/.ssh && cat id_rsa'),
-  ...sh(8, deny('outside_roots'), 'cd link-out && cd .. && echo x > pwn'),
+  // `cd .. ` after `&&` sees the cwd the first cd leaves (logical): only the read of link-out is outside.
+  ...sh(8, ask('read_outside_roots'), 'cd link-out && cd .. && echo x > pwn'),
+  // After `;` a failed cd leaves the old cwd: `../x` may then be outside the root.
+  ...sh(8, HARD, 'cd nosuchdir; rm -rf ../*'),
+  ...sh(8, deny('outside_roots'), 'cd build; echo x > ../../out'),
+  ...sh(8, 'allow', 'cd build && echo x > ../pwn', 'cd build && cd .. && echo x > pwn2'),
   ...sh(
     10,
     HARD,
