@@ -80,6 +80,17 @@ describe('Unicode spellings of deny globs and sensitive names', () => {
   });
   afterAll(() => ws.cleanup());
 
+  it('checkPattern never throws, whatever the pattern (property)', () => {
+    const roots = ws.context().roots;
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.boolean(), fc.boolean(), (pattern, write, tree) => {
+        const d = ws.env.paths.checkPattern(pattern, write ? 'write' : 'read', roots, tree);
+        expect(d === null || typeof d.reason === 'string').toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('a decomposed (NFD) spelling of a deny-glob name is still denied, and the composed one too', () => {
     for (const name of ['Re\u0301sume\u0301', 'R\u00e9sum\u00e9', 'RE\u0301SUME\u0301']) {
       const d = evaluate(
