@@ -18,6 +18,15 @@ export const ReasonCode = z.enum([
   'hardline_command',
   'unanalyzable_command',
   'sandbox_unavailable',
+  // Shell fail-closed reasons (approval-required even in `allow`; policy/shell-step.ts):
+  // a path only known at run time ($x, $(...), a link the command made, cd -),
+  'dynamic_path',
+  // inline code of an interpreter or another shell (python3 -c, node -e, nu -c, make -f -),
+  'interpreter_code',
+  // a path-looking argument of a program without a table, outside the read-write roots,
+  'unknown_program_path',
+  // a path the command reads, outside every root.
+  'read_outside_roots',
   'sensitive_path',
   'never_writable_path',
   'outside_roots',

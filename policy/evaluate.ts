@@ -4,7 +4,7 @@ import type { ToolSecurityMetadata } from './metadata.ts';
 import type { PolicyContext, ToolCall } from './context.ts';
 import { describeIssues, jsonType, MAX_DETAIL } from './issues.ts';
 import { applyRules, type RuleDeps } from './rule-step.ts';
-import { shellStep2, shellStep3, type ShellStep2 } from './shell-step.ts';
+import { shellPending, shellStep2, shellStep3, type ShellStep2 } from './shell-step.ts';
 import type { CommandList, Denial } from './seams.ts';
 import type { ToolRisk } from './risk.ts';
 
@@ -125,7 +125,7 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
     shell = shellStep2(args.command as string, cwdInput, ctx);
     if (shell.kind === 'deny') return denyWith(shell.denial, risk, NO_TARGETS, 2);
     if (shell.kind === 'unanalyzable')
-      pending = { reason: 'unanalyzable_command', rule: shell.rule, step: 2, liftable: false };
+      pending = { reason: shell.reason, rule: shell.rule, step: 2, liftable: false };
   }
 
   // Step 3: canonical paths inside the roots that grant the access needed.
@@ -145,6 +145,11 @@ export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
   if (shell?.kind === 'ok') {
     const denied = shellStep3(shell.analysis, cwdInput, ctx, targets);
     if (denied) return denyWith(denied, risk, targets, 3);
+    // Fail closed: a command with an effect the analysis cannot account for needs a human.
+    const unaccounted = shellPending(shell.analysis, cwdInput, ctx);
+    // A human's session approval of this exact command may lift it, unless a path in it is
+    // only known at run time (the next run of the same text may touch something else).
+    if (unaccounted !== null) pending = { ...unaccounted, liftable: unaccounted.reason !== 'dynamic_path' };
   }
 
   let target: string | null = null;

@@ -12,6 +12,13 @@ export const REASON_TEXT: Readonly<Record<ReasonCode, string>> = {
     'the command cannot be analyzed statically, so a human must look at it (even in allow mode)',
   sandbox_unavailable:
     'no OS sandbox is available to confine the command, so a human must approve it (even in allow mode)',
+  dynamic_path:
+    'a path of the command is only known at run time (a variable, a substitution, a link it made), so a human must look at it',
+  interpreter_code:
+    'the command runs inline interpreter code the analysis cannot follow, so a human must look at it',
+  unknown_program_path:
+    'a program without an analysis table gets a path outside the read-write roots, so a human must look at it',
+  read_outside_roots: 'the command reads a path outside every authorized root, so a human must look at it',
   sensitive_path:
     'the path is a sensitive host path (credentials, system secrets or the runtime’s own state)',
   never_writable_path: 'the path may be read but never written by an agent',

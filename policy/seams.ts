@@ -35,6 +35,19 @@ export interface PathGuard {
     access: PathAccess,
     roots: readonly WorkspaceRoot[],
   ): PathResolution;
+  /**
+   * Step 2 for globs and trees (shell commands): a denial when a path the unquoted glob
+   * `pattern` could match is sensitive (or never-writable for `write`), or, with `tree`, when
+   * the directories it names contain a sensitive path (a recursive walk would reach it).
+   * Optional for guards of tools that take no shell command; without it a shell command with
+   * a glob or a recursive walk needs a human.
+   */
+  checkPattern?(
+    pattern: string,
+    access: PathAccess,
+    roots: readonly WorkspaceRoot[],
+    tree: boolean,
+  ): Denial | null;
 }
 
 /** What shell analysis found in one command string (step 2). */
@@ -47,6 +60,21 @@ export type CommandAnalysis =
       readonly reads: readonly string[];
       /** Literal paths the command writes or deletes, incl. redirection targets. */
       readonly writes: readonly string[];
+      /**
+       * Path-looking arguments of programs without a table (they may read or write them):
+       * they must be static, inside the roots and outside every sensitive path.
+       */
+      readonly probes: readonly string[];
+      /** Directories a command walks recursively (`grep -r`, `tar c`, `rm -r`, `git clean`). */
+      readonly trees: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
+      /** Unquoted glob patterns in path positions (matched against sensitive paths as patterns). */
+      readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
+      /**
+       * The first effect the analysis could not account for (a path computed at run time,
+       * inline interpreter code, ...): in `allow` mode a human decides. Null when every effect
+       * is accounted for.
+       */
+      readonly caution: { readonly ruleId: string; readonly detail: string } | null;
     }
   | { readonly kind: 'unanalyzable'; readonly ruleId: string; readonly detail: string };
 

@@ -1,16 +1,51 @@
 import { posix } from 'node:path';
-import type { RuleRef, Target } from './decision.ts';
+import type { ReasonCode, RuleRef, Target } from './decision.ts';
 import type { PolicyContext } from './context.ts';
 import type { CommandAnalysis, Denial } from './seams.ts';
 
 /** Device files a command may write to without touching anything durable. */
 const HARMLESS_WRITE_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero']);
 
+/** The sensitive-path rule of the runtime's own state dir (policy/paths/sensitive-defaults.ts). */
+const RUNTIME_STATE_RULE = 'sensitive.runtime-state';
+
 /** The result of step 2 for a shell command. */
 export type ShellStep2 =
   | { readonly kind: 'deny'; readonly denial: Denial }
-  | { readonly kind: 'unanalyzable'; readonly rule: RuleRef; readonly analysis: CommandAnalysis }
+  | {
+      readonly kind: 'unanalyzable';
+      readonly reason: ReasonCode;
+      readonly rule: RuleRef;
+      readonly analysis: CommandAnalysis;
+    }
   | { readonly kind: 'ok'; readonly analysis: CommandAnalysis & { kind: 'analyzed' } };
+
+/** Why a shell command needs a human although nothing in it is denied. */
+export interface ShellPending {
+  readonly reason: ReasonCode;
+  readonly rule: RuleRef;
+  readonly step: number;
+}
+
+/**
+ * The reason code of an analysis rule that needs a human: inline interpreter code, a path only
+ * known at run time, else `unanalyzable_command`.
+ */
+export function shellReason(ruleId: string): ReasonCode {
+  switch (ruleId) {
+    case 'unanalyzable.inline-interpreter-code':
+    case 'caution.interpreter-code':
+    case 'caution.other-shell':
+      return 'interpreter_code';
+    case 'caution.dynamic-path':
+    case 'caution.linked-path':
+    case 'caution.dynamic-cwd':
+    case 'caution.pipeline-targets':
+      return 'dynamic_path';
+    default:
+      return 'unanalyzable_command';
+  }
+}
 
 /**
  * A literal path of a command as the command sees it: relative paths are relative to the
@@ -21,14 +56,28 @@ export function pathFromCwd(path: string, cwdInput: string | null): string {
   return posix.join(cwdInput, path);
 }
 
+/** `pathFromCwd` for a glob: the cwd's own glob characters are escaped. */
+function patternFromCwd(pattern: string, cwdInput: string | null): string {
+  if (cwdInput === null) return pattern;
+  return pathFromCwd(pattern, cwdInput.replace(/[\\*?[\]]/g, '\\$&'));
+}
+
 /**
- * Step 2 for `shell`: hardline rules (deny in every mode), literal paths that are sensitive
- * host paths (deny), and commands that cannot be analyzed (approval required even in `allow`).
+ * Step 2 for `shell`: hardline rules (deny in every mode); literal paths, globs (as every path
+ * they could match), arguments of programs without a table, and trees walked recursively that
+ * are or hold sensitive host paths (deny; a recursive delete or chmod of a tree holding the
+ * runtime's state dir is hardline); commands that cannot be analyzed (approval required even in
+ * `allow`).
  */
 export function shellStep2(command: string, cwdInput: string | null, ctx: PolicyContext): ShellStep2 {
   const analysis = ctx.shell.analyze(command);
   if (analysis.kind === 'unanalyzable') {
-    return { kind: 'unanalyzable', rule: { id: analysis.ruleId, source: 'hardline' }, analysis };
+    return {
+      kind: 'unanalyzable',
+      reason: shellReason(analysis.ruleId),
+      rule: { id: analysis.ruleId, source: 'hardline' },
+      analysis,
+    };
   }
   if (analysis.hardline !== null) {
     return {
@@ -36,14 +85,39 @@ export function shellStep2(command: string, cwdInput: string | null, ctx: Policy
       denial: { reason: 'hardline_command', rule: { id: analysis.hardline.ruleId, source: 'hardline' } },
     };
   }
-  for (const p of analysis.reads) {
-    const d = ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'read', ctx.roots);
-    if (d) return { kind: 'deny', denial: d };
+  const deny = (d: Denial | null): ShellStep2 | null => (d ? { kind: 'deny', denial: d } : null);
+  // Trees that are changed first: a change of the state dir's tree is hardline, not just sensitive.
+  const trees = [...analysis.trees].sort((a, b) =>
+    a.access === b.access ? 0 : a.access === 'write' ? -1 : 1,
+  );
+  for (const t of trees) {
+    const d = ctx.paths.checkPattern?.(patternFromCwd(t.path, cwdInput), t.access, ctx.roots, true) ?? null;
+    if (d !== null && t.access === 'write' && d.rule.id === RUNTIME_STATE_RULE) {
+      return {
+        kind: 'deny',
+        denial: {
+          reason: 'hardline_command',
+          rule: { id: 'hardline.recursive-runtime-state', source: 'hardline' },
+        },
+      };
+    }
+    const r = deny(d);
+    if (r) return r;
   }
-  for (const p of analysis.writes) {
+  for (const p of analysis.reads) {
+    const r = deny(ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'read', ctx.roots));
+    if (r) return r;
+  }
+  for (const p of [...analysis.writes, ...analysis.probes]) {
     if (HARMLESS_WRITE_TARGETS.has(p)) continue;
-    const d = ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'write', ctx.roots);
-    if (d) return { kind: 'deny', denial: d };
+    const r = deny(ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'write', ctx.roots));
+    if (r) return r;
+  }
+  for (const g of analysis.globs) {
+    const r = deny(
+      ctx.paths.checkPattern?.(patternFromCwd(g.pattern, cwdInput), g.access, ctx.roots, false) ?? null,
+    );
+    if (r) return r;
   }
   return { kind: 'ok', analysis };
 }
@@ -64,6 +138,46 @@ export function shellStep3(
     const r = ctx.paths.resolve('command', pathFromCwd(p, cwdInput), 'write', ctx.roots);
     if (!r.ok) return r;
     targets.push(r.target);
+  }
+  return null;
+}
+
+/**
+ * The fail-closed rule of `allow` mode for an analyzed shell command that nothing denied: it
+ * runs without a human only when every effect is accounted for. Needs a human when the analysis
+ * noted an effect it cannot follow (a run-time path, inline interpreter code, ...), when a path
+ * it reads lies outside the roots, or when a path-looking argument of a program without a table
+ * lies outside the read-write roots (or cannot be canonicalized). Null when nothing does.
+ */
+export function shellPending(
+  analysis: CommandAnalysis & { kind: 'analyzed' },
+  cwdInput: string | null,
+  ctx: PolicyContext,
+): ShellPending | null {
+  const c = analysis.caution;
+  if (c !== null)
+    return { reason: shellReason(c.ruleId), rule: { id: c.ruleId, source: 'hardline' }, step: 2 };
+  if (analysis.trees.length + analysis.globs.length > 0 && ctx.paths.checkPattern === undefined) {
+    return {
+      reason: 'unanalyzable_command',
+      rule: { id: 'roots.no-pattern-check', source: 'roots' },
+      step: 2,
+    };
+  }
+  for (const p of analysis.reads) {
+    const r = ctx.paths.resolve('command', pathFromCwd(p, cwdInput), 'read', ctx.roots);
+    if (!r.ok)
+      return { reason: 'read_outside_roots', rule: { id: 'roots.read-outside', source: 'roots' }, step: 3 };
+  }
+  for (const p of analysis.probes) {
+    const r = ctx.paths.resolve('command', pathFromCwd(p, cwdInput), 'write', ctx.roots);
+    if (!r.ok) {
+      return {
+        reason: 'unknown_program_path',
+        rule: { id: 'roots.unknown-program-path', source: 'roots' },
+        step: 3,
+      };
+    }
   }
   return null;
 }

@@ -28,6 +28,7 @@ import {
   SENSITIVE_PATHS,
   type PathRule,
 } from './sensitive-defaults.ts';
+import { globsOverlap, hasGlob, unescapeGlob } from './pattern-overlap.ts';
 import { compileRules, escapeGlob, type RuleMatcher } from './sensitive.ts';
 import { windowsFlavor } from './windows-flavor.ts';
 
@@ -77,6 +78,12 @@ export interface SnotraPathGuard extends PathGuard {
    * refuse sensitive and never-writable paths, then require a root that grants `access`.
    */
   resolve(argument: string, input: string, access: PathAccess, roots: readonly WorkspaceRoot[]): PathCheck;
+  checkPattern(
+    pattern: string,
+    access: PathAccess,
+    roots: readonly WorkspaceRoot[],
+    tree: boolean,
+  ): PathDenial | null;
   /** Canonicalization alone, relative inputs against the primary root of `roots`. */
   canonicalize(input: string, roots: readonly WorkspaceRoot[]): Canonicalization;
 }
@@ -219,10 +226,68 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
     return null;
   }
 
+  /** The first rule of `matcher` a path `glob` could match (or reach beneath, for a tree). */
+  function overlapping(matcher: RuleMatcher, globs: readonly string[], tree: boolean): string | null {
+    for (const [id, ruleGlobs] of matcher.globs) {
+      for (const g of ruleGlobs) {
+        // A name-anywhere rule (`**/.env`) would hold inside any tree, and for any glob whose
+        // last name starts with a wildcard (`rm *.json`): there only anchored rules count.
+        const anywhere = g.startsWith('**');
+        if (tree && anywhere) continue;
+        for (const glob of globs) {
+          if (anywhere && /^[*?[]/.test(glob.slice(glob.lastIndexOf('/') + 1))) continue;
+          if (globsOverlap(glob, g, tree)) return id;
+        }
+      }
+    }
+    return null;
+  }
+
+  function checkPattern(
+    pattern: string,
+    access: PathAccess,
+    rootList: readonly WorkspaceRoot[],
+    tree: boolean,
+  ): PathDenial | null {
+    const segments = pattern.split('/');
+    const cut = segments.findIndex((s) => hasGlob(s));
+    let literal = (cut < 0 ? segments : segments.slice(0, cut)).map(unescapeGlob).join('/');
+    if (cut === 0) literal = '.';
+    else if (literal === '') literal = '/';
+    const rest = cut < 0 ? '' : segments.slice(cut).join('/');
+    const c = canonicalize(literal, contextFor(rootList));
+    const direct = firstDenial(c, access);
+    if (direct !== null && direct.reason !== 'invalid_path') return direct;
+    const bases: string[] = c.links.map(keyOf);
+    if (c.lexical !== null) bases.unshift(keyOf(c.lexical));
+    if (c.ok) bases.unshift(keyOf(c.canonical));
+    const globs = bases.map((b) => {
+      const base = escapeGlob(b).replace(/\/+$/, '');
+      return rest === '' ? base || '/' : `${base}/${rest}`;
+    });
+    const hit = overlapping(sensitive, globs, tree);
+    if (hit !== null) {
+      const what = tree ? 'the tree holds a sensitive host path' : 'the glob can match a sensitive host path';
+      return { reason: 'sensitive_path', rule: { id: hit, source: 'sensitive-path' }, message: what };
+    }
+    if (access === 'write') {
+      const never = overlapping(neverWritable, globs, tree);
+      if (never !== null) {
+        return {
+          reason: 'never_writable_path',
+          rule: { id: never, source: 'sensitive-path' },
+          message: 'the glob can match a path never writable by tools',
+        };
+      }
+    }
+    return null;
+  }
+
   return {
     flavor,
     fs,
     rules: { sensitive: sensitive.globs, neverWritable: neverWritable.globs },
+    checkPattern,
     canonicalize(input, rootList) {
       return canonicalize(input, contextFor(rootList));
     },

@@ -49,7 +49,10 @@ const denyMatchers = new Map<string, (key: string) => boolean>();
 /** A deny glob in matcher form: `./x`, `/x` and `x` all mean `x` at the root; `\\` separates on Windows. */
 function normalizeDenyGlob(flavor: PathFlavor, glob: string): string {
   const slashed = flavor.name === 'windows' ? glob.replace(/\\/g, '/') : glob;
-  return slashed.replace(/^(\.?\/)+/, '').replace(/\/+$/, '');
+  return slashed
+    .normalize('NFC')
+    .replace(/^(\.?\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 function denyMatcher(flavor: PathFlavor, globs: readonly string[]): (key: string) => boolean {

@@ -94,9 +94,16 @@ function expandPattern(pattern: string, anchors: RuleAnchors): string[] {
  */
 export function withCaseVariants(keys: readonly string[]): string[] {
   const out = [...keys];
+  const add = (k: string): void => {
+    if (!out.includes(k)) out.push(k);
+  };
   for (const key of keys) {
-    const upper = simpleUpperCase(key);
-    if (upper !== key && !out.includes(upper)) out.push(upper);
+    // NFC and NFKC spellings too: a file system may open a decomposed name (NFD, macOS) or a
+    // compatibility character (U+212A KELVIN SIGN for K) as the plain name.
+    for (const form of [key, key.normalize('NFC'), key.normalize('NFKC')]) {
+      add(form);
+      add(simpleUpperCase(form));
+    }
   }
   return out;
 }
@@ -117,7 +124,9 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
   const globs = new Map<string, string[]>();
   const compiled: { id: string; test: (key: string) => boolean }[] = [];
   for (const rule of rules) {
-    const ruleGlobs = rule.patterns.flatMap((p) => expandPattern(p, anchors)).map((g) => `${g}/**`);
+    const ruleGlobs = rule.patterns
+      .flatMap((p) => expandPattern(p.normalize('NFC'), anchors))
+      .map((g) => `${g}/**`);
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
     let test: (key: string) => boolean;
     try {

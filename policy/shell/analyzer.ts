@@ -49,6 +49,10 @@ export function analyzeWith(parser: BashParser, command: string): CommandAnalysi
       hardline: findings.hardline === null ? null : Object.freeze({ ruleId: findings.hardline.ruleId }),
       reads: Object.freeze([...findings.reads]),
       writes: Object.freeze([...findings.writes]),
+      probes: Object.freeze([...findings.probes]),
+      trees: Object.freeze([...findings.trees.values()]),
+      globs: Object.freeze([...findings.globs.values()]),
+      caution: findings.caution === null ? null : Object.freeze({ ...findings.caution }),
     });
   } catch (e) {
     if (e instanceof ExpansionLimitError) return unanalyzable('unanalyzable.limit-exceeded', e.message);

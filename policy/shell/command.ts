@@ -7,13 +7,16 @@ import type { CommandEnv } from './env.ts';
 import { dynamicField, literalField } from './field.ts';
 import type { Field } from './field.ts';
 import { CONTAINER_RUNNERS } from './containers.ts';
-import { collectFileArgs } from './fileargs.ts';
+import { credentialReads } from './credentials.ts';
+import { collectFileArgs, hasFileTable } from './fileargs.ts';
 import { parseFind } from './find.ts';
 import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
+import { gitPaths } from './git-paths.ts';
 import { CODE_RUNNERS } from './interpreters.ts';
 import { analyzeOptionRunners } from './option-runners.ts';
-import { parseOptions } from './options.ts';
+import { hasFlag, parseOptions } from './options.ts';
 import { programNames } from './program.ts';
+import { COMMAND_HEADS, NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
 import { applyCommandRules } from './rules.ts';
 import { runtimeControl } from './rules-runtime.ts';
 import { WRAPPERS } from './wrappers.ts';
@@ -49,6 +52,9 @@ const COMMAND_VARS = new Set([
   'ENV',
   'PROMPT_COMMAND',
 ]);
+
+/** Variables that move git's repository or work tree. */
+const GIT_PLACE_VARS = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']);
 
 /** Variables that inject git configuration (an alias or push refspec could hide there). */
 const GIT_CONFIG_VARS = /^GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)$/;
@@ -109,6 +115,13 @@ export function checkAssignment(name: string, value: Field | null, env: CommandE
     env.unanalyzable('unanalyzable.git-alias', `${name} injects git configuration`);
     return;
   }
+  if (GIT_PLACE_VARS.has(name)) {
+    // git then works in (and may rewrite) that directory: it must be static and in the roots.
+    if (value !== null)
+      env.probe(value.value === null ? value : { ...value, tilde: /^~(\/|$)/.test(value.value) });
+    else env.caution('caution.dynamic-path', `${name} is only known at run time`);
+    return;
+  }
   if (!COMMAND_VARS.has(name)) return;
   if (value === null || value.value === null) {
     env.unanalyzable('unanalyzable.dynamic-code', `${name} holds a command that is not literal`);
@@ -144,7 +157,9 @@ function cd(kind: 'cd' | 'pushd' | 'popd', args: readonly Field[], env: CommandE
     env.changeDir(kind, dynamicField(false));
     return;
   }
-  env.changeDir(kind, target);
+  // A cd target is a path like any other: static, inside the roots, not sensitive.
+  env.changeDir(kind, target, hasFlag(p, 'P'));
+  if (target !== null) env.read(literalField('.'));
 }
 
 function substitute(argv: readonly Field[], token: string, start: Field): Field[] {
@@ -160,6 +175,9 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   const f = parseFind(args);
   const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
   starts.forEach((s) => env.read(s));
+  // Listing names reads no file; -exec / -delete act on everything found beneath the starts.
+  if (f.deletes) starts.forEach((s) => env.tree(s, 'write'));
+  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read'));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {
@@ -242,6 +260,14 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
     cd(name === 'chdir' ? 'cd' : name, args, env);
     return;
   }
+  if (
+    name === 'shopt' &&
+    args.some((a) => a.value === null || /^(dotglob|nocaseglob|extglob|nullglob|failglob)$/.test(a.value))
+  ) {
+    // These change which paths a glob names (dot files, case, extended patterns).
+    if (!args.some((a) => a.value === '-u' || a.value === '-p' || a.value === '-q'))
+      env.caution('caution.dynamic-path', 'shopt changes what globs match');
+  }
   if (name === 'hash' && args.some((a) => a.value === null || a.value.startsWith('-p'))) {
     env.unanalyzable('unanalyzable.dynamic-program', 'hash -p rebinds a command name');
     return;
@@ -289,5 +315,33 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   applyCommandRules(names, args, env);
   if (name === 'find' || name === 'gfind') find(args, env, budget);
   else if (name === 'fd' || name === 'fdfind') fdExec(args, env, budget);
+  else if (name === 'git' || name === 'hub') gitPaths(args, env);
   for (const n of names) collectFileArgs(n, args, env);
+  credentialReads(names, args, env);
+  // The one fail-closed rule: a program without a table may read or write any argument.
+  const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || TABLED.has(n));
+  if (!tabled) {
+    probeArguments(args, env);
+    // An unknown program may run a command given in its arguments: analyze it from its head on.
+    const head = args.findIndex((a) => {
+      const n = a.value === null || a.value.startsWith('-') ? undefined : programNames(a)[0];
+      return n !== undefined && (COMMAND_HEADS.has(n) || /^mkfs\./.test(n));
+    });
+    if (head >= 0) analyzeArgv(args.slice(head), env, budget);
+    // A command line held in one argument (`tool 'rm -rf /'`) may run: a human decides.
+    for (const a of args) {
+      if (a.value !== null && /\s/.test(a.value) && startsCommand(a.value) && env.hasEffects(a.value))
+        env.caution('caution.interpreter-code', `${name} is given a command line it may run`);
+    }
+  }
 }
+
+/** True when `text` starts with a word naming one of the command heads. */
+function startsCommand(text: string): boolean {
+  const first = /^\s*([^\s;|&]+)/.exec(text)?.[1] ?? '';
+  const name = programNames(literalField(first))[0];
+  return name !== undefined && (COMMAND_HEADS.has(name) || hasFileTable(name) || /^mkfs\./.test(name));
+}
+
+/** Programs whose paths are handled above (find, fd, git). */
+const TABLED = new Set(['find', 'gfind', 'fd', 'fdfind', 'git', 'hub']);

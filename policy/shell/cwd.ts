@@ -45,6 +45,31 @@ function join(dir: NonNullable<CwdEntry>, ref: PathRef): PathRef {
   };
 }
 
+/**
+ * Logical path text as bash's `cd` computes it: `.` and empty segments dropped, `name/..`
+ * removed textually; a leading `~` (home) and `/` stay, and `..` above them is kept.
+ */
+export function logical(text: string): string {
+  const absolute = text.startsWith('/');
+  const out: string[] = [];
+  for (const seg of text.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    const prev = out.at(-1);
+    if (
+      seg === '..' &&
+      prev !== undefined &&
+      prev !== '..' &&
+      !(out.length === 1 && prev === '~' && text.startsWith('~'))
+    )
+      out.pop();
+    else if (seg === '..' && absolute && prev === undefined) continue;
+    else out.push(seg);
+  }
+  const joined = out.join('/');
+  if (absolute) return '/' + joined;
+  return joined === '' ? '.' : joined;
+}
+
 /** The set of possible working directories of a shell (and its pushd stack). */
 export class CwdScope {
   private entries: CwdEntry[] = [START];
@@ -65,6 +90,16 @@ export class CwdScope {
     c.homeTainted = this.homeTainted;
     c.execStdin = this.execStdin;
     return c;
+  }
+
+  /** The possible working directories now (to add back later with `include`). */
+  snapshot(): CwdEntry[] {
+    return [...this.entries];
+  }
+
+  /** Adds possible working directories (a cd that may have failed, a branch that may not have run). */
+  include(entries: readonly CwdEntry[]): void {
+    this.set([...entries], true);
   }
 
   /** Resolves a field against every possible cwd. */
@@ -95,13 +130,18 @@ export class CwdScope {
     return { refs, unknown };
   }
 
-  private target(f: Field | null): CwdEntry[] {
+  private target(f: Field | null, physical = false): CwdEntry[] {
     if (f === null) return [HOME];
     if (f.value === null || f.pattern === null || f.value === '-') return [null];
     const relative = !isAnchored(f);
-    if (relative && this.cdpathTainted && !f.value.startsWith('.')) return [null];
+    if (relative && this.cdpathTainted && !/^\.\.?(\/|$)/.test(f.value)) return [null];
     const r = this.resolve(f);
-    const out: CwdEntry[] = r.refs.map((ref) => ({ text: ref.text, pattern: ref.pattern, tilde: ref.tilde }));
+    // bash's cd is logical: `cd link/..` removes `link/..` from the text, it does not follow link.
+    const out: CwdEntry[] = r.refs.map((ref) =>
+      physical || ref.glob
+        ? { text: ref.text, pattern: ref.pattern, tilde: ref.tilde }
+        : { text: logical(ref.text), pattern: logical(ref.pattern), tilde: ref.tilde },
+    );
     if (r.unknown) out.push(null);
     return out;
   }
@@ -121,7 +161,7 @@ export class CwdScope {
   }
 
   /** Applies cd / pushd / popd with `target` (null: no operand). */
-  change(kind: 'cd' | 'pushd' | 'popd', target: Field | null, conditional: boolean): void {
+  change(kind: 'cd' | 'pushd' | 'popd', target: Field | null, conditional: boolean, physical = false): void {
     if (kind === 'popd') {
       const prev = this.stack.pop() ?? [null];
       this.set(prev, conditional);
@@ -129,9 +169,9 @@ export class CwdScope {
     }
     if (kind === 'pushd') {
       this.stack.push([...this.entries]);
-      this.set(target === null ? [null] : this.target(target), conditional);
+      this.set(target === null ? [null] : this.target(target, physical), conditional);
       return;
     }
-    this.set(this.target(target), conditional);
+    this.set(this.target(target, physical), conditional);
   }
 }

@@ -3,7 +3,7 @@
  * reports what it found. Implemented by the walker (walk.ts).
  */
 import type { Field } from './field.ts';
-import type { HardlineRuleId, UnanalyzableRuleId } from './ids.ts';
+import type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from './ids.ts';
 import type { PathRef } from './paths.ts';
 
 /** Where a command's stdin comes from, as far as code-reading commands care. */
@@ -44,6 +44,8 @@ export interface CommandEnv {
   hardline(ruleId: HardlineRuleId, detail: string): void;
   /** Report that the command cannot be analyzed (the first reason is kept). */
   unanalyzable(ruleId: UnanalyzableRuleId, detail: string): void;
+  /** Report an effect the analysis cannot account for (a human decides, even in `allow`). */
+  caution(ruleId: CautionRuleId, detail: string): void;
   /** Report a verdict of a rule. */
   verdict(v: Verdict): void;
   /** Resolve a path-like field against the tracked cwd. */
@@ -60,6 +62,15 @@ export interface CommandEnv {
    * (/dev/null, /dev/stderr, ...) are not writes, other devices are hardline.
    */
   write(field: Field, content: boolean): void;
+  /**
+   * Record a path-looking argument of a program without a table: it may be read or written, so
+   * it must be static and is checked against the roots and sensitive paths.
+   */
+  probe(field: Field): void;
+  /** Record a directory the command walks recursively (also recorded as a read or write). */
+  tree(field: Field, access: 'read' | 'write'): void;
+  /** Record a link the command makes (later uses of that path are not static). */
+  link(field: Field): void;
   /** True when `field` names a file written earlier in the same command string. */
   wasWritten(field: Field): boolean;
   /**
@@ -67,10 +78,16 @@ export interface CommandEnv {
    * runs in the current shell (eval): its `cd` persists. `stdin` defaults to this command's.
    */
   analyzeCode(code: string, options?: { readonly sameShell?: boolean; readonly stdin?: StdinSource }): void;
+  /**
+   * True when `code`, read as a command line, would do something worth a human's look: a
+   * hardline match, an unanalyzable part, a caution, a recursive walk, or an absolute or home
+   * path. Reports nothing itself.
+   */
+  hasEffects(code: string): boolean;
   /** Called with the program names of each command layer (fork-bomb detection). */
   noteProgram(names: readonly string[]): void;
   /** Apply a `cd`/`pushd`/`popd` to the tracked cwd. */
-  changeDir(kind: 'cd' | 'pushd' | 'popd', target: Field | null): void;
+  changeDir(kind: 'cd' | 'pushd' | 'popd', target: Field | null, physical?: boolean): void;
   /** A copy of this env with another stdin. */
   withStdin(stdin: StdinSource): CommandEnv;
   /** A copy of this env whose working directory is `target` (env -C, sudo -D, sudo -i). */

@@ -59,8 +59,12 @@ export function fieldFromAtoms(atoms: readonly Atom[]): Field {
     if (a.k === 'home') {
       const next = atoms[i + 1];
       const atEnd = next === undefined || (next.k === 'c' && next.c === '/');
-      if (i === 0 && atEnd) {
-        tilde = true;
+      const prev = atoms[i - 1];
+      // `f=@$HOME/x`, `--key=$HOME/x`, `a:$HOME/x`: the home directory right after a separator
+      // stays static (the value then holds `~` there, read as home by the option tables).
+      const afterSeparator = prev !== undefined && prev.k === 'c' && '=@:'.includes(prev.c);
+      if ((i === 0 || (afterSeparator && !dynamic)) && atEnd) {
+        tilde ||= i === 0;
         value += '~';
         win += '~';
         pattern += '~';
@@ -139,5 +143,13 @@ export function itemsOf(text: string): Field[] | null {
   return text
     .split(/\s+/)
     .filter((w) => w !== '')
-    .map(literalField);
+    .map(printedField);
+}
+
+/**
+ * A word printed by an earlier command (echo, printf) and read again (xargs): a leading `~/`
+ * there came from a word bash expanded (`echo ~/x`), so it is read as the home path.
+ */
+export function printedField(text: string): Field {
+  return { ...literalField(text), tilde: text === '~' || text.startsWith('~/') };
 }

@@ -10,6 +10,9 @@ import type { Field } from './field.ts';
 import { flagValue, flagValues, hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec, ParsedOptions } from './options.ts';
 import { isRemoteOperand } from './rules-delete.ts';
+import { fileUrlPath } from './programs.ts';
+import { link, ln } from './links.ts';
+import { recursiveTargets } from './trees.ts';
 
 /** Emits the reads and writes of one command's arguments. */
 type Collector = (args: readonly Field[], env: CommandEnv, name: string) => void;
@@ -315,7 +318,12 @@ const tar: Collector = (args, env) => {
   flagValues(p, 'f', 'file').forEach((f) => (create ? env.write(f, true) : env.read(f)));
   flagValues(p, 'T', 'files-from', 'X', 'exclude-from').forEach((f) => env.read(f));
   if (extract) flagValues(p, 'C', 'directory').forEach((f) => env.write(f, false));
-  if (create) p.operands.forEach((f) => (hasFlag(p, 'remove-files') ? env.write(f, false) : env.read(f)));
+  // Operands are relative to a -C directory: checked from the cwd and from every -C (stricter).
+  const envs = [env, ...flagValues(p, 'C', 'directory').map((d) => env.withChdir(d))];
+  for (const e of envs) {
+    if (create) p.operands.forEach((f) => (hasFlag(p, 'remove-files') ? e.write(f, false) : e.read(f)));
+  }
+  if (create) flagValues(p, 'C', 'directory').forEach((d) => env.read(d));
 };
 
 const zip: Collector = (args, env) => {
@@ -445,6 +453,8 @@ const READ_VALUE: Readonly<Record<string, string>> = {
 
 const READERS = [
   'cat',
+  'dir',
+  'vdir',
   'tac',
   'less',
   'more',
@@ -504,7 +514,8 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
     true,
   ),
   mv: copyLike(CP, 'write', true),
-  ln: copyLike(CP, 'none', false),
+  ln,
+  link,
   rm: writeAll(RM_OPTIONS, false),
   rimraf: writeAll({}, false),
   srm: writeAll({}, false),
@@ -557,8 +568,29 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
   ri: removeItem,
 };
 
+/** Deleting commands that, in PowerShell, take their paths from the pipeline. */
+const PIPE_DELETERS = new Set(['rm', 'del', 'erase', 'rd', 'rmdir', 'ri', 'remove-item', 'unlink']);
+
+/** True when program `name` has a read/write table here. */
+export function hasFileTable(name: string): boolean {
+  return Object.hasOwn(COLLECTORS, name);
+}
+
 /** Records the reads and writes `args` of program `name` state. */
 export function collectFileArgs(name: string, args: readonly Field[], env: CommandEnv): void {
-  const collector = COLLECTORS[name];
+  const collector = hasFileTable(name) ? COLLECTORS[name] : undefined;
   if (collector) collector(args, env, name);
+  // `gci C:\ -r | rm -Force`, `dir | del`: PowerShell deletes the paths piped into it.
+  if (
+    PIPE_DELETERS.has(name) &&
+    env.stdin.kind === 'pipe' &&
+    !args.some((a) => a.value === null || !/^[-/]/.test(a.value))
+  )
+    env.caution('caution.pipeline-targets', `${name} deletes the paths piped into it`);
+  recursiveTargets(name, args, env);
+  // Any program given a `file:` URL (curl, wget, browsers) reads that local path.
+  for (const a of args) {
+    const local = a.value === null ? null : fileUrlPath(a.value.replace(/^[A-Za-z0-9_-]*=/, ''));
+    if (local !== null) env.read(literalField(local));
+  }
 }

@@ -64,6 +64,30 @@ export const HARDLINE_RULES = [
   },
   { id: 'hardline.shadow-copy-delete', title: 'deleting Windows shadow copies (vssadmin delete shadows)' },
   {
+    id: 'hardline.disk-erase',
+    title:
+      'erasing or overwriting a disk (cryptsetup erase, badblocks -w, hdparm --security-erase, blkdiscard, nvme format)',
+  },
+  {
+    id: 'hardline.volume-destroy',
+    title: 'destroying a volume or pool (zpool destroy, zfs destroy, lvremove -f, vgremove, pvremove)',
+  },
+  { id: 'hardline.kill-all-user', title: 'killing every process of a user (pkill -u, killall -u, kill -1)' },
+  {
+    id: 'hardline.power-off-bus',
+    title: 'power-off, reboot or logout through D-Bus (dbus-send, busctl, gdbus, qdbus ... PowerOff)',
+  },
+  { id: 'hardline.git-hooks-path', title: 'git config core.hooksPath (points git at hooks it then runs)' },
+  {
+    id: 'hardline.force-push-other',
+    title:
+      'forced remote update through another program (hub push -f, git send-pack --force, gh repo sync --force)',
+  },
+  {
+    id: 'hardline.recursive-runtime-state',
+    title: "recursive delete or permission change of a tree that holds the runtime's state dir",
+  },
+  {
     id: 'hardline.runtime-control',
     title: "an agent deciding its own approvals through the runtime's CLI (snotra inbox approve|deny)",
   },
@@ -116,3 +140,26 @@ export const UNANALYZABLE_RULES = [
 
 /** An unanalyzable rule id. */
 export type UnanalyzableRuleId = (typeof UNANALYZABLE_RULES)[number]['id'];
+
+/**
+ * Every caution: an effect the analysis cannot account for statically. The command is still
+ * checked for hardline rules and sensitive paths (deny wins); otherwise a human decides, even in
+ * `allow` mode. Each id maps to a reason code (policy/shell-step.ts).
+ */
+export const CAUTION_RULES = [
+  {
+    id: 'caution.dynamic-path',
+    title: 'a path position holds a variable or command substitution ($x, $(...))',
+  },
+  { id: 'caution.linked-path', title: 'a path made a link earlier in the same command (ln, ln -s)' },
+  { id: 'caution.dynamic-cwd', title: 'cd to a directory only known at run time (cd "$d", cd -)' },
+  { id: 'caution.pipeline-targets', title: 'a command deletes or changes paths read from a pipe' },
+  {
+    id: 'caution.interpreter-code',
+    title: 'inline interpreter code (python -c, node -e, perl -e, deno eval, Rscript -e, make -f -)',
+  },
+  { id: 'caution.other-shell', title: 'code for a shell other than bash (nu -c, xonsh -c, elvish -c)' },
+] as const;
+
+/** A caution rule id. */
+export type CautionRuleId = (typeof CAUTION_RULES)[number]['id'];

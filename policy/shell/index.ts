@@ -16,6 +16,15 @@
  *   and the read/write table (fileargs.ts).
  * - A hardline match anywhere wins (deny is stricter than asking); otherwise any part that cannot
  *   be followed makes the command unanalyzable; otherwise it is analyzed with its reads/writes.
+ * - Fail closed (issue 12): every program is in a table (fileargs.ts, trees.ts, git-paths.ts,
+ *   links.ts, credentials.ts, the wrappers and code runners, or programs.ts's list of programs
+ *   that take no paths) or is unknown, and every argument of an unknown program that could name
+ *   a file is a probe. Each path position must be static (path-effects.ts): a variable, a
+ *   substitution, a link made earlier or `/proc/<pid>/cwd` is a caution, as is inline
+ *   interpreter code (inline-code.ts). The engine (policy/shell-step.ts) denies sensitive
+ *   reads, writes, probes, globs (as every path they could match) and recursive walks of trees
+ *   holding sensitive paths, and asks a human for cautions, reads outside the roots and probes
+ *   outside the read-write roots.
  *
  * Known limits (what this does not see): programs that run code from files (`bash script.sh`,
  * `make`, `npm test`, a script written by an earlier tool call), git aliases and hooks already in
@@ -28,6 +37,6 @@
  */
 export { createShellAnalyzer, MAX_COMMAND_LENGTH } from './analyzer.ts';
 export type { ShellAnalyzerOptions } from './analyzer.ts';
-export { HARDLINE_RULES, UNANALYZABLE_RULES } from './ids.ts';
-export type { HardlineRuleId, UnanalyzableRuleId } from './ids.ts';
+export { CAUTION_RULES, HARDLINE_RULES, UNANALYZABLE_RULES } from './ids.ts';
+export type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from './ids.ts';
 export { MAX_DEPTH } from './walk.ts';

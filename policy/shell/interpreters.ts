@@ -1,63 +1,16 @@
 /**
  * Commands that run code given as text: shells (`sh -c`, stdin, scripts), `eval`, `source`,
- * `trap`, `alias`, `cmd /c`, `powershell -Command`, and inline code of other interpreters
- * (`python -c`, `node -e`, ...). Literal shell code is analyzed recursively by the caller; code
- * from a non-literal source is unanalyzable.
+ * `trap`, `alias`, `cmd /c`, `powershell -Command`; inline code of other interpreters lives in
+ * inline-code.ts. Literal shell code is analyzed recursively by the caller; code from a
+ * non-literal source is unanalyzable.
  */
-import type { CommandEnv, StdinSource } from './env.ts';
-import { literalField } from './field.ts';
 import type { Field } from './field.ts';
+import { scriptFile, stdinCode, unknown } from './code-sources.ts';
+import { literalField } from './field.ts';
+import { INLINE_RUNNERS } from './inline-code.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
-import { isStreamPath } from './paths.ts';
 import { joinCode } from './wrappers.ts';
-import type { WrapResult, Wrapper } from './wrappers.ts';
-
-function unknown(
-  ruleId: 'unanalyzable.dynamic-code' | 'unanalyzable.shell-stdin',
-  detail: string,
-): WrapResult {
-  return { kind: 'unknown', ruleId, detail };
-}
-
-/** What a code reader that reads its program from stdin gets: literal code, nothing, or unknown. */
-export function stdinCode(stdin: StdinSource, who: string): WrapResult {
-  switch (stdin.kind) {
-    case 'inherit':
-      return { kind: 'done' };
-    case 'pipe':
-    case 'herestring':
-      if (stdin.code !== null) return { kind: 'code', code: stdin.code, fromStdin: true };
-      return unknown('unanalyzable.shell-stdin', `${who} reads code from a non-literal ${stdin.kind}`);
-    case 'opaque':
-      return unknown(
-        'unanalyzable.shell-stdin',
-        `${who} reads code from a here-document, file, socket or descriptor`,
-      );
-  }
-}
-
-/** A script operand of a shell or `source`: reads it, or says why it cannot be followed. */
-function scriptFile(script: Field, env: CommandEnv, who: string): WrapResult {
-  if (script.value === null) {
-    if (script.proc) return unknown('unanalyzable.shell-stdin', `${who} runs a process substitution`);
-    return {
-      kind: 'unknown',
-      ruleId: 'unanalyzable.dynamic-program',
-      detail: `${who} runs a non-literal script`,
-    };
-  }
-  if (isStreamPath(script.value))
-    return unknown('unanalyzable.shell-stdin', `${who} runs code from ${script.value}`);
-  if (env.wasWritten(script)) {
-    return {
-      kind: 'unknown',
-      ruleId: 'unanalyzable.generated-script',
-      detail: `${who} runs ${script.value}, written earlier in the same command`,
-    };
-  }
-  env.read(script);
-  return { kind: 'done' };
-}
+import type { Wrapper } from './wrappers.ts';
 
 const SHELL_SPEC = {
   shortValue: 'oO',
@@ -219,104 +172,6 @@ export const powershell: Wrapper = (args, env, name) => {
   return stdinCode(env.stdin, name);
 };
 
-/** Inline code that runs processes, deletes trees, evaluates strings or touches devices. */
-const DANGEROUS_CODE =
-  /system\s*\(|\bexec[a-z]*\s*[(\s]|popen|subprocess|spawn|child_process|\bfork\b|rmtree|rmdir|rmSync|\brm(_rf|_r)?\s*\(|\.rm\s*\(|rimraf|unlink|os\.remove|shutil|FileUtils|remove_dir|remove_entry|File\.delete|Dir\.delete|Process\.Start|Runtime\.getRuntime|do shell script|`|\bqx\b|%x|\beval\b|Function\s*\(|__import__|importlib|\/dev\/|Remove-Item|Format-Volume|\bkill\b|ctypes|\bopen\s*\(\s*["']\|/i;
-
-function inlineVerdict(code: Field | null | undefined, who: string): WrapResult {
-  if (code === undefined) return { kind: 'done' };
-  if (code === null || code.value === null) {
-    return {
-      kind: 'unknown',
-      ruleId: 'unanalyzable.inline-interpreter-code',
-      detail: `${who}: non-literal code`,
-    };
-  }
-  if (DANGEROUS_CODE.test(code.value)) {
-    return {
-      kind: 'unknown',
-      ruleId: 'unanalyzable.inline-interpreter-code',
-      detail: `${who}: inline code that can run processes or delete files`,
-    };
-  }
-  return { kind: 'done' };
-}
-
-function stdinProgram(env: CommandEnv, who: string): WrapResult {
-  const r = stdinCode(env.stdin, who);
-  if (r.kind !== 'code') return r;
-  return inlineVerdict(literalField(r.code), who);
-}
-
-/** Short options that take the inline program: python -c, node -e/-p, perl -e/-E, ruby -e, php -r, lua -e, osascript -e. */
-const INLINE: Readonly<
-  Record<string, { code: string; value: string; long: readonly string[]; module?: string }>
-> = {
-  python: { code: 'c', value: 'WXQ', long: [], module: 'm' },
-  node: { code: 'ep', value: 'r', long: ['eval', 'print', 'require', 'import', 'input-type', 'loader'] },
-  perl: { code: 'eE', value: 'IMmxd', long: [] },
-  ruby: { code: 'e', value: 'IrCEF', long: [] },
-  php: { code: 'rBRE', value: 'cdzf', long: [] },
-  lua: { code: 'e', value: 'l', long: [] },
-  osascript: { code: 'e', value: 'l', long: [] },
-  bun: { code: 'e', value: '', long: ['eval', 'print'] },
-  deno: { code: '', value: '', long: ['eval'] },
-};
-
-/** python, node, perl, ruby, php, lua, osascript: inline code is scanned; code on stdin must be literal. */
-export const interpreter =
-  (kind: keyof typeof INLINE): Wrapper =>
-  (args, env, name) => {
-    const spec = INLINE[kind];
-    if (spec === undefined) return { kind: 'done' };
-    for (let i = 0; i < args.length; i++) {
-      const f = args[i] as Field;
-      const v = f.value;
-      if (v === null) {
-        if (f.prefix.startsWith('-') || f.prefix === '') {
-          return {
-            kind: 'unknown',
-            ruleId: 'unanalyzable.inline-interpreter-code',
-            detail: `${name}: non-literal option`,
-          };
-        }
-        return { kind: 'done' };
-      }
-      if (v === '-') return stdinProgram(env, name);
-      if (v === '--') {
-        const script = args[i + 1];
-        return script === undefined ? stdinProgram(env, name) : scriptFile(script, env, name);
-      }
-      if (v.startsWith('--')) {
-        const [long, attached] = v.slice(2).split(/=(.*)/s);
-        if (long === 'eval' || long === 'print') {
-          return inlineVerdict(attached !== undefined ? literalField(attached) : args[i + 1], name);
-        }
-        if (long === 'version' || long === 'help') return { kind: 'done' };
-        if (attached === undefined && spec.long.includes(long ?? '')) i++;
-        continue;
-      }
-      if (!v.startsWith('-')) {
-        if (kind === 'deno' && v === 'eval') return inlineVerdict(args[i + 1], name);
-        return scriptFile(f, env, name);
-      }
-      for (let j = 1; j < v.length; j++) {
-        const c = v[j] ?? '';
-        if (spec.code.includes(c)) {
-          const attached = v.slice(j + 1);
-          return inlineVerdict(attached !== '' ? literalField(attached) : args[i + 1], name);
-        }
-        if (spec.module !== undefined && spec.module.includes(c)) return { kind: 'done' };
-        if (c === 'V' || c === 'v' || c === 'h') return { kind: 'done' };
-        if (spec.value.includes(c)) {
-          if (j === v.length - 1) i++;
-          break;
-        }
-      }
-    }
-    return stdinProgram(env, name);
-  };
-
 /** Shell interpreters by name. */
 export const SHELLS = [
   'sh',
@@ -349,18 +204,5 @@ export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   cmd,
   powershell,
   pwsh: powershell,
-  python: interpreter('python'),
-  python2: interpreter('python'),
-  python3: interpreter('python'),
-  pypy: interpreter('python'),
-  pypy3: interpreter('python'),
-  node: interpreter('node'),
-  nodejs: interpreter('node'),
-  perl: interpreter('perl'),
-  ruby: interpreter('ruby'),
-  php: interpreter('php'),
-  lua: interpreter('lua'),
-  osascript: interpreter('osascript'),
-  bun: interpreter('bun'),
-  deno: interpreter('deno'),
+  ...INLINE_RUNNERS,
 };

@@ -41,6 +41,20 @@ function longValues(args: readonly Field[], names: readonly string[]): (Field | 
   return out;
 }
 
+/** less +CMD / more +CMD: a `!cmd` in the initial command runs a shell command. */
+const pager = (args: readonly Field[]): Code[] => {
+  const out: Code[] = [];
+  for (const a of args) {
+    if (a.value === null) {
+      if (a.prefix.startsWith('+')) out.push({ unknown: 'a non-literal initial command' });
+      continue;
+    }
+    const bang = a.value.startsWith('+') ? a.value.indexOf('!') : -1;
+    if (bang >= 0) out.push({ code: a.value.slice(bang + 1) });
+  }
+  return out;
+};
+
 const tar = (args: readonly Field[]): Code[] => {
   const out: Code[] = [];
   for (const f of longValues(args, [
@@ -293,6 +307,8 @@ const RUNNERS: Readonly<Record<string, (args: readonly Field[], name: string) =>
   sqlite3: escapes(['-cmd']),
   psql: escapes(['-c', '--command']),
   mysql: escapes(['-e', '--execute']),
+  less: pager,
+  more: pager,
   crontab,
   nodemon,
   concurrently,

@@ -23,5 +23,11 @@ export function programNames(field: Field): string[] {
     const alt = fold(basename(field.win, /[\\/]/));
     if (alt !== '' && !names.includes(alt)) names.push(alt);
   }
+  // python3.11, perl5.36, ruby3.2, node20, lua5.4, tclsh8.6: the interpreter without its version.
+  for (const n of [...names]) {
+    const m =
+      /^(python|pypy|perl|ruby|php|node|nodejs|lua|luajit|tclsh|wish|julia|deno|bun)[0-9][0-9.]*$/.exec(n);
+    if (m !== null && m[1] !== undefined && !names.includes(m[1])) names.push(m[1]);
+  }
   return names.filter((n) => n !== '');
 }

@@ -11,6 +11,7 @@ import { find, mv, recursiveChange, rm, rsync } from './rules-delete.ts';
 import { dd, diskutil, mkfs, partition, shred, wipefs } from './rules-disk.ts';
 import { git, kill, shutdown } from './rules-system.ts';
 import { runtimeControl } from './rules-runtime.ts';
+import { diskErase, forceOther, gitHooksPath, killUser, powerBus, volumeDestroy } from './rules-extra.ts';
 import { diskpart, format, psDisk, registry, removeItem, shadow, windowsDel } from './rules-windows.ts';
 
 /** Every command rule, in the order they are checked (the first match wins). */
@@ -38,6 +39,12 @@ export const COMMAND_RULES: readonly CommandRule[] = [
   registry,
   shadow,
   runtimeControl,
+  diskErase,
+  volumeDestroy,
+  killUser,
+  powerBus,
+  gitHooksPath,
+  forceOther,
 ];
 
 /** Applies every rule that inspects one of `names` and reports the verdicts to `env`. */

@@ -253,6 +253,12 @@ class Lister {
       wasWritten: () => false,
       analyzeCode: (code, options) => this.code(code, depth + 1, options?.stdin ?? stdin),
       noteProgram: () => undefined,
+      caution: () => undefined,
+      probe: () => undefined,
+      tree: () => undefined,
+      link: () => undefined,
+      // Code is listed (analyzeCode) whatever it does: a command rule must see inside it.
+      hasEffects: () => true,
       changeDir: () => undefined,
       withStdin: (s) => this.env(depth, s),
       withChdir: () => env,

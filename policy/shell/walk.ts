@@ -8,14 +8,15 @@
 import type { Node } from 'web-tree-sitter';
 import { analyzeArgv, checkAssignment, isCodeLike } from './command.ts';
 import { CwdScope } from './cwd.ts';
+import type { CwdEntry } from './cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from './env.ts';
 import { literalField } from './field.ts';
 import type { Field } from './field.ts';
-import type { Findings } from './findings.ts';
+import { Findings } from './findings.ts';
 import { heredocProblem, isQuotedHeredoc } from './heredoc.ts';
 import { allChildren, CONDITIONAL, fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
 import type { BashParser } from './parser.ts';
-import { deviceKind } from './paths.ts';
+import { pathEffects } from './path-effects.ts';
 import { pipeSource } from './pipes.ts';
 import { hasUnescaped, repairText } from './repair.ts';
 import { hasUnescapedBlank, wordFields } from './words.ts';
@@ -56,7 +57,8 @@ export class Walker {
 
   /** Parses and walks `code` (line continuations folded first, as bash does). */
   run(code: string, ctx: WalkContext): void {
-    let text = code;
+    // bash reads a backslash at the very end of the input as itself (`dir C:\`).
+    let text = /(^|[^\\])(\\\\)*\\$/.test(code) ? code + '\\' : code;
     for (let attempt = 0; attempt < 4; attempt++) {
       let again: string | null = null;
       const parsed = this.parser.withTree(text, (root) => {
@@ -157,7 +159,12 @@ export class Walker {
       if (STATEMENTS.has(child.type) || child.type === 'ERROR' || CONDITIONAL.has(child.type)) {
         const background = children[i + 1]?.type === '&';
         if (background) this.subshell(() => this.visit(child, { ...ctx, async: true, conditional: true }));
-        else this.visit(child, ctx);
+        else {
+          // A cd may fail and the next statement still runs: it may see the old cwd too.
+          const before = this.scope.snapshot();
+          this.visit(child, ctx);
+          this.scope.include(before);
+        }
       } else if (REDIRECTS.has(child.type)) {
         this.redirects([child], ctx);
       } else {
@@ -166,13 +173,41 @@ export class Walker {
     });
   }
 
-  private list(node: Node, ctx: WalkContext): void {
-    let first = true;
-    for (const child of namedChildren(node)) {
-      if (child.type === 'comment') continue;
-      this.visit(child, first ? ctx : { ...ctx, conditional: true });
-      first = false;
-    }
+  /**
+   * `a && b` runs b only when a succeeded: b sees the cwd a's cd leaves (bash's `cd x && cmd`).
+   * `a || b` runs b when a failed: b sees the cwd before or after a. After the list every cwd
+   * seen on the way is possible. Nested lists are one chain, evaluated left to right as bash does.
+   */
+  private list(node: Node, ctx: WalkContext, lastRedirects?: readonly Node[]): void {
+    const chain: { op: string | null; node: Node }[] = [];
+    const flatten = (n: Node, first: string | null): void => {
+      let op = first;
+      for (const child of allChildren(n)) {
+        if (!child.isNamed) {
+          if (child.type === '&&' || child.type === '||') op = child.type;
+          continue;
+        }
+        if (child.type === 'comment') continue;
+        if (child.type === 'list') flatten(child, op);
+        else chain.push({ op, node: child });
+        op = null;
+      }
+    };
+    flatten(node, null);
+    const seen: CwdEntry[][] = [this.scope.snapshot()];
+    chain.forEach(({ op, node: child }, i) => {
+      let childCtx = ctx;
+      if (op === '||') {
+        for (const entries of seen) this.scope.include(entries);
+        childCtx = { ...ctx, conditional: true };
+      }
+      // A redirection the grammar hung on the whole list belongs to its last command.
+      if (lastRedirects !== undefined && i === chain.length - 1)
+        this.withRedirects(child, lastRedirects, childCtx);
+      else this.visit(child, childCtx);
+      seen.push(this.scope.snapshot());
+    });
+    for (const entries of seen) this.scope.include(entries);
   }
 
   private pipeline(
@@ -223,6 +258,7 @@ export class Walker {
       if (!REDIRECTS.has(c.type) && c.id !== body?.id) this.expr(c, ctx);
     }
     if (body !== null) this.withRedirects(body, redirects, ctx);
+    else this.redirects(redirects, ctx); // `> file` with no command word still truncates file.
   }
 
   /**
@@ -232,12 +268,7 @@ export class Walker {
    */
   private withRedirects(body: Node, redirects: readonly Node[], ctx: WalkContext): void {
     if (body.type === 'list') {
-      const parts = namedChildren(body).filter((c) => c.type !== 'comment');
-      parts.forEach((part, i) => {
-        const partCtx = i === 0 ? ctx : { ...ctx, conditional: true };
-        if (i === parts.length - 1) this.withRedirects(part, redirects, partCtx);
-        else this.visit(part, partCtx);
-      });
+      this.list(body, ctx, redirects);
       return;
     }
     if (body.type === 'pipeline') {
@@ -306,22 +337,8 @@ export class Walker {
   }
 
   private redirectWrite(fields: readonly Field[]): void {
-    for (const f of fields) {
-      if (f.proc && f.value === null) continue; // `> >(cmd)`: a pipe; cmd itself is walked.
-      const r = this.scope.resolve(f);
-      if (r.unknown) {
-        this.findings.cannot(
-          'unanalyzable.dynamic-argument',
-          'a redirection to a path only known at run time',
-        );
-      }
-      for (const ref of r.refs) {
-        const kind = deviceKind(ref.text, ref.glob);
-        if (kind === 'device')
-          this.findings.hit('hardline.block-device-redirect', `redirection into ${ref.text}`);
-        else if (kind !== 'benign') this.findings.addWrite(ref.text);
-      }
-    }
+    const effects = pathEffects(this.findings, () => this.scope);
+    for (const f of fields) effects.redirect(f);
   }
 
   private heredoc(node: Node, ctx: WalkContext, continuations: Node[]): void {
@@ -372,6 +389,8 @@ export class Walker {
     const valueNode = node.childForFieldName('value');
     const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
     if (name === 'HOME') this.scope.homeTainted = true;
+    if (name === 'GLOBIGNORE')
+      this.findings.needsHuman('caution.dynamic-path', 'GLOBIGNORE makes globs match dot files');
     if (name === 'CDPATH') this.scope.cdpathTainted = true;
     const values =
       valueNode === null
@@ -503,35 +522,30 @@ export class Walker {
         else findings.cannot(v.unknown, v.detail);
       },
       resolve: (f) => scope().resolve(f),
-      read: (f) => {
-        const r = scope().resolve(f);
-        for (const ref of r.refs) if (deviceKind(ref.text) === null) findings.reads.add(ref.text);
-      },
-      write: (f, content) => {
-        if (f.proc && f.value === null) return; // `tee >(cmd)`: a pipe, not a path.
-        const r = scope().resolve(f);
-        if (r.unknown && content) {
-          findings.cannot(
-            'unanalyzable.dynamic-argument',
-            'a command writes into a path only known at run time',
-          );
-        }
-        for (const ref of r.refs) {
-          const kind = deviceKind(ref.text, ref.glob);
-          if (kind === 'device' || deviceKind(ref.win ?? '') === 'device') {
-            findings.hit('hardline.block-device-write', `a command writes to ${ref.text}`);
-          } else if (kind !== 'benign') {
-            findings.addWrite(ref.text);
-          }
-        }
-      },
+      caution: (id, detail) => findings.needsHuman(id, detail),
+      ...pathEffects(findings, scope),
       wasWritten: (f) =>
         scope()
           .resolve(f)
           .refs.some((ref) => findings.wasWritten(ref.text)),
+      hasEffects: (code) => {
+        if (this.depth + 1 > MAX_DEPTH) return true;
+        const probe = new Findings();
+        new Walker(this.parser, probe, this.depth + 1, scope().clone()).run(code, {
+          ...ctx,
+          conditional: true,
+        });
+        return (
+          probe.hardline !== null ||
+          probe.unanalyzable !== null ||
+          probe.caution !== null ||
+          probe.trees.size > 0 ||
+          [...probe.reads, ...probe.writes, ...probe.probes].some((p) => /^(\/|~)/.test(p))
+        );
+      },
       analyzeCode: (code, options) =>
         this.nested(code, { ...ctx, stdin: options?.stdin ?? stdin }, options?.sameShell === true, scope()),
-      changeDir: (kind, target) => scope().change(kind, target, ctx.conditional),
+      changeDir: (kind, target, physical) => scope().change(kind, target, ctx.conditional, physical),
       withStdin: (stdin) => this.env({ ...ctx, stdin }, fixedScope),
       withChdir: (target) => {
         const moved = scope().clone();

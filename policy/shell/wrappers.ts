@@ -4,11 +4,12 @@
  * code for the irregular ones. Shells and interpreters live in interpreters.ts.
  */
 import type { CommandEnv } from './env.ts';
-import { dynamicField, itemsOf, literalField } from './field.ts';
+import { dynamicField, itemsOf, literalField, printedField } from './field.ts';
 import type { Field } from './field.ts';
 import type { UnanalyzableRuleId } from './ids.ts';
 import { flagValue, hasFlag, parseOptions } from './options.ts';
 import type { OptionSpec } from './options.ts';
+import { TERMINALS } from './terminals.ts';
 
 /** What unwrapping one layer yields. */
 export type WrapResult =
@@ -162,6 +163,10 @@ const sudo: Wrapper = (args, env, name) => {
   }
   const argv = dropAssignments(r.argv);
   if (argv.length === 0 && hasFlag(r.parsed, 's', 'shell', 'i', 'login')) return exec([SH], env);
+  // sudo -s / -i with a command runs it through the shell: `sudo -s 'rm -rf /'` is shell code.
+  const one = argv.length === 1 && /\s/.test(argv[0]?.value ?? '');
+  if (hasFlag(r.parsed, 's', 'shell') || (one && hasFlag(r.parsed, 'i', 'login')))
+    return joinCode(argv, `${name} -s command`);
   const login = hasFlag(r.parsed, 'i', 'login');
   const chdir = login
     ? homeOf(flagValue(r.parsed, 'u', 'user'))
@@ -248,7 +253,7 @@ const XARGS: OptionSpec = {
 function replaceIn(field: Field, token: string, item: Field): Field {
   if (field.value === null || !field.value.includes(token)) return field;
   if (item.value === null) return dynamicField(false);
-  return literalField(field.value.split(token).join(item.value));
+  return printedField(field.value.split(token).join(item.value));
 }
 
 /**
@@ -258,18 +263,18 @@ function replaceIn(field: Field, token: string, item: Field): Field {
  */
 function xargsItems(text: string, parsed: ReturnType<typeof parseOptions>): Field[] | null {
   if (/["'\\]/.test(text)) return null;
-  if (hasFlag(parsed, '0', 'null')) return [literalField(text.replace(/\n$/, ''))];
+  if (hasFlag(parsed, '0', 'null')) return [printedField(text.replace(/\n$/, ''))];
   const delimiter = flagValue(parsed, 'd', 'delimiter');
   if (delimiter !== undefined) {
     if (delimiter === null || delimiter.value === null || delimiter.value.length !== 1) return null;
-    return text.replace(/\n$/, '').split(delimiter.value).map(literalField);
+    return text.replace(/\n$/, '').split(delimiter.value).map(printedField);
   }
   if (hasFlag(parsed, 'I', 'i', 'replace', 'L', 'l', 'max-lines')) {
     return text
       .split('\n')
       .map((l) => l.replace(/^[ \t]+/, ''))
       .filter((l) => l !== '')
-      .map(literalField);
+      .map(printedField);
   }
   return itemsOf(text);
 }
@@ -424,7 +429,14 @@ const ssh: Wrapper = (args, env, name) => {
       return unknown('unanalyzable.dynamic-code', `${name}: a non-literal word in its options`);
   }
   for (const f of [...(p.flags.get('i') ?? []), ...(p.flags.get('F') ?? [])]) if (f) env.read(f);
-  const remote = args.slice(p.rest + 1);
+  // OpenSSH reads options after the destination too: `ssh host -p 22 'rm -rf /'`.
+  let at = p.rest + 1;
+  while (at < args.length && (args[at]?.value ?? '').startsWith('-') && args[at]?.value !== '--') {
+    const opt = args[at]?.value ?? '';
+    at += opt.length === 2 && 'bcDEeFIiJLlmOopQRSWwB'.includes(opt[1] ?? '') ? 2 : 1;
+  }
+  if (args[at]?.value === '--') at++;
+  const remote = args.slice(at);
   if (remote.length === 0) return { kind: 'done' };
   return joinCode(remote, `${name} remote command`);
 };
@@ -434,6 +446,7 @@ const runners: Wrapper = (_args, _env, name) =>
 
 /** Wrappers by program name. */
 export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
+  ...TERMINALS,
   sudo,
   doas,
   env,

@@ -39,6 +39,19 @@ const RM_SYSTEM = 'hardline.rm-recursive-system';
 
 /** The corpus (stable export: other suites run it through the policy engine). */
 export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
+  // ── issue 12: disk, volume, kill-all, power-off, hooksPath, forced updates elsewhere ─────
+  ...hardline('hardline.disk-erase', 'cryptsetup erase /dev/sda1', 'badblocks -w /dev/sda'),
+  ...hardline('hardline.volume-destroy', 'zpool destroy tank', 'lvremove -f vg/lv'),
+  ...hardline('hardline.kill-all-user', 'pkill -9 -u "$USER"', 'killall -u me'),
+  ...hardline('hardline.power-off-bus', 'dbus-send --system org.freedesktop.login1.Manager.PowerOff'),
+  ...hardline('hardline.git-hooks-path', 'git config core.hooksPath /tmp/h'),
+  // Shell commands inside dangerous inline code are analyzed too.
+  ...hardline(
+    RM_ROOT,
+    `node -e "require('child_process').execSync('rm -rf /')"`,
+    `perl -e 'system("rm -rf /")'`,
+  ),
+  ...hardline('hardline.force-push-other', 'hub push --force origin main', 'gh repo sync --force'),
   // ── recursive delete of / : flag spellings, quoting, paths ───────────────────────────────
   ...hardline(
     RM_ROOT,
@@ -550,12 +563,7 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     'powershell -EncodedCommand ZQBjAGgAbwA=',
     'pwsh -enc ZQBjAGgAbwA=',
   ),
-  ...unanalyzable(
-    'unanalyzable.inline-interpreter-code',
-    `python3 -c "import shutil; shutil.rmtree('/')"`,
-    `node -e "require('child_process').execSync('rm -rf /')"`,
-    `perl -e 'system("rm -rf /")'`,
-  ),
+  ...unanalyzable('unanalyzable.inline-interpreter-code', `python3 -c "import shutil; shutil.rmtree('/')"`),
   ...unanalyzable('unanalyzable.unfollowable-runner', 'parallel rm ::: a b', "tmux new -d 'rm -rf /'"),
   ...unanalyzable('unanalyzable.git-alias', "git -c alias.x='!sh -c ls' x"),
   ...unanalyzable('unanalyzable.hidden-substitution', 'echo ${x#`id`}'),
@@ -617,15 +625,12 @@ export const SHELL_CORPUS: readonly ShellCorpusCase[] = [
     'make clean',
     'cp -r src /tmp/backup',
     'tar -czf /tmp/out.tgz src',
-    'python3 -c "print(1)"',
-    "node -e 'console.log(1)'",
     'bash scripts/test.sh',
     "sh -c 'npm test'",
     'bash -c "echo hi && ls"',
     "eval 'echo hi'",
     "echo 'ls' | sh",
     'echo $HOME',
-    'for f in *.txt; do cat "$f"; done',
     'while read l; do echo "$l"; done < input.txt',
     'if [ -f x ]; then echo y; fi',
     'case "$1" in start) echo s;; esac',
