@@ -1,3 +1,4 @@
+import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
@@ -189,6 +190,8 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   runtime = await Runtime.start({
     loaded: args.loaded,
     model: modelFromConfig(args.loaded),
+    // Providers resolve their API key here at request time (secrets.backend).
+    secretStore: secretStoreFromConfig(args.loaded),
     onRunEvent: (e) => watch.onEvent(e),
     logDestination: warningsTo(io),
   });
