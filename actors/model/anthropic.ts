@@ -1,6 +1,6 @@
 import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
-import { assertStreamType, isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
+import { streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { callIdFor, type ModelProvider, type ModelStepRequest } from './provider.ts';
 import {
@@ -12,8 +12,9 @@ import {
   serverLabel,
   type HttpModelSettings,
 } from './settings.ts';
-import { readSse, type SseProgress } from './sse.ts';
+import type { SseProgress } from './sse.ts';
 import { WireNames } from './tool-schemas.ts';
+import { readAnswer, type AnswerAccumulator } from './read-answer.ts';
 import { toTurns } from './transcript.ts';
 
 type Json = Record<string, unknown>;
@@ -102,13 +103,17 @@ interface Block {
 }
 
 /** Accumulates one streamed Messages API response into a step answer. */
-class MessageStream {
+class MessageStream implements AnswerAccumulator {
   constructor(private readonly onText?: (delta: string) => void) {}
   text = '';
   stop: string | null = null;
   done = false;
   readonly #blocks = new Map<number, Block>();
   #toolUses = 0;
+
+  sse(event: string, data: string): void {
+    this.event(event, data);
+  }
 
   event(name: string, data: string): void {
     if (this.done) return;
@@ -284,23 +289,12 @@ export class AnthropicModel implements ModelProvider {
       { url: endpoint(this.settings, '/messages'), headers, body },
       retryPolicy(this.settings, request),
       (status, text, wait) => httpError(label, this.settings, status, text, wait),
-      async (stream, progress: SseProgress, contentType) => {
-        const acc = new MessageStream(request.onText);
-        assertStreamType(contentType, label);
-        if (isJsonBody(contentType)) {
-          acc.whole(await readWholeBody(stream, MODEL_LIMITS.responseBytes, progress));
-          return acc.output(request.step, wire, label);
-        }
-        for await (const ev of readSse(
-          stream,
-          { maxBytes: MODEL_LIMITS.responseBytes, maxLineChars: MODEL_LIMITS.lineChars },
-          progress,
-        )) {
-          acc.event(ev.event, ev.data);
-          if (acc.done) break;
-        }
-        return acc.output(request.step, wire, label);
-      },
+      async (stream, progress: SseProgress, contentType) =>
+        readAnswer(
+          new MessageStream(request.onText),
+          { stream, progress, contentType },
+          { step: request.step, wire, label },
+        ),
       this.doFetch,
     );
   }

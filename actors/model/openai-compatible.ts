@@ -1,6 +1,6 @@
 import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
-import { assertStreamType, isJsonBody, readWholeBody, streamWithRetry } from './http.ts';
+import { streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { callIdFor, type ModelProvider, type ModelStepRequest } from './provider.ts';
 import {
@@ -12,8 +12,9 @@ import {
   serverLabel,
   type HttpModelSettings,
 } from './settings.ts';
-import { readSse, type SseProgress } from './sse.ts';
+import type { SseProgress } from './sse.ts';
 import { WireNames } from './tool-schemas.ts';
+import { readAnswer, type AnswerAccumulator } from './read-answer.ts';
 import { argumentsText, parseArguments, toTurns } from './transcript.ts';
 
 type Json = Record<string, unknown>;
@@ -83,13 +84,17 @@ export function chatRequestBody(
 }
 
 /** Accumulates one streamed Chat Completion into a step answer. */
-class ChatStream {
+class ChatStream implements AnswerAccumulator {
   constructor(private readonly onText?: (delta: string) => void) {}
   text = '';
   finish: string | null = null;
   done = false;
   readonly #calls = new Map<number, PartialCall>();
   #last: PartialCall | null = null;
+
+  sse(event: string, data: string): void {
+    this.event(data, event);
+  }
 
   event(data: string, event: string): void {
     if (this.done) return;
@@ -274,23 +279,12 @@ export class OpenAiCompatibleModel implements ModelProvider {
       { url: endpoint(this.settings, '/chat/completions'), headers, body },
       retryPolicy(this.settings, request),
       (status, text, wait) => httpError(label, this.settings, status, text, wait),
-      async (stream, progress: SseProgress, contentType) => {
-        const acc = new ChatStream(request.onText);
-        assertStreamType(contentType, label);
-        if (isJsonBody(contentType)) {
-          acc.whole(await readWholeBody(stream, MODEL_LIMITS.responseBytes, progress));
-          return acc.output(request.step, wire, label);
-        }
-        for await (const ev of readSse(
-          stream,
-          { maxBytes: MODEL_LIMITS.responseBytes, maxLineChars: MODEL_LIMITS.lineChars },
-          progress,
-        )) {
-          acc.event(ev.data, ev.event);
-          if (acc.done) break;
-        }
-        return acc.output(request.step, wire, label);
-      },
+      async (stream, progress: SseProgress, contentType) =>
+        readAnswer(
+          new ChatStream(request.onText),
+          { stream, progress, contentType },
+          { step: request.step, wire, label },
+        ),
       this.doFetch,
     );
   }
