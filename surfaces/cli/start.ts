@@ -4,6 +4,7 @@ import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
 import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { logOutput } from './log-output.ts';
 
 const USAGE = `usage: snotra start [--config F] [--log-level ${LOG_LEVELS.join('|')}]  (or SNOTRA_LOG_LEVEL)`;
 
@@ -23,6 +24,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
   }
   const logLevel = logLevelOf(values['log-level'], process.env.SNOTRA_LOG_LEVEL);
+  const logDestination = logOutput();
   const loaded = resolveConfig(values.config, cwd);
   // Handlers first: a signal at any moment of boot or right at the ready line stops gracefully.
   let signalled: (name: string) => void = () => {};
@@ -44,6 +46,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       model: modelFromConfig(loaded),
       secretStore: secretStoreFromConfig(loaded),
       logLevel,
+      ...(logDestination === undefined ? {} : { logDestination }),
     });
     if (received === null) {
       io.stdout(
