@@ -103,6 +103,10 @@ describe('snotra start fails cleanly: one clear error, exit 1, nothing left behi
       before,
     );
     expect(JSON.parse(readFileSync(join(ws.state, 'runtime.json'), 'utf8')).pid).toBe(first.pid);
+    // `snotra run` starts a runtime too: refused the same way.
+    const run = startSnotra(['run', '--config', ws.config, 'hello']);
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain(`state dir ${ws.state} is in use`);
     // Read-only commands work beside it; the first still answers on its socket and stops cleanly.
     const runs = startSnotra(['runs', 'list', '--config', ws.config]);
     expect(await runs.exited).toBe(0);
