@@ -54,9 +54,7 @@ const Root = z.strictObject({
   source: z
     .enum(['workspace', 'user-grant', 'task'])
     .optional()
-    .describe(
-      'Why the root exists: "workspace" (default), "user-grant" or "task"; shown in audit and policy explanations.',
-    ),
+    .describe('Why the root exists: "workspace" (default), "user-grant" or "task".'),
   deny: z
     .array(PathText)
     .optional()
@@ -66,17 +64,13 @@ const Root = z.strictObject({
 });
 
 const Budget = z.strictObject({
-  modelCalls: z
-    .int()
-    .positive()
-    .optional()
-    .describe('Most model calls one run may make (default: no limit).'),
-  toolCalls: z.int().positive().optional().describe('Most tool calls one run may make (default: no limit).'),
+  modelCalls: z.int().positive().optional().describe('Most model calls one run may make (default 50).'),
+  toolCalls: z.int().positive().optional().describe('Most tool calls one run may make (default 100).'),
   wallTimeMs: z
     .int()
     .positive()
     .optional()
-    .describe('Longest a run may take, in ms, excluding time parked on an approval (default: no limit).'),
+    .describe('Longest a run may take, in ms (default 600000: ten minutes).'),
 });
 
 const Model = z.strictObject({
@@ -136,13 +130,13 @@ const Model = z.strictObject({
 const Agent = z.strictObject({
   $comment: Comment,
   mode: Mode.default('ask').describe(
-    'The permission mode: "ask" (default: side effects need approval), "allow" (the policy still applies rules, roots and hard lines) or "deny" (read-only).',
+    'The permission mode: "ask" (default: side effects need approval), "allow" (the policy still applies rules, roots and hard lines) or "deny" (every call is denied).',
   ),
   tools: z
     .array(z.string().min(1))
     .optional()
     .describe(
-      'The tools this agent may see, by name, e.g. ["read_file", "list_dir"] (default: every registered tool).',
+      'The tools this agent may see, by name, e.g. ["read_file", "list_dir"] (default: every tool of this config).',
     ),
   rules: z
     .array(ToolRule)
@@ -150,7 +144,7 @@ const Agent = z.strictObject({
     .describe(
       'Rules that can only ask or deny, never allow, e.g. { "id": "no-push", "command": "git push", "effect": "deny" }.',
     ),
-  model: Model.optional().describe('The model this agent talks to (default: none; `snotra run` needs one).'),
+  model: Model.optional().describe('The model this agent talks to (`snotra run` needs one).'),
   budget: Budget.optional().describe('Limits of one run of this agent.'),
   interaction: Interaction.optional().describe(
     'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',
@@ -191,13 +185,13 @@ const Scheduled = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'When it fires: a cron expression "minute hour day-of-month month day-of-week" (an optional seconds field first), e.g. "0 9 * * 1-5" for 09:00 on weekdays.',
+      'When it fires: a cron pattern "minute hour day-of-month month day-of-week" (5 to 7 fields, croner), e.g. "0 9 * * 1-5" for 09:00 on weekdays, or an ISO date-time such as "2026-12-24T09:00:00Z" for a one-shot task.',
     )
-    // An editor hint only (5 to 7 fields, or a nickname such as "@daily"); croner checks the
+    // An editor hint only (5 to 7 fields, a nickname such as "@daily" or an ISO date-time); croner checks the
     // pattern itself when the config loads (validate.ts), with the precise error.
     .meta({
-      pattern: '^\\s*(@[a-z]+|\\S+(\\s+\\S+){4,6})\\s*$',
-      examples: ['0 9 * * 1-5', '*/15 * * * *', '@daily'],
+      pattern: '^\\s*(@[a-z]+|\\S+(\\s+\\S+){4,6}|\\d{4}-\\d{2}-\\d{2}T\\S+)\\s*$',
+      examples: ['0 9 * * 1-5', '*/15 * * * *', '@daily', '2026-12-24T09:00:00Z'],
     }),
   message: z.string().describe('The task message the agent receives at each firing.'),
   /** Firings missed while the runtime was down: recorded as skipped (default) or run once. */
@@ -218,7 +212,9 @@ const Scheduled = z.strictObject({
 const SensitiveEntry = PathRuleInput.extend({
   kind: z
     .enum(['sensitive', 'never-writable'])
-    .describe('"sensitive" (reading or writing needs approval) or "never-writable" (writing is denied).'),
+    .describe(
+      '"sensitive" (every read and write is denied, and the sandbox hides the path) or "never-writable" (may be read, never written).',
+    ),
 });
 
 /**
@@ -300,11 +296,13 @@ export const ConfigSchema = z.strictObject({
       goalLoops: z
         .array(z.record(z.string(), z.unknown()))
         .default([])
-        .describe('Goal loops (reserved; entries are accepted and not yet used).'),
+        .describe('Goal loops (reserved: accepted, each with a unique "id", not yet run).'),
       platforms: z
         .array(z.record(z.string(), z.unknown()))
         .default([])
-        .describe('Messaging platform connections (reserved; entries are accepted and not yet used).'),
+        .describe(
+          'Messaging platform connections (reserved: accepted, each with a unique "id", not yet connected).',
+        ),
     })
     .default({ scheduled: [], goalLoops: [], platforms: [] })
     .describe('Where tasks come from besides the CLI: chat, schedules.'),
@@ -315,9 +313,7 @@ export const ConfigSchema = z.strictObject({
         .min(0)
         .max(65535)
         .default(0)
-        .describe(
-          'The loopback port of the sidecar API (default 0: any free port, written to the state dir).',
-        ),
+        .describe('The loopback port of the sidecar API (default 0: any free port).'),
       allowedOrigins: z
         .array(z.string())
         .default([])
@@ -329,7 +325,7 @@ export const ConfigSchema = z.strictObject({
           bodyBytes: z.int().positive().optional().describe('Largest HTTP request body, in bytes.'),
           frameBytes: z.int().positive().optional().describe('Largest WebSocket frame, in bytes.'),
           connections: z.int().positive().optional().describe('Most open connections at once.'),
-          requestsPerMinute: z.int().positive().optional().describe('Most requests per minute per client.'),
+          requestsPerMinute: z.int().positive().optional().describe('Most requests per minute.'),
         })
         .optional()
         .describe('Size and rate limits of the sidecar (defaults are built in).'),

@@ -89,7 +89,7 @@ describe('the config JSON Schema', () => {
     const scheduled = (((shipped.properties as Json).surfaces as Json).properties as Json).scheduled as Json;
     const cron = ((scheduled.items as Json).properties as Json).cron as Json;
     const re = new RegExp(cron.pattern as string);
-    for (const ok of ['0 9 * * 1-5', '*/15 * * * *', '0 0 9 * * 1-5', '@daily'])
+    for (const ok of ['0 9 * * 1-5', '*/15 * * * *', '0 0 9 * * 1-5', '@daily', '2026-12-24T09:00:00Z'])
       expect(re.test(ok)).toBe(true);
     for (const bad of ['every morning', '0 9', '']) expect(re.test(bad)).toBe(false);
   });
