@@ -10,7 +10,7 @@ type JsonSchema = Record<string, unknown>;
 /** Adds the description of a field defined in policy/ (see POLICY_FIELD_DESCRIPTIONS). */
 function describePolicyField(schema: unknown, js: JsonSchema): void {
   const d = POLICY_FIELD_DESCRIPTIONS.get(schema as z.ZodType);
-  if (d !== undefined && js.description === undefined) js.description = d;
+  if (d !== undefined) js.description = d;
 }
 
 function toJson(schema: z.ZodType): JsonSchema {

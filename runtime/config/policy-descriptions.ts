@@ -7,7 +7,9 @@ import { ToolRule } from '../../policy/rules.ts';
 /**
  * Editor help for config fields whose zod schemas live in policy/ (rules, sensitive-path entries,
  * MCP annotations, tool metadata): descriptions keyed by the field's schema, added to the JSON
- * Schema when it is generated (json-schema.ts). Documentation only: validation is unchanged.
+ * Schema when it is generated (json-schema.ts). Documentation only: validation is unchanged. Keys
+ * must be schemas of one field only (`ToolRule.shape.risk` is its own `optional()`), never a
+ * schema shared by several fields such as `ToolRisk`.
  */
 export const POLICY_FIELD_DESCRIPTIONS = new Map<z.ZodType, string>([
   [
@@ -59,14 +61,6 @@ export const POLICY_FIELD_DESCRIPTIONS = new Map<z.ZodType, string>([
   [McpOverride.shape.pathArguments, 'Arguments holding file paths, confined to the workspace roots.'],
   [McpOverride.shape.idempotent, 'Re-running the tool after an interruption has no additional effect.'],
   [
-    ToolSecurityMetadata.shape.risk,
-    'How much the tool can change: "read", "write-local", "exec" or "external".',
-  ],
-  [
-    ToolSecurityMetadata.shape.approvalDefault,
-    'The approval it asks for by default: "allow", "ask" or "deny"; can only make the mode stricter.',
-  ],
-  [
     ToolSecurityMetadata.shape.pathArguments,
     'Arguments holding file paths, canonicalized and checked against the roots.',
   ],
@@ -98,7 +92,17 @@ const UnannotatedTool = z
 
 /** Documentation of a `tools.<name>` entry with full security metadata (an extension or skill tool). */
 const AnnotatedTool = z
-  .strictObject({ ...ToolSecurityMetadata.shape, source })
+  .strictObject({
+    ...ToolSecurityMetadata.shape,
+    // Shared schemas (ToolRisk, ApprovalDefault): described on a copy, so rules keep their own text.
+    risk: ToolSecurityMetadata.shape.risk.describe(
+      'How much the tool can change: "read", "write-local", "exec" or "external".',
+    ),
+    approvalDefault: ToolSecurityMetadata.shape.approvalDefault.describe(
+      'The approval it asks for by default: "allow", "ask" or "deny"; can only make the mode stricter.',
+    ),
+    source,
+  })
   .describe(
     'An extension or skill tool with its security metadata; metadata that does not validate makes every call need approval.',
   );

@@ -52,6 +52,14 @@ describe('the config JSON Schema', () => {
     expect(undescribed.map(([p]) => p)).toEqual([]);
   });
 
+  it("a schema shared by several fields keeps each field's own description", () => {
+    const props = propertiesOf(shipped);
+    const at = (suffix: string) => props.filter(([p]) => p.endsWith(suffix)).map(([, s]) => s.description);
+    expect(at('rules/items.risk')).toEqual([expect.stringMatching(/^Matches tools of this risk/)]);
+    expect(at('.^mcp:[^:]+:.+$.risk')).toEqual([expect.stringMatching(/^Your vetted risk/)]);
+    expect(at('anyOf[1].risk')).toEqual([expect.stringMatching(/^How much the tool can change/)]);
+  });
+
   it('the walk would notice an undescribed property', () => {
     expect(propertiesOf({ properties: { a: { description: 'x' }, b: { properties: { c: {} } } } })).toEqual([
       ['(root).a', { description: 'x' }],
