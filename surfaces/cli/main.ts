@@ -13,6 +13,7 @@ import { runsCommand } from './runs.ts';
 import { startCommand } from './start.ts';
 import { tasksCommand } from './tasks.ts';
 import { doctorCommand } from './doctor.ts';
+import { initCommand } from './init.ts';
 import { vizCommand } from './viz.ts';
 
 type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   runs: runsCommand,
   tasks: tasksCommand,
   doctor: doctorCommand,
+  init: (argv, io, cwd) => initCommand(argv, io, cwd),
   viz: vizCommand,
   audit: (argv, io, cwd) => auditCommand(argv, io, cwd),
   run: runCommand,
