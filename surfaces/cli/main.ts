@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
-import { ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
+import { CommandFailure, ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
 import { parseCommandLine, withFlagSuggestion } from './program.ts';
 import { processTerminal } from './run/prompt.ts';
 
@@ -76,6 +76,10 @@ export async function runCli(argv: string[], io: CliIo = processIo, cwd = proces
         `snotra${name.startsWith('-') || name === '' ? '' : ` ${name}`}: ${err.message}\n`,
       );
       return ExitCode.usage;
+    }
+    if (err instanceof CommandFailure) {
+      report(io, json, err.code, err.message, `snotra ${name}: ${err.message}\n`);
+      return ExitCode.failure;
     }
     if (err instanceof ConfigError) {
       report(io, json, err.code, err.message, `${err.message}\n`);

@@ -173,6 +173,21 @@ describe('--json errors are JSON on stdout', () => {
     expect(e.message).toContain(text);
   });
 
+  it('an unknown id under --json is a not_found error (exit 1); plain text without', async () => {
+    for (const argv of [
+      ['runs', 'show', 'nope'],
+      ['inbox', 'show', 'nope'],
+    ]) {
+      const r = await cli([...argv, '--json', '--state-dir', otherState]);
+      expect(r.code, argv.join(' ')).toBe(1);
+      expect(r.err).toBe('');
+      expect(errorOf(r.out)).toEqual({ code: 'not_found', message: expect.stringContaining('"nope"') });
+      const plain = await cli([...argv, '--state-dir', otherState]);
+      expect(plain).toMatchObject({ code: 1, out: '' });
+      expect(plain.err).toMatch(new RegExp(`^snotra ${argv[0] as string}: no (run|approval) "nope"\\n$`));
+    }
+  });
+
   it('a bad config under --json is an invalid_config error naming the file and path (exit 1)', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"agents":{"assistant":{"mode":"yolo"}}}');
