@@ -209,9 +209,10 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   {
     path: ['viz'],
     summary: 'a state machine’s states and transitions',
-    usage: '[machine] [--format mermaid|dot|svg|json] [--out FILE]',
+    usage: '[machine] [--format mermaid|dot|svg|json | --json] [--out FILE]',
     options: [
       ['--format F', 'mermaid (default), dot, svg or json'],
+      ['--json', 'the same as --format json'],
       ['--out FILE', 'write to FILE instead of stdout'],
     ],
     examples: ['snotra viz', 'snotra viz run --format svg --out run.svg'],

@@ -95,7 +95,10 @@ export async function parseCommandLine(argv: string[], io: CliIo): Promise<Parse
     throw new UsageError(
       `unknown command ${JSON.stringify(argv[1])}${didYouMean(argv[1], topNames())}; commands: ${topNames().join(', ')}`,
     );
-  const words = argv[0] === 'help' && argv.length > 1 ? [...argv.slice(1), '--help'] : argv;
+  // Commander sees only what precedes `--`: after it, `--help` is a command's argument, not a flag.
+  const end = argv.indexOf('--');
+  const before = end === -1 ? argv : argv.slice(0, end);
+  const words = argv[0] === 'help' && argv.length > 1 ? [...argv.slice(1), '--help'] : before;
   try {
     await program.parseAsync(words, { from: 'user' });
   } catch (err) {

@@ -136,6 +136,24 @@ describe('usage errors', () => {
     expect(r.err).toContain(`did you mean ${meant}?`);
   });
 
+  it('after `--`, --help is an argument, not a request for help', async () => {
+    const r = await cli(['runs', 'show', '--state-dir', otherState, '--', '--help']);
+    expect(r).toMatchObject({ code: 1, out: '' });
+    expect(r.err).toContain('no run "--help"');
+  });
+
+  it('viz takes --json as --format json, and refuses it with another format', async () => {
+    const json = await cli(['viz', '--json']);
+    expect(json.code).toBe(0);
+    expect(json.out).toBe((await cli(['viz', '--format', 'json'])).out);
+    expect((JSON.parse(json.out) as { machine: string }).machine).toBe('run');
+    const both = await cli(['viz', '--json', '--format', 'dot']);
+    expect(both.code).toBe(2);
+    expect(JSON.parse(both.out)).toEqual({
+      error: { code: 'usage', message: expect.stringContaining('--format dot') },
+    });
+  });
+
   it('no command, or a group without its subcommand, is a usage error', async () => {
     expect((await cli([])).code).toBe(2);
     const r = await cli(['grants']);
