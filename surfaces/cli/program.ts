@@ -72,7 +72,7 @@ export async function parseCommandLine(argv: string[], io: CliIo): Promise<Parse
       }
       parent = group;
     }
-    const leaf = parent
+    parent
       .command(second ?? first)
       .description(spec.summary)
       .usage(spec.usage)
@@ -84,7 +84,6 @@ export async function parseCommandLine(argv: string[], io: CliIo): Promise<Parse
         // The leaf's own arguments exactly as given (commander's view drops a leading `--`).
         chosen = { kind: 'run', spec, argv: argv.slice(spec.path.length) };
       });
-    void leaf;
   }
   for (const [name, group] of groups) {
     const examples = COMMAND_SPECS.filter((s) => s.path[0] === name).map((s) => s.examples[0] as string);
