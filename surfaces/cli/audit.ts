@@ -10,6 +10,7 @@
  * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
  * database). With --json an error is `{"error":{"code","message"}}` on stdout.
  */
+import { parseArgs as parseArgsUtil } from 'node:util';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { didYouMean } from '../../runtime/config/suggest.ts';
 import { stateDirOf } from './state-dir.ts';
@@ -96,53 +97,51 @@ export async function auditCommand(
   }
 }
 
+const OPTIONS = {
+  db: { type: 'string' },
+  'state-dir': { type: 'string' },
+  config: { type: 'string' },
+  run: { type: 'string' },
+  json: { type: 'boolean' },
+  verify: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The flags through node:util's parser (as every command), checked token by token so each error names its flag. */
 function parseArgs(argv: readonly string[]): AuditArgs | string {
   const args: AuditArgs = { json: false, verify: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? splitOnce(arg) : [arg, undefined];
-    const value = (): string | null => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) return null;
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case '--json':
-      case '--verify':
-      case '--help':
-      case '-h':
-        if (inline !== undefined) return `${flag} takes no value`;
-        if (flag === '--json') args.json = true;
-        else if (flag === '--verify') args.verify = true;
-        else args.help = true;
-        break;
-      case '--db':
-      case '--state-dir':
-      case '--config':
-      case '--run': {
-        const v = value();
-        if (v === null || v === '') return `${flag} needs a value`;
-        if (flag === '--db') args.db = v;
-        else if (flag === '--state-dir') args.stateDir = v;
-        else if (flag === '--config') args.config = v;
-        else args.run = v;
-        break;
-      }
-      default:
-        return `unknown argument ${JSON.stringify(arg)}${arg.startsWith('-') ? didYouMean(flag, FLAGS) : ''}`;
+  const { tokens } = parseArgsUtil({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const t of tokens) {
+    if (t.kind !== 'option') return `unknown argument ${JSON.stringify(argv[t.index])}`;
+    if (!Object.hasOwn(OPTIONS, t.name))
+      return `unknown argument ${JSON.stringify(argv[t.index])}${didYouMean(t.rawName, FLAGS)}`;
+    const name = t.name as keyof typeof OPTIONS;
+    if (OPTIONS[name].type === 'boolean') {
+      if (t.inlineValue === true) return `${t.rawName} takes no value`;
+      if (name === 'json') args.json = true;
+      else if (name === 'verify') args.verify = true;
+      else args.help = true;
+      continue;
     }
+    // A following flag is not a value: `--run --json` is a missing run id.
+    const v = t.value;
+    if (v === undefined || v === '' || (t.inlineValue !== true && v.startsWith('--')))
+      return `${t.rawName} needs a value`;
+    if (name === 'db') args.db = v;
+    else if (name === 'state-dir') args.stateDir = v;
+    else if (name === 'config') args.config = v;
+    else args.run = v;
   }
   // --state-dir wins over --config, as for every state command; --db names the file itself.
   if (args.db !== undefined && (args.stateDir !== undefined || args.config !== undefined))
     return '--db is exclusive with --state-dir and --config';
   return args;
-}
-
-function splitOnce(arg: string): [string, string] {
-  const at = arg.indexOf('=');
-  return [arg.slice(0, at), arg.slice(at + 1)];
 }
 
 /**
