@@ -1,5 +1,5 @@
 /**
- * `snotra audit [--db FILE | --state-dir DIR | --config F] [--run R] [--json] [--verify]`
+ * `snotra audit [--db FILE | --state-dir DIR] [--config F] [--run R] [--json] [--verify]`
  *
  * Prints the audit trail (of one run with --run, else all events) from the database, read-only:
  * one JSON line per event with --json, one readable line otherwise. --verify walks the whole
@@ -8,9 +8,11 @@
  * workspace) or the file given with --db.
  *
  * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
- * database).
+ * database). With --json an error is `{"error":{"code","message"}}` on stdout.
  */
+import { parseArgs as parseArgsUtil } from 'node:util';
 import { ConfigError } from '../../runtime/config/errors.ts';
+import { didYouMean } from '../../runtime/config/suggest.ts';
 import { stateDirOf } from './state-dir.ts';
 import { AuditUnavailableError, openAuditReader, type AuditReader } from '../../runtime/control/audit.ts';
 import type { AuditEvent, ChainVerification } from '../../runtime/control/audit.ts';
@@ -32,7 +34,9 @@ interface AuditArgs {
 }
 
 const USAGE =
-  'usage: snotra audit [--db FILE | --state-dir DIR | --config F] [--run R] [--json] [--verify]\n';
+  'usage: snotra audit [--db FILE | --state-dir DIR] [--config F] [--run R] [--json] [--verify]\n';
+
+const FLAGS = ['--db', '--state-dir', '--config', '--run', '--json', '--verify', '--help'];
 
 /** Exit codes of `snotra audit`. */
 export const AuditExit = { ok: 0, chainBroken: 1, usage: 2 } as const;
@@ -47,11 +51,15 @@ export async function auditCommand(
   io: AuditIo,
   cwd: string = process.cwd(),
 ): Promise<number> {
-  const parsed = parseArgs(argv);
-  if (typeof parsed === 'string') {
-    io.stderr(`snotra audit: ${parsed}\n${USAGE}`);
+  // With --json an error is one JSON object on stdout, as for every command.
+  const json = argv.includes('--json');
+  const fail = (code: string, message: string, text: string): number => {
+    if (json) io.stdout(`${JSON.stringify({ error: { code, message } })}\n`);
+    else io.stderr(text);
     return AuditExit.usage;
-  }
+  };
+  const parsed = parseArgs(argv);
+  if (typeof parsed === 'string') return fail('usage', parsed, `snotra audit: ${parsed}\n${USAGE}`);
   if (parsed.help) {
     io.stdout(USAGE);
     return AuditExit.ok;
@@ -59,18 +67,14 @@ export async function auditCommand(
   let reader: AuditReader;
   try {
     const stateDir =
-      parsed.db === undefined && parsed.stateDir === undefined
-        ? stateDirOf({ config: parsed.config }, cwd)
-        : parsed.stateDir;
+      parsed.db === undefined
+        ? stateDirOf({ 'state-dir': parsed.stateDir, config: parsed.config }, cwd)
+        : undefined;
     reader = openAuditReader({ db: parsed.db, stateDir }, cwd, { integrityCheck: parsed.verify });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`${error.message}\n`);
-      return AuditExit.usage;
-    }
+    if (error instanceof ConfigError) return fail(error.code, error.message, `${error.message}\n`);
     const message = error instanceof AuditUnavailableError ? error.message : String(error);
-    io.stderr(`snotra audit: ${message}\n`);
-    return AuditExit.usage;
+    return fail('audit_unavailable', message, `snotra audit: ${message}\n`);
   }
   try {
     if (parsed.run !== undefined || !parsed.verify) {
@@ -86,61 +90,58 @@ export async function auditCommand(
     // A damaged page met while reading: the file cannot be trusted or checked (not "chain broken").
     const code = (error as { code?: unknown }).code;
     if (code !== 'SQLITE_CORRUPT' && code !== 'SQLITE_NOTADB') throw error;
-    io.stderr(
-      `snotra audit: cannot read the audit log at ${reader.file}: the database is damaged (${(error as Error).message})\n`,
-    );
-    return AuditExit.usage;
+    const message = `cannot read the audit log at ${reader.file}: the database is damaged (${(error as Error).message})`;
+    return fail('audit_damaged', message, `snotra audit: ${message}\n`);
   } finally {
     reader.close();
   }
 }
 
+const OPTIONS = {
+  db: { type: 'string' },
+  'state-dir': { type: 'string' },
+  config: { type: 'string' },
+  run: { type: 'string' },
+  json: { type: 'boolean' },
+  verify: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The flags through node:util's parser (as every command), checked token by token so each error names its flag. */
 function parseArgs(argv: readonly string[]): AuditArgs | string {
   const args: AuditArgs = { json: false, verify: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? splitOnce(arg) : [arg, undefined];
-    const value = (): string | null => {
-      if (inline !== undefined) return inline;
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) return null;
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case '--json':
-      case '--verify':
-      case '--help':
-      case '-h':
-        if (inline !== undefined) return `${flag} takes no value`;
-        if (flag === '--json') args.json = true;
-        else if (flag === '--verify') args.verify = true;
-        else args.help = true;
-        break;
-      case '--db':
-      case '--state-dir':
-      case '--config':
-      case '--run': {
-        const v = value();
-        if (v === null || v === '') return `${flag} needs a value`;
-        if (flag === '--db') args.db = v;
-        else if (flag === '--state-dir') args.stateDir = v;
-        else if (flag === '--config') args.config = v;
-        else args.run = v;
-        break;
-      }
-      default:
-        return `unknown argument ${JSON.stringify(arg)}`;
+  const { tokens } = parseArgsUtil({
+    args: [...argv],
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  for (const t of tokens) {
+    if (t.kind !== 'option') return `unknown argument ${JSON.stringify(argv[t.index])}`;
+    if (!Object.hasOwn(OPTIONS, t.name))
+      return `unknown argument ${JSON.stringify(argv[t.index])}${didYouMean(t.rawName, FLAGS)}`;
+    const name = t.name as keyof typeof OPTIONS;
+    if (OPTIONS[name].type === 'boolean') {
+      if (t.inlineValue === true) return `${t.rawName} takes no value`;
+      if (name === 'json') args.json = true;
+      else if (name === 'verify') args.verify = true;
+      else args.help = true;
+      continue;
     }
+    // A following flag is not a value: `--run --json` is a missing run id.
+    const v = t.value;
+    if (v === undefined || v === '' || (t.inlineValue !== true && v.startsWith('--')))
+      return `${t.rawName} needs a value`;
+    if (name === 'db') args.db = v;
+    else if (name === 'state-dir') args.stateDir = v;
+    else if (name === 'config') args.config = v;
+    else args.run = v;
   }
-  if ([args.db, args.stateDir, args.config].filter((v) => v !== undefined).length > 1)
-    return '--db, --state-dir and --config are exclusive';
+  // --state-dir wins over --config, as for every state command; --db names the file itself.
+  if (args.db !== undefined && (args.stateDir !== undefined || args.config !== undefined))
+    return '--db is exclusive with --state-dir and --config';
   return args;
-}
-
-function splitOnce(arg: string): [string, string] {
-  const at = arg.indexOf('=');
-  return [arg.slice(0, at), arg.slice(at + 1)];
 }
 
 /**

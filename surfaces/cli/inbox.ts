@@ -5,7 +5,7 @@ import {
   showApproval,
   type ApprovalRecord,
 } from '../../runtime/control/inbox.ts';
-import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { stateDirOf } from './state-dir.ts';
 
@@ -72,10 +72,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
       const id = positionals[0];
       if (id === undefined) throw new UsageError(`inbox show needs an approval id\n${USAGE}`);
       const a = showApproval(stateDir, id);
-      if (a === null) {
-        io.stderr(`snotra inbox: no approval ${JSON.stringify(id)}\n`);
-        return ExitCode.failure;
-      }
+      if (a === null) throw new CommandFailure('not_found', `no approval ${JSON.stringify(id)}`);
       io.stdout(
         values.json
           ? `${JSON.stringify(a)}\n`
@@ -99,10 +96,7 @@ export async function inboxCommand(argv: string[], io: CliIo, cwd: string): Prom
         action === 'approve' ? 'approved' : 'denied',
         reason,
       );
-      if (!result.ok) {
-        io.stderr(`snotra inbox: ${result.reason}: ${result.message}\n`);
-        return ExitCode.failure;
-      }
+      if (!result.ok) throw new CommandFailure(result.reason, `${result.reason}: ${result.message}`);
       const out = { id, status: result.approval.status, decidedBy: user, runtimeNotified: notified };
       io.stdout(
         values.json

@@ -35,6 +35,19 @@ export class OutputClosedError extends Error {
   readonly code = 'output_closed';
 }
 
+/**
+ * A command that could not do what was asked (an unknown id, a refused decision): exit 1 with
+ * `snotra CMD: MESSAGE` on stderr, or `{"error":{"code","message"}}` on stdout under `--json`.
+ */
+export class CommandFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A usage error: bad flags or arguments. The message says what was wrong. */
 export class UsageError extends Error {
   readonly code = 'usage';

@@ -1,41 +1,8 @@
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
-import { ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
-import { auditCommand } from './audit.ts';
-import { demoCommand } from './demo.ts';
-import { inboxCommand } from './inbox.ts';
-import { policyCheckCommand } from './policy-check.ts';
-import { policyShowCommand } from './policy-show.ts';
-import { grantsCommand } from './grants.ts';
-import { runCommand } from './run.ts';
+import { CommandFailure, ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
+import { parseCommandLine, withFlagSuggestion } from './program.ts';
 import { processTerminal } from './run/prompt.ts';
-import { runsCommand } from './runs.ts';
-import { startCommand } from './start.ts';
-import { tasksCommand } from './tasks.ts';
-import { doctorCommand } from './doctor.ts';
-import { initCommand } from './init.ts';
-import { vizCommand } from './viz.ts';
-
-type Command = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
-
-const COMMANDS: Record<string, Command> = {
-  policy: async (argv, io, cwd) => {
-    if (argv[0] === 'show') return policyShowCommand(argv.slice(1), io, cwd);
-    if (argv[0] !== 'check') throw new UsageError('usage: snotra policy check ... | snotra policy show ...');
-    return policyCheckCommand(argv.slice(1), io, cwd);
-  },
-  start: startCommand,
-  demo: (argv, io) => demoCommand(argv, io),
-  inbox: inboxCommand,
-  runs: runsCommand,
-  tasks: tasksCommand,
-  doctor: doctorCommand,
-  init: (argv, io, cwd) => initCommand(argv, io, cwd),
-  viz: vizCommand,
-  audit: (argv, io, cwd) => auditCommand(argv, io, cwd),
-  run: runCommand,
-  grants: grantsCommand,
-};
 
 /** Whether a stream error means the reader closed its end (a pipe to `head`, a closed terminal). */
 function readerGone(err: NodeJS.ErrnoException): boolean {
@@ -72,32 +39,61 @@ const processIo: CliIo = {
   approvalTerminal: () => (process.stdin.isTTY && process.stderr.isTTY ? processTerminal() : null),
 };
 
+/** Whether the invocation asked for JSON output (`--json` before any `--`): then errors are JSON on stdout too. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** An error as this CLI reports it: `{"error":{"code","message"}}` on stdout with `--json`, else a line on stderr. */
+function report(io: CliIo, json: boolean, code: string, message: string, text: string): void {
+  if (json) io.stdout(`${JSON.stringify({ error: { code, message } })}\n`);
+  else io.stderr(text);
+}
+
 /** Runs one CLI invocation and returns its exit code. Errors are printed, never thrown. */
 export async function runCli(argv: string[], io: CliIo = processIo, cwd = process.cwd()): Promise<number> {
-  const [name, ...rest] = argv;
-  const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (command === undefined) {
-    io.stderr(
-      `${name === undefined ? 'no command given' : `unknown command ${JSON.stringify(name)}`}; commands: ${Object.keys(COMMANDS).join(', ')}\n`,
-    );
-    return ExitCode.usage;
-  }
   if (io === processIo) watchOutput();
+  const json = wantsJson(argv);
+  const name = argv[0] ?? '';
   try {
-    return await command(rest, io, cwd);
+    const parsed = await parseCommandLine(argv, io);
+    if (parsed.kind === 'exit') return parsed.code;
+    try {
+      return await parsed.spec.run(parsed.argv, io, cwd);
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(withFlagSuggestion(err.message, parsed.spec));
+      throw err;
+    }
   } catch (err) {
     if (err instanceof OutputClosedError) return ExitCode.ok;
     if (err instanceof UsageError) {
-      io.stderr(`snotra ${name}: ${err.message}\n`);
+      report(
+        io,
+        json,
+        err.code,
+        err.message,
+        `snotra${name.startsWith('-') || name === '' ? '' : ` ${name}`}: ${err.message}\n`,
+      );
       return ExitCode.usage;
     }
+    if (err instanceof CommandFailure) {
+      report(io, json, err.code, err.message, `snotra ${name}: ${err.message}\n`);
+      return ExitCode.failure;
+    }
     if (err instanceof ConfigError) {
-      io.stderr(`${err.message}\n`);
+      report(io, json, err.code, err.message, `${err.message}\n`);
       return ExitCode.failure;
     }
     const e = err as { code?: unknown; message?: unknown };
-    io.stderr(
-      `snotra ${name}: ${typeof e.code === 'string' ? `${e.code}: ` : ''}${String(e.message ?? err)}\n`,
+    const code = typeof e.code === 'string' ? e.code : 'failure';
+    const message = String(e.message ?? err);
+    report(
+      io,
+      json,
+      code,
+      message,
+      `snotra ${name}: ${typeof e.code === 'string' ? `${e.code}: ` : ''}${message}\n`,
     );
     return ExitCode.failure;
   }

@@ -8,7 +8,7 @@ import { resolveConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { listPending, showRun } from '../../runtime/control/inbox.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { Runtime } from '../../runtime/runtime.ts';
-import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { ApprovalDesk } from './run/desk.ts';
 import { oneLine } from './run/escape.ts';
 import type { ApprovalTerminal } from './run/prompt.ts';
@@ -146,10 +146,8 @@ function exitOf(outcome: Awaited<ReturnType<Runtime['waitForRun']>>): number {
 function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null {
   const stateDir = args.loaded.config.stateDir;
   const run = existsSync(join(stateDir, 'snotra.db')) ? showRun(stateDir, runId) : null;
-  if (run === null) {
-    io.stderr(`snotra run: no run ${JSON.stringify(oneLine(runId, 200))} in ${stateDir}\n`);
-    return ExitCode.failure;
-  }
+  if (run === null)
+    throw new CommandFailure('not_found', `no run ${JSON.stringify(oneLine(runId, 200))} in ${stateDir}`);
   if (run.summary.status !== 'waiting_for_approval') return null;
   const pending = listPending(stateDir).find((a) => a.runId === runId);
   if (pending === undefined) return null;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { listRuns, showRun } from '../../runtime/control/inbox.ts';
-import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { stateDirOf } from './state-dir.ts';
 
 const USAGE =
@@ -40,10 +40,7 @@ export async function runsCommand(argv: string[], io: CliIo, cwd: string): Promi
     const id = positionals[0];
     if (id === undefined) throw new UsageError(USAGE);
     const run = showRun(stateDir, id);
-    if (run === null) {
-      io.stderr(`snotra runs: no run ${JSON.stringify(id)}\n`);
-      return ExitCode.failure;
-    }
+    if (run === null) throw new CommandFailure('not_found', `no run ${JSON.stringify(id)}`);
     // How the run ended (reason code and, for a failure, its redacted message), or null.
     const outcome = (run.context as { outcome?: unknown } | null)?.outcome ?? null;
     io.stdout(

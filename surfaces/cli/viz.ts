@@ -5,7 +5,7 @@ import { graphOf, MACHINES } from '../../runtime/viz/machines.ts';
 import { renderGraph, VIZ_FORMATS, type VizFormat } from '../../runtime/viz/render.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
-const USAGE = `usage: snotra viz [machine] [--format ${VIZ_FORMATS.join('|')}] [--out FILE]  (machines: ${Object.keys(MACHINES).join(', ')}; default run, mermaid)`;
+const USAGE = `usage: snotra viz [machine] [--format ${VIZ_FORMATS.join('|')} | --json] [--out FILE]  (machines: ${Object.keys(MACHINES).join(', ')}; default run, mermaid)`;
 
 /** `snotra viz`: a machine's states and transitions, generated from its definition. */
 export async function vizCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
@@ -14,7 +14,8 @@ export async function vizCommand(argv: string[], io: CliIo, cwd: string): Promis
     parsed = parseArgs({
       args: argv,
       options: {
-        format: { type: 'string', default: 'mermaid' },
+        format: { type: 'string' },
+        json: { type: 'boolean', default: false },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -33,7 +34,9 @@ export async function vizCommand(argv: string[], io: CliIo, cwd: string): Promis
   const name = positionals[0] ?? 'run';
   const graph = graphOf(name);
   if (graph === null) throw new UsageError(`unknown machine ${JSON.stringify(name)}\n${USAGE}`);
-  const format = values.format as VizFormat;
+  if (values.json && values.format !== undefined && values.format !== 'json')
+    throw new UsageError(`--json is --format json; it cannot go with --format ${values.format}\n${USAGE}`);
+  const format = (values.format ?? (values.json ? 'json' : 'mermaid')) as VizFormat;
   if (!VIZ_FORMATS.includes(format))
     throw new UsageError(
       `--format: expected one of ${VIZ_FORMATS.join(', ')}, got ${JSON.stringify(values.format)}\n${USAGE}`,

@@ -1,0 +1,238 @@
+import type { CliIo } from './io.ts';
+
+/** A command's implementation: the arguments after its name, the output, the folder it runs in. */
+export type CommandRun = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
+
+/** One command or subcommand of `snotra`: what `--help` shows, and how to load and run it. */
+export interface CommandSpec {
+  /** `['inbox', 'list']`. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  /** What follows the command's name on the usage line. */
+  readonly usage: string;
+  /** `[flags, description]`; the flags' first word is the name suggestions are made from. */
+  readonly options: readonly (readonly [string, string])[];
+  readonly examples: readonly string[];
+  /** Loaded on first use only (CLI start-up imports no command it does not run). */
+  readonly run: CommandRun;
+}
+
+const STATE: readonly (readonly [string, string])[] = [
+  ['--state-dir D', 'the state dir to read (else the config’s)'],
+  ['--config F', 'the config file (else ./snotra.config.json, else the embedded defaults)'],
+];
+const JSON_OUT: readonly [string, string] = [
+  '--json',
+  'one JSON object per line; errors as {"error":{"code","message"}}',
+];
+
+/** The groups (`snotra policy …`), in help order, with what each is for. */
+export const GROUPS: Readonly<Record<string, string>> = {
+  policy: 'evaluate calls and show the effective policy',
+  inbox: 'the approvals waiting for a human, and deciding them',
+  runs: 'persisted runs and their outcome',
+  grants: 'session and standing approvals humans gave',
+};
+
+/** Every command and subcommand of `snotra`. */
+export const COMMAND_SPECS: readonly CommandSpec[] = [
+  {
+    path: ['start'],
+    summary: 'run the runtime until SIGINT/SIGTERM',
+    usage: '[--config F] [--log-level L]',
+    options: [
+      ['--config F', 'the config file (else ./snotra.config.json, else the embedded defaults)'],
+      ['--log-level L', 'trace|debug|info|warn|error|fatal|silent (or SNOTRA_LOG_LEVEL; default info)'],
+    ],
+    examples: ['snotra start', 'snotra start --config ./snotra.config.json --log-level debug'],
+    run: async (argv, io, cwd) => (await import('./start.ts')).startCommand(argv, io, cwd),
+  },
+  {
+    path: ['run'],
+    summary: 'one headless run of an agent (exit 0 completed, 1 failed/denied, 20 parked)',
+    usage: '[--config F] [--agent A] [--json] [--unattended] [--session S] (MESSAGE|-) | --resume RUN',
+    options: [
+      ['--config F', 'the config file'],
+      ['--agent A', 'the agent (else the config’s only agent)'],
+      ['--json', 'one JSON line per run event'],
+      ['--unattended', 'never ask: park on an approval and exit 20'],
+      ['--session S', 'the run’s session and task id'],
+      ['--resume RUN', 'finish a parked run whose approval was decided'],
+    ],
+    examples: [
+      'snotra run "summarize README.md"',
+      'echo "list the open TODOs" | snotra run --json -',
+      'snotra run --unattended --session nightly "tidy the changelog"',
+      'snotra run --resume assistant:run-123',
+    ],
+    run: async (argv, io, cwd) => (await import('./run.ts')).runCommand(argv, io, cwd),
+  },
+  {
+    path: ['demo'],
+    summary: 'the self-contained walkthrough on a temp workspace',
+    usage: '[--keep]',
+    options: [['--keep', 'keep the temp workspace afterwards']],
+    examples: ['snotra demo', 'snotra demo --keep'],
+    run: async (argv, io) => (await import('./demo.ts')).demoCommand(argv, io),
+  },
+  {
+    path: ['policy', 'check'],
+    summary: 'evaluate calls without executing them (exit 0 allow, 10 approval, 11 deny)',
+    usage: '[--config F] [--agent A] (--tool T --args JSON | --stdin) [--json]',
+    options: [
+      ['--config F', 'the config file'],
+      ['--agent A', 'the agent (else the config’s default)'],
+      ['--tool T', 'the tool to check'],
+      ['--args JSON', 'the call’s arguments, as JSON'],
+      ['--stdin', 'read JSON lines {"tool","args","agent"?}'],
+      JSON_OUT,
+    ],
+    examples: [
+      `snotra policy check --tool read_file --args '{"path":"/etc/shadow"}'`,
+      `echo '{"tool":"shell","args":{"command":"git push"}}' | snotra policy check --stdin --json`,
+    ],
+    run: async (argv, io, cwd) => (await import('./policy-check.ts')).policyCheckCommand(argv, io, cwd),
+  },
+  {
+    path: ['policy', 'show'],
+    summary: 'the effective policy per agent: mode, tools, rules, roots, sensitive paths, grants',
+    usage: '[--config F] [--state-dir D] [--agent A] [--json]',
+    options: [...STATE, ['--agent A', 'only this agent'], JSON_OUT],
+    examples: ['snotra policy show', 'snotra policy show --agent assistant --json'],
+    run: async (argv, io, cwd) => (await import('./policy-show.ts')).policyShowCommand(argv, io, cwd),
+  },
+  {
+    path: ['inbox', 'list'],
+    summary: 'pending approvals',
+    usage: '[--session S] [--task T] [--agent A] [--json] [--state-dir D] [--config F]',
+    options: [
+      ['--session S', 'only this session'],
+      ['--task T', 'only this task'],
+      ['--agent A', 'only this agent'],
+      JSON_OUT,
+      ...STATE,
+    ],
+    examples: ['snotra inbox list', 'snotra inbox list --agent assistant --json'],
+    run: async (argv, io, cwd) => (await import('./inbox.ts')).inboxCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['inbox', 'show'],
+    summary: 'one approval with its arguments, rule and decision',
+    usage: 'ID [--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra inbox show apr-123', 'snotra inbox show apr-123 --json'],
+    run: async (argv, io, cwd) => (await import('./inbox.ts')).inboxCommand(['show', ...argv], io, cwd),
+  },
+  {
+    path: ['inbox', 'approve'],
+    summary: 'approve a pending request (single use)',
+    usage: 'ID [--reason TEXT] [--json] [--state-dir D] [--config F]',
+    options: [['--reason TEXT', 'why (1 to 1000 characters)'], JSON_OUT, ...STATE],
+    examples: ['snotra inbox approve apr-123', 'snotra inbox approve apr-123 --reason "checked the diff"'],
+    run: async (argv, io, cwd) => (await import('./inbox.ts')).inboxCommand(['approve', ...argv], io, cwd),
+  },
+  {
+    path: ['inbox', 'deny'],
+    summary: 'deny a pending request; the reason is shown to the model',
+    usage: 'ID [--reason TEXT] [--json] [--state-dir D] [--config F]',
+    options: [['--reason TEXT', 'why, for the model (1 to 1000 characters)'], JSON_OUT, ...STATE],
+    examples: ['snotra inbox deny apr-123', 'snotra inbox deny apr-123 --reason "use a branch instead"'],
+    run: async (argv, io, cwd) => (await import('./inbox.ts')).inboxCommand(['deny', ...argv], io, cwd),
+  },
+  {
+    path: ['runs', 'list'],
+    summary: 'persisted runs and their state',
+    usage: '[--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra runs list', 'snotra runs list --json --state-dir ./.snotra'],
+    run: async (argv, io, cwd) => (await import('./runs.ts')).runsCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['runs', 'show'],
+    summary: 'one run and its outcome',
+    usage: 'RUN [--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra runs show assistant:run-123', 'snotra runs show assistant:run-123 --json'],
+    run: async (argv, io, cwd) => (await import('./runs.ts')).runsCommand(['show', ...argv], io, cwd),
+  },
+  {
+    path: ['tasks'],
+    summary: 'the scheduler’s journal, newest first',
+    usage: '[--task T] [--limit N] [--json] [--state-dir D] [--config F]',
+    options: [
+      ['--task T', 'only this task'],
+      ['--limit N', 'at most N firings (default 100)'],
+      JSON_OUT,
+      ...STATE,
+    ],
+    examples: ['snotra tasks', 'snotra tasks --task nightly --limit 10 --json'],
+    run: async (argv, io, cwd) => (await import('./tasks.ts')).tasksCommand(argv, io, cwd),
+  },
+  {
+    path: ['grants', 'list'],
+    summary: 'active session and standing grants',
+    usage: '[--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra grants list', 'snotra grants list --json'],
+    run: async (argv, io, cwd) => (await import('./grants.ts')).grantsCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['grants', 'revoke'],
+    summary: 'take a grant back (audited)',
+    usage: 'ID [--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra grants revoke grant-123'],
+    run: async (argv, io, cwd) => (await import('./grants.ts')).grantsCommand(['revoke', ...argv], io, cwd),
+  },
+  {
+    path: ['audit'],
+    summary: 'the audit trail; --verify checks the hash chain',
+    usage: '[--db FILE | --state-dir D] [--config F] [--run R] [--json] [--verify]',
+    options: [
+      ['--db FILE', 'the database file (instead of <state-dir>/snotra.db)'],
+      ...STATE,
+      ['--run R', 'only this run’s events'],
+      ['--json', 'one JSON line per event; errors as {"error":{"code","message"}}'],
+      ['--verify', 'walk the hash chain and name the first broken event (exit 1)'],
+    ],
+    examples: ['snotra audit --run assistant:run-123', 'snotra audit --verify --json'],
+    run: async (argv, io, cwd) => (await import('./audit.ts')).auditCommand(argv, io, cwd),
+  },
+  {
+    path: ['doctor'],
+    summary: 'what this machine and config have and lack, each with the fix',
+    usage: '[--config F] [--json]',
+    options: [['--config F', 'the config file'], JSON_OUT],
+    examples: ['snotra doctor', 'snotra doctor --json'],
+    run: async (argv, io, cwd) => (await import('./doctor.ts')).doctorCommand(argv, io, cwd),
+  },
+  {
+    path: ['init'],
+    summary: 'write a starter snotra.config.json (and ignore the state dir in git)',
+    usage: '[--config F] [--state-dir D] [--force]',
+    options: [
+      ['--config F', 'where to write the config (default ./snotra.config.json)'],
+      ['--state-dir D', 'the stateDir to write (default: outside the workspace)'],
+      ['--force', 'overwrite an existing config'],
+    ],
+    examples: ['snotra init', 'snotra init --state-dir .snotra'],
+    run: async (argv, io, cwd) => (await import('./init.ts')).initCommand(argv, io, cwd),
+  },
+  {
+    path: ['viz'],
+    summary: 'a state machine’s states and transitions',
+    usage: '[machine] [--format mermaid|dot|svg|json | --json] [--out FILE]',
+    options: [
+      ['--format F', 'mermaid (default), dot, svg or json'],
+      ['--json', 'the same as --format json'],
+      ['--out FILE', 'write to FILE instead of stdout'],
+    ],
+    examples: ['snotra viz', 'snotra viz run --format svg --out run.svg'],
+    run: async (argv, io, cwd) => (await import('./viz.ts')).vizCommand(argv, io, cwd),
+  },
+];
+
+/** The flag names of a spec (`--config`), for suggestions. */
+export function flagNames(spec: CommandSpec): string[] {
+  return [...spec.options.map(([flags]) => flags.split(' ')[0] as string), '--help'];
+}
