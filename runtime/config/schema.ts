@@ -120,6 +120,8 @@ export const ConfigSchema = z.strictObject({
     .default({ scheduled: [], goalLoops: [], platforms: [] }),
   sidecar: z
     .strictObject({
+      /** `false`: `snotra start` runs no sidecar (the ready line says `"sidecar": null`). */
+      enabled: z.boolean().default(true),
       port: z.int().min(0).max(65535).default(0),
       allowedOrigins: z.array(z.string()).default([]),
       limits: z
@@ -131,7 +133,7 @@ export const ConfigSchema = z.strictObject({
         })
         .optional(),
     })
-    .default({ port: 0, allowedOrigins: [] }),
+    .default({ enabled: true, port: 0, allowedOrigins: [] }),
   bus: z.strictObject({ url: z.string().optional(), credentials: SecretRef.optional() }).default({}),
   /** Where secrets named in config are read (`os` keyring by default; `env`: `SNOTRA_SECRET_<NAME>`). */
   secrets: z
