@@ -464,6 +464,13 @@ describe('an unattended run parks and a decision through the sidecar resumes it 
     expect(pending.tool).toBe('write_file');
     expect(existsSync(join(dir, 'project', 'notes.txt'))).toBe(false);
     const json = { ...AUTH, 'Content-Type': 'application/json' };
+    // A standing approval is only for external tools with a target: refused, nothing decided.
+    const always = await call(port, 'POST', `/v1/inbox/${pending.id}/decision`, {
+      headers: json,
+      body: '{"decision":"approve","scope":"always"}',
+    });
+    expect(always.status).toBe(400);
+    expect(errorOf(always).code).toBe('grant_not_eligible');
     const ok = await call(port, 'POST', `/v1/inbox/${pending.id}/decision`, {
       headers: json,
       body: '{"decision":"approve"}',
