@@ -9,13 +9,25 @@ export class SidecarTokenError extends Error {
   readonly code = 'sidecar_token_too_short';
 }
 
+let held: string | undefined;
+
+/**
+ * Holds the launcher's token for `takeSidecarToken`. `bin/snotra.js` removes
+ * `SNOTRA_SIDECAR_TOKEN` from the environment before anything else runs (the TypeScript loader
+ * starts an esbuild child that would inherit it) and hands the value over here.
+ */
+export function holdLauncherToken(value: string | undefined): void {
+  held = value;
+}
+
 /**
  * The sidecar token: `SNOTRA_SIDECAR_TOKEN` when the launcher set it (deleted from the
  * environment at once, so no child inherits it), otherwise 256 random bits. Call before anything
  * spawns a child. The value is never printed, logged or persisted.
  */
 export function takeSidecarToken(env: NodeJS.ProcessEnv = process.env): string {
-  const given = env.SNOTRA_SIDECAR_TOKEN;
+  const given = held ?? env.SNOTRA_SIDECAR_TOKEN;
+  held = undefined;
   delete env.SNOTRA_SIDECAR_TOKEN;
   if (given === undefined) return randomBytes(32).toString('base64url');
   if (given.length < MIN_TOKEN_LENGTH) {

@@ -105,7 +105,12 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   };
 
   const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // How often the timeouts are enforced (Node's default, 30 s, would let a slow client stay 40 s).
+      connectionsCheckingInterval: 1000,
+    },
     (req, res) => {
       void handle(req, res);
     },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -47,8 +48,10 @@ beforeAll(async () => {
       chatter: [{ respond: { kind: 'final', text: 'hello from chatter' } }],
     },
   );
+  // No transform cache: the TypeScript loader's esbuild child is started on every boot (and checked below).
   snotra = startSnotra(['start', '--config', join(dir, 'snotra.config.json')], {
     SNOTRA_SIDECAR_TOKEN: TOKEN,
+    TSX_DISABLE_CACHE: '1',
   });
   const ready = await snotra.ready(30_000);
   const url = ready.sidecar as string;
@@ -244,6 +247,21 @@ describe('sidecar through the real snotra start: authentication, Host, Origin, r
     expect(chatNobody.status).toBe(404);
     expect(errorOf(chatNobody).code).toBe('unknown_agent');
   });
+
+  it('a client that never finishes its headers is cut off after the headers timeout (10 s)', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += String(d)));
+    socket.on('error', () => {});
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const start = Date.now();
+    socket.write(`GET /v1/inbox HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n`);
+    const end = await closed;
+    expect(end - start).toBeGreaterThanOrEqual(9000);
+    expect(end - start).toBeLessThan(25_000);
+    expect(answer).not.toContain('approvals');
+  }, 40_000);
 
   it('GET /v1/machines/:name is the graph; an unknown name is 404', async () => {
     const a = await call(port, 'GET', '/v1/machines/approval', { headers: AUTH });
@@ -541,13 +559,18 @@ function filesUnder(root: string): string[] {
 describe('the token stays secret', () => {
   it('is absent from every other process cmdline/environ (the children included), the state dir, stdout and stderr', () => {
     const children = descendants(snotra.pid);
-    expect(children.length).toBeGreaterThan(0); // nats-server at least
+    const names = children.map((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim());
+    // nats-server, and the esbuild service tsx starts (at boot, before any of our code runs).
+    expect(names).toEqual(expect.arrayContaining(['nats-server', 'esbuild']));
     let scanned = 0;
     for (const d of readdirSync('/proc')) {
       if (!/^\d+$/.test(d) || Number(d) === snotra.pid) continue;
       for (const f of ['cmdline', 'environ']) {
         try {
-          expect(readFileSync(`/proc/${d}/${f}`).includes(TOKEN), `/proc/${d}/${f}`).toBe(false);
+          expect(
+            readFileSync(`/proc/${d}/${f}`).includes(TOKEN),
+            `/proc/${d}/${f} (${readFileSync(`/proc/${d}/comm`, 'utf8').trim()})`,
+          ).toBe(false);
           scanned += 1;
         } catch (err) {
           // Another user's process, or one that ended meanwhile.
