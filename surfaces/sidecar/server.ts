@@ -20,6 +20,17 @@ import { webSocketEndpoint } from './ws.ts';
 /** Events kept for `Last-Event-ID` replay. */
 export const REPLAY_EVENTS = 1000;
 
+/** The sidecar could not listen (`snotra start` exits 1 with this message). */
+export class SidecarListenError extends Error {
+  readonly code = 'sidecar_listen_failed';
+  constructor(port: number, cause: NodeJS.ErrnoException) {
+    super(
+      `sidecar.port ${port}: cannot listen on 127.0.0.1 (${cause.code === 'EADDRINUSE' ? 'the port is in use' : (cause.code ?? cause.message)})`,
+      { cause },
+    );
+  }
+}
+
 export interface SidecarOptions {
   readonly runtime: Runtime;
   readonly token: string;
@@ -130,9 +141,13 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
     else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: NodeJS.ErrnoException) => {
+      offFeed();
+      reject(new SidecarListenError(options.port, err));
+    };
+    server.once('error', failed);
     server.listen(options.port, '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSnotra, stopProcess } from '../support/snotra-process.ts';
@@ -41,6 +43,31 @@ describe('snotra start and the sidecar', () => {
       expect(await stopProcess(p)).toBe(0);
     }
   }, 60_000);
+
+  it('a sidecar.port in use: exit 1 naming the port, and the state dir is free again', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const busy = (taken.address() as AddressInfo).port;
+    try {
+      const config = agentConfig({ port: busy });
+      const p = startSnotra(['start', '--config', config]);
+      expect(await p.exited).toBe(1);
+      expect(p.stderr()).toContain(
+        `sidecar_listen_failed: sidecar.port ${busy}: cannot listen on 127.0.0.1 (the port is in use)`,
+      );
+      expect(p.stdout()).not.toContain('"ready"');
+      // The runtime it had started was stopped: a second start on the same state dir is not refused.
+      const again = startSnotra(['start', '--config', config]);
+      taken.close();
+      try {
+        expect((await again.ready(30_000)).sidecar).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      } finally {
+        expect(await stopProcess(again)).toBe(0);
+      }
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
 
   it('a request flood gets 429 rate_limited while /health still answers; the port closes at stop', async () => {
     const token = randomBytes(32).toString('hex');
