@@ -20,6 +20,9 @@ if (!existsSync('node_modules/.package-lock.json')) {
 const missing = [];
 if (!has('nats-server')) missing.push('nats-server');
 if (process.platform === 'linux' && !has('bwrap')) missing.push('bubblewrap');
+// The browser tests (sidecar attacks from a real page) drive Debian's Chromium; only `npm test` needs it.
+if (process.argv.includes('--tests') && !has('chromium') && !process.env.CHROME_PATH)
+  missing.push('chromium');
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {
     console.log(`ensure-deps: installing ${missing.join(', ')} with apt-get…`);
@@ -27,7 +30,7 @@ if (missing.length > 0) {
       stdio: 'inherit',
     });
   } else {
-    const brew = missing.filter((m) => m !== 'bubblewrap');
+    const brew = missing.filter((m) => m !== 'bubblewrap' && m !== 'chromium');
     console.error(
       `Snotra needs: ${missing.join(', ')}.\n` +
         `  Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}\n` +

@@ -308,6 +308,10 @@ export const ConfigSchema = z.strictObject({
     .describe('Where tasks come from besides the CLI: chat, schedules.'),
   sidecar: z
     .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe('false: `snotra start` runs no sidecar (the ready line says "sidecar": null).'),
       port: z
         .int()
         .min(0)
@@ -330,7 +334,7 @@ export const ConfigSchema = z.strictObject({
         .optional()
         .describe('Size and rate limits of the sidecar (defaults are built in).'),
     })
-    .default({ port: 0, allowedOrigins: [] })
+    .default({ enabled: true, port: 0, allowedOrigins: [] })
     .describe('The local HTTP/WebSocket API for apps embedding the runtime.'),
   bus: z
     .strictObject({

@@ -3,6 +3,8 @@ import { resolveConfig } from '../../runtime/config/load.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
 import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import { takeSidecarToken } from '../sidecar/auth.ts';
+import { startSidecar, type Sidecar } from '../sidecar/server.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { logOutput } from './log-output.ts';
 
@@ -25,6 +27,8 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
   }
   const logLevel = logLevelOf(values['log-level'], process.env.SNOTRA_LOG_LEVEL);
   const logDestination = logOutput();
+  // Before anything spawns a child: the launcher's token leaves the environment here.
+  const sidecarToken = takeSidecarToken(process.env);
   const loaded = resolveConfig(values.config, cwd);
   // Handlers first: a signal at any moment of boot or right at the ready line stops gracefully.
   let signalled: (name: string) => void = () => {};
@@ -48,6 +52,13 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       logLevel,
       ...(logDestination === undefined ? {} : { logDestination }),
     });
+    let sidecar: Sidecar | null = null;
+    try {
+      sidecar = await sidecarOf(runtime, loaded.config.sidecar, sidecarToken);
+    } catch (err) {
+      await runtime.stop();
+      throw err;
+    }
     if (received === null) {
       io.stdout(
         `${JSON.stringify({
@@ -57,7 +68,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
           stateDir: loaded.config.stateDir,
           agents: Object.keys(loaded.config.agents),
           roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
-          sidecar: null,
+          sidecar: sidecar?.url ?? null,
           // The OS sandbox shell and git children run in; without one, why (and allow-mode shell asks a human).
           sandbox: runtime.policyEnv.sandbox.name,
           ...(runtime.policyEnv.sandbox.name === 'none'
@@ -67,6 +78,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       );
     }
     const signal = await stopSignal;
+    await sidecar?.close();
     await runtime.stop();
     io.stdout(`${JSON.stringify({ event: 'stopped', signal })}\n`);
     return ExitCode.ok;
@@ -74,6 +86,22 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
   }
+}
+
+/** Starts the sidecar unless `sidecar.enabled` is false. */
+function sidecarOf(
+  runtime: Runtime,
+  config: Runtime['loaded']['config']['sidecar'],
+  token: string,
+): Promise<Sidecar | null> {
+  if (!config.enabled) return Promise.resolve(null);
+  return startSidecar({
+    runtime,
+    token,
+    port: config.port,
+    allowedOrigins: config.allowedOrigins,
+    ...(config.limits === undefined ? {} : { limits: config.limits }),
+  });
 }
 
 /** The log level from `--log-level`, else `SNOTRA_LOG_LEVEL`, else `info`; a bad one is a usage error naming where it came from. */

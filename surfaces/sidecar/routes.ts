@@ -1,0 +1,169 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
+import { graphOf } from '../../runtime/viz/machines.ts';
+import { readJsonBody } from './body.ts';
+import { SidecarError, sendJson } from './errors.ts';
+
+/** What a route handler may use. */
+export interface RouteContext {
+  readonly runtime: Runtime;
+  /** Who decides through the sidecar: `sidecar:<local user>`. */
+  readonly user: string;
+  readonly bodyBytes: number;
+  readonly cors: Readonly<Record<string, string>>;
+}
+
+export const DecisionBody = z.strictObject({
+  decision: z.enum(['approve', 'deny']),
+  scope: z.enum(['once', 'session', 'always']).optional(),
+  reason: z.string().max(2000).optional(),
+});
+
+export const ChatBody = z.strictObject({
+  text: z.string().min(1).max(100_000),
+  sessionId: z.string().min(1).max(200).optional(),
+});
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const problems = r.error.issues
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'body'}: ${i.message}`)
+    .join('; ');
+  throw new SidecarError(400, 'invalid_body', problems);
+}
+
+/** A path segment of the raw path, percent-decoded; a malformed escape is a 400. */
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new SidecarError(400, 'bad_path', 'the path has a malformed percent escape');
+  }
+}
+
+type Handler = (
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: string[],
+) => Promise<void> | void;
+
+/** The routes, matched on the raw path split at `/` (no normalization: `//v1/inbox` matches nothing). */
+const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; handler: Handler }[] = [
+  { method: 'GET', pattern: ['v1', 'inbox'], handler: inbox },
+  { method: 'POST', pattern: ['v1', 'inbox', null, 'decision'], handler: decision },
+  { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
+  { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
+  { method: 'GET', pattern: ['v1', 'runs', null], handler: run },
+  { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
+  { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
+];
+
+/** Finds the route of a raw path (query already cut off); null for none. Params are decoded. */
+export function matchRoute(
+  method: string,
+  rawPath: string,
+): { handler: Handler; params: string[] } | 'method' | null {
+  if (!rawPath.startsWith('/')) return null;
+  const parts = rawPath.slice(1).split('/');
+  let wrongMethod = false;
+  for (const r of ROUTES) {
+    if (r.pattern.length !== parts.length) continue;
+    const params: string[] = [];
+    const ok = r.pattern.every((p, i) => {
+      const part = parts[i] as string;
+      if (p === null) {
+        if (part === '') return false;
+        params.push(part);
+        return true;
+      }
+      return p === part;
+    });
+    if (!ok) continue;
+    if (r.method !== method) {
+      wrongMethod = true;
+      continue;
+    }
+    return { handler: r.handler, params: params.map(segment) };
+  }
+  return wrongMethod ? 'method' : null;
+}
+
+function reply(ctx: RouteContext, res: ServerResponse, status: number, body: unknown): void {
+  sendJson(res, status, ctx.runtime.store.redactor.redact(body), ctx.cors);
+}
+
+function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  reply(ctx, res, 200, { approvals: ctx.runtime.store.approvals.listPending({}) });
+}
+
+async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [id]: string[]) {
+  const body = parse(DecisionBody, await readJsonBody(req, ctx.bodyBytes));
+  const approvalId = id as string;
+  const scope = body.scope ?? 'once';
+  if (body.decision === 'deny' && scope !== 'once') {
+    throw new SidecarError(400, 'invalid_body', 'scope: a denial is always once');
+  }
+  let result;
+  try {
+    result =
+      body.decision === 'deny'
+        ? ctx.runtime.decide(approvalId, 'denied', ctx.user, body.reason)
+        : scope === 'once'
+          ? ctx.runtime.decide(approvalId, 'approved', ctx.user, body.reason)
+          : ctx.runtime.approveWithGrant(approvalId, scope === 'session' ? 'session' : 'standing', ctx.user);
+  } catch (err) {
+    if (err instanceof GrantNotEligibleError) throw new SidecarError(400, err.code, err.message);
+    throw err;
+  }
+  if (result.ok) {
+    reply(ctx, res, 200, { approval: result.approval });
+    return;
+  }
+  const status = result.reason === 'not_found' ? 404 : 409;
+  throw new SidecarError(status, result.reason, result.message);
+}
+
+async function chat(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [agent]: string[]) {
+  const body = parse(ChatBody, await readJsonBody(req, ctx.bodyBytes));
+  const agentId = agent as string;
+  if (!Object.hasOwn(ctx.runtime.loaded.config.agents, agentId)) {
+    throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(agentId)} in the config`);
+  }
+  const runId = await ctx.runtime.submit(agentId, body.text, {
+    ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+    surface: 'sidecar',
+    interaction: 'attended',
+  });
+  reply(ctx, res, 202, { runId });
+}
+
+function runs(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  reply(ctx, res, 200, { runs: ctx.runtime.store.snapshots.list() });
+}
+
+function runSummary(ctx: RouteContext, runId: string) {
+  const summary = ctx.runtime.store.snapshots.list().find((r) => r.runId === runId);
+  if (summary === undefined) throw new SidecarError(404, 'unknown_run', 'no such run');
+  return summary;
+}
+
+function run(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
+  const summary = runSummary(ctx, id as string);
+  const stored = ctx.runtime.store.snapshots.get(summary.runId);
+  const context = (stored?.snapshot as { context?: { outcome?: unknown } } | undefined)?.context;
+  reply(ctx, res, 200, { run: summary, outcome: context?.outcome ?? null });
+}
+
+function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
+  const summary = runSummary(ctx, id as string);
+  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }) });
+}
+
+function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [name]: string[]): void {
+  const graph = graphOf(name as string);
+  if (graph === null) throw new SidecarError(404, 'unknown_machine', 'no machine by that name');
+  reply(ctx, res, 200, graph);
+}

@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { userInfo } from 'node:os';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { bearerOf, checkHost, checkOrigin, checkToken, type Peers } from './auth.ts';
+import { SidecarError, sendError, sendJson, BASE_HEADERS } from './errors.ts';
+import { EventHub } from './hub.ts';
+import {
+  ConnectionGate,
+  HEADERS_TIMEOUT_MS,
+  RateLimiter,
+  REQUEST_TIMEOUT_MS,
+  limitsOf,
+  type SidecarLimits,
+} from './limits.ts';
+import { matchRoute } from './routes.ts';
+import { serveEvents } from './sse.ts';
+import { webSocketEndpoint } from './ws.ts';
+
+/** Events kept for `Last-Event-ID` replay. */
+export const REPLAY_EVENTS = 1000;
+
+/** The sidecar could not listen (`snotra start` exits 1 with this message). */
+export class SidecarListenError extends Error {
+  readonly code = 'sidecar_listen_failed';
+  constructor(port: number, cause: NodeJS.ErrnoException) {
+    super(
+      `sidecar.port ${port}: cannot listen on 127.0.0.1 (${cause.code === 'EADDRINUSE' ? 'the port is in use' : (cause.code ?? cause.message)})`,
+      { cause },
+    );
+  }
+}
+
+export interface SidecarOptions {
+  readonly runtime: Runtime;
+  readonly token: string;
+  /** `sidecar.port` (0: a random free port). */
+  readonly port: number;
+  readonly allowedOrigins: readonly string[];
+  readonly limits?: Partial<SidecarLimits>;
+}
+
+export interface Sidecar {
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` (never with a token). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the local HTTP/SSE/WebSocket API on 127.0.0.1 only. Every request but `GET /health`
+ * and `OPTIONS` preflight needs the bearer token; Host and Origin are checked first.
+ */
+export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
+  const { runtime, token } = options;
+  const limits = limitsOf(options.limits);
+  const rate = new RateLimiter(limits.requestsPerMinute);
+  const gate = new ConnectionGate(limits.connections);
+  const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.store.redactor.redact(v));
+  const offFeed = runtime.onRunEvent((e) => hub.publish(e));
+  const user = `sidecar:${userInfo().username}`;
+  let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
+
+  const corsOf = (origin: string | undefined): Record<string, string> =>
+    origin === undefined
+      ? {}
+      : {
+          'Access-Control-Allow-Origin': origin,
+          'Access-Control-Allow-Headers': 'Authorization, Content-Type, Last-Event-ID',
+          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Max-Age': '600',
+        };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    let cors: Record<string, string> = {};
+    try {
+      checkHost(req.headers.host, peers);
+      const origin = req.headers.origin;
+      checkOrigin(origin, peers);
+      // Only here is the origin known to be allowed: CORS names it, never `*` or another one.
+      cors = corsOf(origin);
+      const rawUrl = req.url ?? '';
+      if (req.method === 'GET' && rawUrl === '/health') {
+        sendJson(res, 200, { ok: true }, cors);
+        return;
+      }
+      rate.take();
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...BASE_HEADERS, ...cors });
+        res.end();
+        return;
+      }
+      checkToken(bearerOf(req.headers.authorization), token);
+      const q = rawUrl.indexOf('?');
+      const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
+      if (req.method === 'GET' && rawPath === '/v1/events') {
+        const release = gate.acquire();
+        serveEvents(req, res, hub, cors, release);
+        return;
+      }
+      const route = matchRoute(req.method ?? '', rawPath);
+      if (route === null) throw new SidecarError(404, 'not_found', 'no such route');
+      if (route === 'method')
+        throw new SidecarError(405, 'method_not_allowed', 'that method is not allowed here');
+      await route.handler({ runtime, user, bodyBytes: limits.bodyBytes, cors }, req, res, route.params);
+    } catch (err) {
+      if (err instanceof SidecarError) {
+        sendError(res, err, cors);
+        // An oversized body is not read to its end: close the connection after the answer.
+        if (err.status === 413) res.once('finish', () => req.destroy());
+        return;
+      }
+      runtime.logger.error({ err: (err as Error).message, route: req.method }, 'sidecar request failed');
+      sendError(res, new SidecarError(500, 'internal', 'the request failed inside the runtime'), cors);
+    }
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      // How often the timeouts are enforced (Node's default, 30 s, would let a slow client stay 40 s).
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  const ws = webSocketEndpoint({
+    runtime,
+    token,
+    peers: () => peers,
+    hub,
+    gate,
+    rate,
+    frameBytes: limits.frameBytes,
+  });
+  server.on('upgrade', ws.onUpgrade);
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const failed = (err: NodeJS.ErrnoException) => {
+      offFeed();
+      reject(new SidecarListenError(options.port, err));
+    };
+    server.once('error', failed);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  peers = { port, allowedOrigins: options.allowedOrigins };
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      offFeed();
+      ws.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
