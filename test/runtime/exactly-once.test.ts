@@ -75,45 +75,49 @@ function executions(dir: string): Map<string, number> {
 describe('exactly once across crashes', () => {
   it('SIGKILL at random moments: no call runs twice, and every completed call ran exactly once', async () => {
     let interrupted = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 0, max: 150 }), { minLength: 1, maxLength: 3 }),
-        async (kills) => {
-          const dir = setup();
-          try {
-            for (const k of kills) await launch(dir, k);
-            const final = await launch(dir, null);
-            expect(final.done).toMatch(/^(completed|failed) /);
-            const counts = executions(dir);
-            for (const n of counts.values()) expect(n).toBe(1);
-            const store = openStore({
-              path: join(dir, 'state', 'snotra.db'),
-              redactor: new Redactor(),
-              readonly: true,
-            });
+    // On a loaded machine the random kills may all land before or after every call: run more
+    // rounds (each a full property check) until one really cut a call short, at most four.
+    for (let round = 0; round < 4 && interrupted === 0; round++) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.integer({ min: 0, max: 150 }), { minLength: 1, maxLength: 3 }),
+          async (kills) => {
+            const dir = setup();
             try {
-              const runId = readFileSync(join(dir, 'run-id.txt'), 'utf8');
-              for (const id of CALLS) {
-                const entry = store.ledger.lookup(`call:${runId}:${id}`);
-                if (entry?.status === 'completed') expect(counts.get(`call:${runId}:${id}`)).toBe(1);
-                if (entry === null) expect(counts.has(`call:${runId}:${id}`)).toBe(false);
+              for (const k of kills) await launch(dir, k);
+              const final = await launch(dir, null);
+              expect(final.done).toMatch(/^(completed|failed) /);
+              const counts = executions(dir);
+              for (const n of counts.values()) expect(n).toBe(1);
+              const store = openStore({
+                path: join(dir, 'state', 'snotra.db'),
+                redactor: new Redactor(),
+                readonly: true,
+              });
+              try {
+                const runId = readFileSync(join(dir, 'run-id.txt'), 'utf8');
+                for (const id of CALLS) {
+                  const entry = store.ledger.lookup(`call:${runId}:${id}`);
+                  if (entry?.status === 'completed') expect(counts.get(`call:${runId}:${id}`)).toBe(1);
+                  if (entry === null) expect(counts.has(`call:${runId}:${id}`)).toBe(false);
+                }
+                interrupted += store.audit.list({ runId }).filter((e) => e.kind === 'interrupted').length;
+                // Every call's audit lifecycle in the contract order, no step repeated by a restore.
+                assertLifecycles(store, runId);
+                expect(store.audit.verifyChain()).toMatchObject({ ok: true });
+                expect(store.integrityCheck()).toBe('ok');
+              } finally {
+                store.close();
               }
-              interrupted += store.audit.list({ runId }).filter((e) => e.kind === 'interrupted').length;
-              // Every call's audit lifecycle in the contract order, no step repeated by a restore.
-              assertLifecycles(store, runId);
-              expect(store.audit.verifyChain()).toMatchObject({ ok: true });
-              expect(store.integrityCheck()).toBe('ok');
             } finally {
-              store.close();
+              rmSync(dir, { recursive: true, force: true });
             }
-          } finally {
-            rmSync(dir, { recursive: true, force: true });
-          }
-        },
-      ),
-      { numRuns: 8 },
-    );
+          },
+        ),
+        { numRuns: 8 },
+      );
+    }
     // The kills must really have cut calls short, or this test proves nothing.
     expect(interrupted).toBeGreaterThan(0);
-  }, 240_000);
+  }, 600_000);
 });

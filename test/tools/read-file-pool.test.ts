@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '../support/runtime.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBuiltinExecutors } from '../../actors/tools/executors.ts';
 import { createReadFileExecutor, type ReadFileOptions } from '../../actors/tools/fs/read-file.ts';
@@ -428,7 +429,8 @@ describe('read_file and the pool bounds', () => {
   });
 
   it('fails a waiting read with pool_closed when the pool closes', async () => {
-    writeFileSync(join(ws.root, 'evil-close.txt'), `${'a'.repeat(40)}b\n`);
+    // Busy for seconds, not forever: closing may wait for the running task, never for a hang.
+    writeFileSync(join(ws.root, 'evil-close.txt'), `${'a'.repeat(27)}b\n`);
     const tiny = new FileWorkerPool({ maxThreads: 1, maxQueue: 4 });
     const stuck = tiny.scan({
       base: join(ws.root, 'evil-close.txt'),
@@ -449,7 +451,8 @@ describe('read_file and the pool bounds', () => {
     const waiting = outcome(
       createReadFileExecutor({ pool: tiny }).execute(args, ws.context(ws.decide('read_file', args))),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The read is queued behind the busy thread (a condition, not a sleep).
+    await eventually(() => tiny.pending >= 2, 20_000, 'the read queued behind the busy scan');
     await tiny.close();
     expect(await waiting).toMatchObject({ ok: false, code: 'pool_closed' });
   });
