@@ -3,7 +3,15 @@
 // store; a crash freezes every effect of that process at an await point (the effects never
 // settle and nothing of it runs again), and a restart is a new RunHost that restores the run
 // from what was persisted, as the runtime does at boot.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
@@ -95,15 +103,19 @@ export class RestartHarness {
   readonly store: Store;
   readonly loaded: LoadedConfig;
   #env!: PolicyEnvironment;
+  readonly #owned: boolean;
 
   private constructor(
     /** Replaces the effects of the provided machine (a mutant for the self-test). */
     private readonly mutate?: (
       deps: Parameters<typeof provideRunMachine>[0],
     ) => Record<string, AnyActorLogic>,
+    /** An existing directory (a harness in a child process); otherwise a fresh temporary one. */
+    dir?: string,
   ) {
-    this.dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mbt-')));
-    mkdirSync(join(this.dir, 'project'));
+    this.#owned = dir === undefined;
+    this.dir = dir ?? realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mbt-')));
+    mkdirSync(join(this.dir, 'project'), { recursive: true });
     this.loaded = parseConfig(
       JSON.stringify({
         stateDir: 'state',
@@ -116,15 +128,29 @@ export class RestartHarness {
     this.store = openStore({ path: join(this.dir, 'state', 'snotra.db'), redactor: new Redactor() });
   }
 
-  static async create(mutate?: RestartHarness['mutate']): Promise<RestartHarness> {
-    const h = new RestartHarness(mutate);
+  static async create(mutate?: RestartHarness['mutate'], dir?: string): Promise<RestartHarness> {
+    const h = new RestartHarness(mutate, dir);
     h.#env = await createPolicyEnvironment(h.loaded);
     return h;
   }
 
   close(): void {
     this.store.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.#owned) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** The executions of every process of this directory (a child process killed with SIGKILL keeps them here). */
+  static executionsIn(dir: string): Pick<RunRecord, 'executions' | 'executedBeforeApproval'> {
+    const executions = new Map<string, number>();
+    const executedBeforeApproval: string[] = [];
+    const file = join(dir, EXECUTIONS);
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+    for (const line of lines) {
+      const [key, early] = line.split('\t') as [string, string];
+      executions.set(key, (executions.get(key) ?? 0) + 1);
+      if (early === 'early') executedBeforeApproval.push(key);
+    }
+    return { executions, executedBeforeApproval };
   }
 
   /**
@@ -132,8 +158,9 @@ export class RestartHarness {
    * over every effect start and end), and a new process restores the run and finishes it.
    * Returns the outcome, the record and how many await points the run passed.
    */
-  async run(s: Scenario, runId: string, crashAt: number | null) {
+  async run(s: Scenario, runId: string, crashAt: number | null, opts: RunOptions = {}) {
     const store = this.store;
+    const dir = this.dir;
     const approvalIds = new Set<string>();
     const record: RunRecord = {
       executions: new Map(),
@@ -160,6 +187,9 @@ export class RestartHarness {
         record.executions.set(key, (record.executions.get(key) ?? 0) + 1);
         const approval = store.approvals.listPending({}).find((a) => a.idempotencyKey === key);
         if (approval !== undefined) record.executedBeforeApproval.push(key);
+        // Durable before the effect "happens", as a real side effect would be (survives SIGKILL).
+        if (opts.kill === true)
+          appendFileSync(join(dir, EXECUTIONS), `${key}\t${approval === undefined ? 'ok' : 'early'}\n`);
         if (fail) throw new Error('tool failed');
         return { ok: true };
       },
@@ -226,6 +256,8 @@ export class RestartHarness {
           toObservation(outcome, this.store.redactor),
         runMeta: () => ({ sessionId: 'mbt', agentId: 'worker', surface: 'scheduled' }),
         onApprovalOpened: (approval: { id: string; status: string }) => {
+          if (opts.kill === true && !approvalIds.has(approval.id))
+            appendFileSync(join(this.dir, APPROVALS), `${approval.id}\n`);
           approvalIds.add(approval.id);
           if (approval.status === 'pending') setImmediate(() => decide(approval.id));
         },
@@ -245,7 +277,10 @@ export class RestartHarness {
             () => {
               if (proc.crashed) return;
               points++;
-              if (crashAt !== null && points === crashAt) proc.crashed = true;
+              if (crashAt === null || points !== crashAt) return;
+              // A real crash: the process dies here, between two awaits of an effect.
+              if (opts.kill === true) process.kill(process.pid, 'SIGKILL');
+              proc.crashed = true;
             },
           ),
         ]),
@@ -271,31 +306,44 @@ export class RestartHarness {
       if (after !== null) current.host.deliver(after);
     };
     current = spawnProcess();
-    current.host.start({
-      runId,
-      agentId: 'worker',
-      sessionId: 'mbt',
-      taskId: null,
-      parentRunId: null,
-      surface: 'scheduled',
-      interaction: 'unattended',
-      message: 'go',
-      budget: { modelCalls: s.modelBudget, toolCalls: s.toolBudget, wallTimeMs: 600_000 },
-      startedAt: Date.now(),
-    });
-    if (crashAt !== null) {
+    const restart = () => {
+      current = spawnProcess();
+      this.store.ledger.markInterrupted({ runId });
+      current.host.restore(runId);
+      for (const id of approvalIds) {
+        const a = this.store.approvals.get(id);
+        if (a === null) continue;
+        if (a.status === 'pending') decide(id);
+        else current.host.deliver(a);
+      }
+    };
+    // A run killed before its first snapshot was stored was never acknowledged on the bus: it is
+    // redelivered and starts anew (Runtime's agent consumer); the harness does the same.
+    if (opts.resume === true && this.store.snapshots.has(runId)) {
+      // A fresh process after the one that ran this run was killed: restore it as the runtime does at boot.
+      const file = join(this.dir, APPROVALS);
+      if (existsSync(file))
+        for (const id of readFileSync(file, 'utf8').split('\n').filter(Boolean)) approvalIds.add(id);
+      current.crashed = true;
+      restart();
+    } else
+      current.host.start({
+        runId,
+        agentId: 'worker',
+        sessionId: 'mbt',
+        taskId: null,
+        parentRunId: null,
+        surface: 'scheduled',
+        interaction: 'unattended',
+        message: 'go',
+        budget: { modelCalls: s.modelBudget, toolCalls: s.toolBudget, wallTimeMs: 600_000 },
+        startedAt: Date.now(),
+      });
+    if (crashAt !== null && opts.resume !== true) {
       const crashed = await Promise.race([done.then(() => false), waitFor(() => current.crashed)]);
       if (crashed) {
         await new Promise((r) => setImmediate(r)); // a coalesced snapshot write of the dead process may land
-        current = spawnProcess();
-        this.store.ledger.markInterrupted({ runId });
-        current.host.restore(runId);
-        for (const id of approvalIds) {
-          const a = this.store.approvals.get(id);
-          if (a === null) continue;
-          if (a.status === 'pending') decide(id);
-          else current.host.deliver(a);
-        }
+        restart();
       }
     }
     const outcome = await Promise.race([done, timeout(10_000, `${s.name} crash ${String(crashAt)}`)]);
@@ -317,3 +365,16 @@ function timeout(ms: number, what: string): Promise<never> {
 }
 
 export { needsApproval };
+
+/** The file where executions are recorded when a run may be killed with SIGKILL. */
+const EXECUTIONS = 'executions.log';
+/** The approvals a killed process opened (a fresh process delivers or decides them). */
+const APPROVALS = 'approvals.log';
+
+/** How a run is driven: killed for real at its crash point, or resumed in a fresh process. */
+export interface RunOptions {
+  /** At the crash point the process kills itself with SIGKILL (in a child process only). */
+  readonly kill?: boolean;
+  /** Restores the run from the store (after a killed process) instead of starting it. */
+  readonly resume?: boolean;
+}
