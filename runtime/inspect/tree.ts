@@ -1,0 +1,126 @@
+import { sameFields } from './nodes.ts';
+import type { ActorEvent, ActorEventType, ActorFields, ActorNode, ActorTreeSnapshot } from './types.ts';
+
+/** Nodes the tree holds at most (live runs are capped per agent; parked runs wait for a human). */
+export const DEFAULT_TREE_CAPACITY = 10_000;
+
+/** A sub-agent chain deeper than this is cut at the tree's top level (delegation is bounded well below). */
+const MAX_DEPTH = 64;
+
+/**
+ * The live actor tree in memory: a flat map of nodes (each knows its parent by id), a sequence
+ * number counting the changes, and listeners told of each change. Bounded: past `capacity`
+ * nodes a new node is not added and counted in `omitted`. A change costs one small object per
+ * listener call; the nested tree is only built by `snapshot()`.
+ */
+export class ActorTree {
+  readonly #nodes = new Map<string, ActorFields>();
+  readonly #listeners = new Set<(e: ActorEvent) => void>();
+  #seq = 0;
+  #omitted = 0;
+
+  constructor(private readonly capacity = DEFAULT_TREE_CAPACITY) {}
+
+  /** The sequence number of the last change. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** Nodes not added because the tree was full. */
+  get omitted(): number {
+    return this.#omitted;
+  }
+
+  /** The node of an id, or undefined. */
+  get(id: string): ActorFields | undefined {
+    return this.#nodes.get(id);
+  }
+
+  /** Adds a node (`actor.created`) or updates it (`actor.state`, only when something shown changed). */
+  put(fields: ActorFields, cause?: string): void {
+    const prev = this.#nodes.get(fields.id);
+    if (prev === undefined) {
+      if (this.#nodes.size >= this.capacity) {
+        this.#omitted += 1;
+        return;
+      }
+      this.#nodes.set(fields.id, fields);
+      this.#emit('actor.created', fields, cause);
+      return;
+    }
+    if (prev.kind !== fields.kind) return; // Ids are unique across kinds; a clash changes nothing.
+    if (sameFields(prev, fields)) return;
+    this.#nodes.set(fields.id, fields);
+    this.#emit('actor.state', fields, cause);
+  }
+
+  /** Removes a node (`actor.stopped`); its children move up to its parent's place. */
+  remove(id: string, cause?: string): void {
+    const prev = this.#nodes.get(id);
+    if (prev === undefined) return;
+    this.#emit('actor.stopped', prev, cause);
+    this.#nodes.delete(id);
+  }
+
+  /** Listens to every change; returns the removal. A listener that throws is ignored. */
+  on(listener: (e: ActorEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The id of a node's parent in the tree now: a run's parent run, else its agent; an approval's run. */
+  parentOf(f: ActorFields): string | null {
+    const present = (id: string | undefined) => id !== undefined && id !== f.id && this.#nodes.has(id);
+    if (f.kind === 'approval') {
+      if (present(f.runId)) return f.runId as string;
+      return present(f.agentId) ? (f.agentId as string) : null;
+    }
+    if (f.kind === 'run' || f.kind === 'goal') {
+      if (present(f.parentRunId)) return f.parentRunId as string;
+      return present(f.agentId) ? (f.agentId as string) : null;
+    }
+    return null;
+  }
+
+  /** The nested tree now: agents at the top, then runs, sub-agent runs and approvals, in creation order. */
+  snapshot(): ActorTreeSnapshot & { omitted?: number } {
+    const built = new Map<string, ActorNode>();
+    for (const [id, f] of this.#nodes) built.set(id, { ...f, children: [] });
+    const roots: ActorNode[] = [];
+    for (const [id, node] of built) {
+      const parent = this.#reachableParent(id);
+      if (parent === null) roots.push(node);
+      else built.get(parent)?.children.push(node);
+    }
+    return { seq: this.#seq, actors: roots, ...(this.#omitted > 0 ? { omitted: this.#omitted } : {}) };
+  }
+
+  /** A node's parent unless following parents from it loops back or runs too deep (then it is a root). */
+  #reachableParent(id: string): string | null {
+    const f = this.#nodes.get(id) as ActorFields;
+    const parent = this.parentOf(f);
+    let at: string | null = parent;
+    for (let depth = 0; at !== null; depth += 1) {
+      if (at === id || depth > MAX_DEPTH) return null;
+      const up = this.#nodes.get(at);
+      at = up === undefined ? null : this.parentOf(up);
+    }
+    return parent;
+  }
+
+  #emit(type: ActorEventType, fields: ActorFields, cause: string | undefined): void {
+    const event: ActorEvent = {
+      type,
+      seq: ++this.#seq,
+      actor: { ...fields, parentId: this.parentOf(fields) },
+      ...(cause === undefined ? {} : { cause }),
+    };
+    for (const l of this.#listeners) {
+      try {
+        l(event);
+      } catch {
+        // A listener's failure must not reach the actor whose change it heard.
+      }
+    }
+  }
+}
