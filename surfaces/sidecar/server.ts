@@ -57,7 +57,12 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const rate = new RateLimiter(limits.requestsPerMinute);
   const gate = new ConnectionGate(limits.connections);
   const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.store.redactor.redact(v));
-  const offFeed = runtime.onRunEvent((e) => hub.publish(e));
+  const offRuns = runtime.onRunEvent((e) => hub.publish(e));
+  const offActors = runtime.onActorEvent((e) => hub.publish(e));
+  const offFeed = () => {
+    offRuns();
+    offActors();
+  };
   const user = `sidecar:${userInfo().username}`;
   let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
 
