@@ -1,7 +1,7 @@
 import type { InspectionEvent } from 'xstate';
 import type { AgentContext } from '../../machines/agent/machine.ts';
 import type { RunContext } from '../../machines/run/types.ts';
-import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
+import type { ApprovalRecord, Store } from '../../store/index.ts';
 import { statusOf } from '../runs/run-host.ts';
 import { agentFields, approvalFields, runFields, storedRunFields } from './nodes.ts';
 import { statePath } from './state-path.ts';
@@ -94,18 +94,12 @@ export class Inspector {
 
   /**
    * Reads the runs waiting for a human and the pending approvals from the store (at boot, before
-   * parked runs are resumed): a parked run has no live actor until its decision arrives.
+   * parked runs are resumed): a parked run has no live actor until its decision arrives. Two
+   * queries, no snapshot decoded.
    */
   seed(store: Store): void {
     for (const summary of store.snapshots.list({ status: 'waiting_for_approval' })) {
-      if (this.#tree.get(summary.runId) !== undefined) continue;
-      const stored = store.snapshots.get(summary.runId);
-      const snap = stored?.snapshot as { value?: unknown; context?: RunContext } | undefined;
-      if (snap?.context === undefined) continue;
-      this.#tree.put(
-        storedRunFields(snap.context, statePath(snap.value), summary.status as RunStatus),
-        'store',
-      );
+      if (this.#tree.get(summary.runId) === undefined) this.#tree.put(storedRunFields(summary), 'store');
     }
     for (const approval of store.approvals.listPending()) {
       const run = approval.runId === null ? undefined : this.#tree.get(approval.runId);

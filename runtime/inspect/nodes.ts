@@ -1,6 +1,6 @@
 import type { AgentContext } from '../../machines/agent/machine.ts';
 import type { RunContext } from '../../machines/run/types.ts';
-import type { ApprovalRecord, RunStatus } from '../../store/index.ts';
+import type { ApprovalRecord, RunStatus, RunSummary } from '../../store/index.ts';
 import type { ActorFields } from './types.ts';
 
 /** The approval machine's state for a stored approval status. */
@@ -33,9 +33,22 @@ export function runFields(ctx: RunContext, state: string, status: RunStatus): Ac
   };
 }
 
-/** A run found only in the store (parked, no live actor, e.g. after a restart): always parked when waiting. */
-export function storedRunFields(ctx: RunContext, state: string, status: RunStatus): ActorFields {
-  return { ...runFields(ctx, state, status), parked: status === 'waiting_for_approval' };
+/**
+ * A run found only in the store, waiting for a human with no live actor (e.g. after a restart):
+ * from its summary row alone (no snapshot is decoded), so without budgets until it is live again.
+ */
+export function storedRunFields(summary: RunSummary): ActorFields {
+  return {
+    id: summary.runId,
+    kind: 'run',
+    machine: 'run',
+    // The run machine's state of that status (statusOf maps it one to one).
+    state: summary.status,
+    parked: summary.status === 'waiting_for_approval',
+    status: summary.status,
+    agentId: summary.agentId,
+    ...(summary.parentRunId === null ? {} : { parentRunId: summary.parentRunId }),
+  };
 }
 
 /** An agent as a node: its state and its live runs against the cap. */

@@ -1,8 +1,11 @@
 import { sameFields } from './nodes.ts';
 import type { ActorEvent, ActorEventType, ActorFields, ActorNode, ActorTreeSnapshot } from './types.ts';
 
-/** Nodes the tree holds at most (live runs are capped per agent; parked runs wait for a human). */
-export const DEFAULT_TREE_CAPACITY = 10_000;
+/**
+ * Nodes the tree holds at most: live runs are capped per agent, but parked runs (and their
+ * approvals) wait for a human for as long as their approval lives. A node is a few hundred bytes.
+ */
+export const DEFAULT_TREE_CAPACITY = 50_000;
 
 /** A sub-agent chain deeper than this is cut at the tree's top level (delegation is bounded well below). */
 const MAX_DEPTH = 64;
