@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { call, configDir, until } from '../sidecar/client.ts';
 import { BIN, startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 
@@ -104,6 +105,32 @@ describe('snotra inspect', () => {
       expect(p.stderr()).toBe('');
     } finally {
       p.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('the WebSocket feed carries the same actor.* changes', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/ws`, ['snotra.v1', `snotra.token.${TOKEN}`]);
+    const got: {
+      type: string;
+      seq: number;
+      event: { type: string; actor?: { id: string; parentId: string | null } };
+    }[] = [];
+    ws.on('message', (d) => got.push(JSON.parse(String(d)) as (typeof got)[number]));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
+      const runId = await chat();
+      await until(
+        () => got.some((m) => m.event.type === 'actor.stopped' && m.event.actor?.id === runId),
+        30_000,
+        'the run stopped on the WebSocket',
+      );
+      const created = got.find((m) => m.event.type === 'actor.created' && m.event.actor?.id === runId);
+      expect(created).toMatchObject({ type: 'event', event: { actor: { kind: 'run', parentId: 'worker' } } });
+    } finally {
+      ws.close();
     }
   }, 60_000);
 
