@@ -114,4 +114,87 @@ describe('the live actor tree of a runtime', () => {
     expect(later.filter((e) => e.actor.id === runId && e.type === 'actor.state').length).toBeGreaterThan(0);
     expect(later.filter((e) => e.actor.id === runId).at(-1)?.type).toBe('actor.stopped');
   }, 60_000);
+
+  it('a sub-agent run sits under its parent run, its parked approval under it, before and after a restart', async () => {
+    fx = runtimeFixture({
+      agents: { lead: { mode: 'ask' }, notifier: { mode: 'ask', tools: ['send_message'] } },
+    });
+    const model = new ScriptedModel({
+      lead: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 's1', tool: 'spawn_agent', args: { profile: 'notifier', task: 'tell #ops' } }],
+          },
+        },
+        {
+          expect: { kind: 'tool.result', tool: 'spawn_agent', contains: 'completed' },
+          respond: { kind: 'final', text: 'delegated' },
+        },
+      ],
+      notifier: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'n1', tool: 'send_message', args: { channel: '#ops', text: 'done' } }],
+          },
+        },
+        { expect: { kind: 'tool.result', tool: 'send_message' }, respond: { kind: 'final', text: 'sent' } },
+      ],
+    });
+    rt = await fx.start(model);
+    const runId = await rt.runTask('lead', 'nightly', 'delegate the notification');
+    const childRunId = `${runId}/s1`;
+    const pending = await eventually(
+      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      10_000,
+      'the child approval',
+    );
+    await eventually(() => !rt?.runs.isLive(childRunId), 10_000, 'the child to park');
+    const shape = (nodes: readonly ActorNode[]): unknown =>
+      nodes.map((n) => ({ id: n.id, kind: n.kind, parked: n.parked, children: shape(n.children) }));
+    const expected = [
+      {
+        id: 'lead',
+        kind: 'agent',
+        parked: false,
+        children: [
+          {
+            id: runId,
+            kind: 'run',
+            parked: false,
+            children: [
+              {
+                id: childRunId,
+                kind: 'run',
+                parked: true,
+                children: [{ id: pending.id, kind: 'approval', parked: true, children: [] }],
+              },
+            ],
+          },
+        ],
+      },
+      { id: 'notifier', kind: 'agent', parked: false, children: [] },
+    ];
+    await eventually(
+      () => JSON.stringify(shape(rt!.actors().actors)) === JSON.stringify(expected),
+      10_000,
+      'the tree of parent, child and approval',
+    );
+    expect(find(rt.actors().actors, childRunId)).toMatchObject({
+      agentId: 'notifier',
+      parentRunId: runId,
+      state: 'waiting_for_approval',
+    });
+
+    await rt.stop();
+    rt = await fx.start(model);
+    // The child has no live actor now: it and its approval come from the store, under the parent.
+    await eventually(
+      () => JSON.stringify(shape(rt!.actors().actors)) === JSON.stringify(expected),
+      10_000,
+      'the same tree after the restart',
+    );
+    expect(rt.runs.isLive(childRunId)).toBe(false);
+  }, 60_000);
 });
