@@ -19,6 +19,8 @@ const MAX_DEPTH = 64;
 export class ActorTree {
   readonly #nodes = new Map<string, ActorFields>();
   readonly #listeners = new Set<(e: ActorEvent) => void>();
+  /** Node ids by each id they may hang under (their run or parent run, their agent). */
+  readonly #referring = new Map<string, Set<string>>();
   #seq = 0;
   #omitted = 0;
 
@@ -48,12 +50,16 @@ export class ActorTree {
         return;
       }
       this.#nodes.set(fields.id, fields);
+      this.#link(fields);
       this.#emit('actor.created', fields, cause);
+      this.#reparented(this.#childrenOf(fields.id));
       return;
     }
     if (prev.kind !== fields.kind) return; // Ids are unique across kinds; a clash changes nothing.
     if (sameFields(prev, fields)) return;
+    this.#unlink(prev);
     this.#nodes.set(fields.id, fields);
+    this.#link(fields);
     this.#emit('actor.state', fields, cause);
   }
 
@@ -61,8 +67,52 @@ export class ActorTree {
   remove(id: string, cause?: string): void {
     const prev = this.#nodes.get(id);
     if (prev === undefined) return;
+    const children = this.#childrenOf(id);
     this.#emit('actor.stopped', prev, cause);
     this.#nodes.delete(id);
+    this.#unlink(prev);
+    this.#reparented(children);
+  }
+
+  /** The ids a node may hang under: the run it belongs to, then its agent. */
+  #refs(f: ActorFields): string[] {
+    if (f.kind === 'agent') return [];
+    const owner = f.kind === 'approval' ? f.runId : f.parentRunId;
+    return [owner, f.agentId].filter((r): r is string => r !== undefined && r !== f.id);
+  }
+
+  #link(f: ActorFields): void {
+    for (const ref of this.#refs(f)) {
+      let set = this.#referring.get(ref);
+      if (set === undefined) this.#referring.set(ref, (set = new Set()));
+      set.add(f.id);
+    }
+  }
+
+  #unlink(f: ActorFields): void {
+    for (const ref of this.#refs(f)) {
+      const set = this.#referring.get(ref);
+      set?.delete(f.id);
+      if (set?.size === 0) this.#referring.delete(ref);
+    }
+  }
+
+  /** The nodes whose parent is `id` now. */
+  #childrenOf(id: string): ActorFields[] {
+    const out: ActorFields[] = [];
+    for (const child of this.#referring.get(id) ?? []) {
+      const f = this.#nodes.get(child);
+      if (f !== undefined && this.parentOf(f) === id) out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * Nodes that got a new parent (it came, or it went) are sent again as `actor.state` with their
+   * new `parentId`, so a client applying the changes one by one keeps the same tree as `snapshot()`.
+   */
+  #reparented(nodes: readonly ActorFields[]): void {
+    for (const f of nodes) if (this.#nodes.has(f.id)) this.#emit('actor.state', f, 'parent');
   }
 
   /** Listens to every change; returns the removal. A listener that throws is ignored. */
