@@ -56,10 +56,19 @@ export class Inspector {
     }
     if (s.status !== 'active') return;
     const ctx = s.context as RunContext;
-    this.#tree.put(
-      runFields(ctx, statePath(s.value), statusOf(s as Parameters<typeof statusOf>[0])),
-      causeOf(e.event),
-    );
+    const state = statePath(s.value);
+    const status = statusOf(s as Parameters<typeof statusOf>[0]);
+    // Most snapshots change nothing shown: compared field by field before anything is built.
+    const prev = this.#tree.get(runId);
+    if (
+      prev !== undefined &&
+      prev.state === state &&
+      prev.status === status &&
+      prev.budgets?.modelCalls?.used === ctx.used.modelCalls &&
+      prev.budgets.toolCalls?.used === ctx.used.toolCalls
+    )
+      return;
+    this.#tree.put(runFields(ctx, state, status), causeOf(e.event));
   }
 
   /** An inspection event of an agent actor. */

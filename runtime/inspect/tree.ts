@@ -57,9 +57,13 @@ export class ActorTree {
     }
     if (prev.kind !== fields.kind) return; // Ids are unique across kinds; a clash changes nothing.
     if (sameFields(prev, fields)) return;
-    this.#unlink(prev);
+    const moved =
+      prev.parentRunId !== fields.parentRunId ||
+      prev.runId !== fields.runId ||
+      prev.agentId !== fields.agentId;
+    if (moved) this.#unlink(prev);
     this.#nodes.set(fields.id, fields);
-    this.#link(fields);
+    if (moved) this.#link(fields);
     this.#emit('actor.state', fields, cause);
   }
 
