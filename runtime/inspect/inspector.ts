@@ -79,11 +79,6 @@ export class Inspector {
     this.#tree.put(agentFields(s.context as AgentContext, statePath(s.value)), causeOf(e.event));
   }
 
-  /** An agent actor was stopped. */
-  agentStopped(agentId: string): void {
-    this.#tree.remove(agentId, 'stop');
-  }
-
   /** An approval was opened (its row is committed); a pending one joins the tree under its run. */
   approvalOpened(approval: ApprovalRecord, interaction: RunContext['interaction']): void {
     if (approval.status !== 'pending') return;
