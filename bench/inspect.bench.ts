@@ -11,7 +11,7 @@
  * inspector (a run's root snapshot that changes its state, one that changes nothing shown, and an
  * event that is not a root snapshot and is dropped at once), without listeners.
  *
- * Run: `npx tsx bench/inspect.bench.ts` (PARKS=50 PER_SECOND=5 by default; HOT_ONLY=1 for the first part). Prints one JSON document (ms).
+ * Run: `npx tsx bench/inspect.bench.ts` (PARKS=50 PER_SECOND=5 FIRST_IN_MS=10000 by default; HOT_ONLY=1 for the first part). Prints one JSON document (ms).
  */
 import type { InspectionEvent } from 'xstate';
 import type { RunContext } from '../machines/run/types.ts';
@@ -70,7 +70,11 @@ if (process.env.HOT_ONLY === '1') {
 const PARKS = Number(process.env.PARKS ?? 50);
 const PER_SECOND = Number(process.env.PER_SECOND ?? 5);
 
-const s = await startParkScenario({ parks: PARKS, perSecond: PER_SECOND, firstInMs: 5000 });
+const FIRST_IN_MS = Number(process.env.FIRST_IN_MS ?? 10_000);
+const s = await startParkScenario({
+  parks: PARKS,
+  schedule: { kind: 'spread', perSecond: PER_SECOND, firstInMs: FIRST_IN_MS },
+});
 try {
   const arrivals = await untilParked(s, PARKS, 180_000);
   const created = await approvalTimes(s);

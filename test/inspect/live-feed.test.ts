@@ -56,7 +56,7 @@ let s: ParkScenario;
 let inspector: ReturnType<typeof inspectJson>;
 
 beforeAll(async () => {
-  s = await startParkScenario({ parks: PARKS, perSecond: 4, firstInMs: 4000 });
+  s = await startParkScenario({ parks: PARKS, schedule: { kind: 'every-second' } });
   inspector = inspectJson(s.configPath);
   await until(() => inspector.lines.length > 0, 30_000, 'the first line of snotra inspect');
 }, 120_000);

@@ -71,25 +71,36 @@ function openEvents(port: number, auth: Record<string, string>, frames: Frame[])
   });
 }
 
+/** When the scenario's tasks fire. */
+export type ParkSchedule =
+  /** Every task on every second: each parks at its first firing (later ones are skipped while it waits). */
+  | { readonly kind: 'every-second' }
+  /** One-shot tasks, `perSecond` of them on each second from `firstInMs` after the config is written. */
+  | { readonly kind: 'spread'; readonly perSecond: number; readonly firstInMs: number };
+
 /**
- * Starts `snotra start` with `parks` one-shot scheduled tasks (`perSecond` of them on each second
- * from `firstInMs` on), an agent in ask mode whose scripted model writes a file (approval
- * required: unattended, so each run parks in the Inbox), and an env secret that the write's
- * content carries. The events stream is open before the first task fires.
+ * Starts `snotra start` with `parks` scheduled tasks, an agent in ask mode whose scripted model
+ * writes a file (approval required: unattended, so each run parks in the Inbox), and an env
+ * secret that the write's content carries. The events stream is open before the first task
+ * fires (`spread`: rejected when the runtime was not ready by then, since a one-shot task already
+ * past at boot is skipped).
  */
 export async function startParkScenario(options: {
   parks: number;
-  perSecond: number;
-  firstInMs: number;
+  schedule: ParkSchedule;
 }): Promise<ParkScenario> {
   const secret = `sk-${randomBytes(18).toString('base64url')}`;
   const token = randomBytes(32).toString('base64url');
   const auth = { Authorization: `Bearer ${token}` };
-  const base = Date.now() + options.firstInMs;
+  const schedule = options.schedule;
+  const base = schedule.kind === 'spread' ? Date.now() + schedule.firstInMs : 0;
   const scheduled = Array.from({ length: options.parks }, (_, i) => ({
     id: `park-${i}`,
     agent: 'worker',
-    cron: new Date(base + Math.floor(i / options.perSecond) * 1000).toISOString().replace(/\.\d+Z$/, ''),
+    cron:
+      schedule.kind === 'spread'
+        ? new Date(base + Math.floor(i / schedule.perSecond) * 1000).toISOString().replace(/\.\d+Z$/, '')
+        : '* * * * * *',
     message: 'write the report',
     missed: 'run-once',
   }));
@@ -131,6 +142,10 @@ export async function startParkScenario(options: {
       return { text: a.text, tree: a.json() as ActorTreeSnapshot };
     };
     const initial = (await actors()).tree;
+    if (schedule.kind === 'spread' && Date.now() >= base - 200)
+      throw new Error(
+        `snotra start was not ready ${schedule.firstInMs} ms after the config was written; raise firstInMs`,
+      );
     return {
       dir,
       configPath,
