@@ -77,10 +77,13 @@ describe('the request rate is limited per client (token holders; without the tok
   }, 60_000);
 
   it('the token holder flooding is limited too (HTTP and WebSocket upgrades); /health still answers', async () => {
-    // Two requests of the token holder were already counted above.
-    const flood = await statuses(PER_MINUTE, '/v1/inbox', AUTH);
-    expect(flood.filter((s) => s === 200).length).toBe(PER_MINUTE - 2);
-    expect(flood.slice(PER_MINUTE - 2).every((s) => s === 429)).toBe(true);
+    // Some of the token holder's requests were counted above (this minute or, on a slow machine, the last).
+    const flood = await statuses(PER_MINUTE + 5, '/v1/inbox', AUTH);
+    const served = flood.indexOf(429);
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThanOrEqual(PER_MINUTE);
+    expect(flood.slice(0, served).every((s) => s === 200)).toBe(true);
+    expect(flood.slice(served).every((s) => s === 429)).toBe(true);
     expect(await upgrade(['snotra.v1', `snotra.token.${TOKEN}`])).toBe(429);
     const health = await call(port, 'GET', '/health');
     expect([health.status, health.text]).toEqual([200, '{"ok":true}']);
