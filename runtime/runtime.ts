@@ -55,6 +55,7 @@ import { logRunEvent } from './run-log.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
+import { Inspector, type ActorEvent, type ActorTreeSnapshot } from './inspect/index.ts';
 
 export { RUNTIME_FILE };
 
@@ -139,6 +140,7 @@ export class Runtime {
   #authority!: AuthorityState;
   #delegation!: Delegation;
   #feed!: RunFeed;
+  #inspector!: Inspector;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -235,6 +237,7 @@ export class Runtime {
         : null;
     if (tools !== null) undo.push(() => tools.close());
     let runtime: Runtime | null = null;
+    const inspector = new Inspector();
     const runs = new RunHost(
       store,
       {
@@ -249,6 +252,7 @@ export class Runtime {
         },
       },
       clock,
+      (runId, e) => inspector.onRunInspection(runId, e),
     );
     const approvals = new ApprovalService(
       store,
@@ -256,6 +260,7 @@ export class Runtime {
         deliver: (a) => runs.deliver(a),
         resolved: (a) => {
           if (runtime !== null) runtime.#feed.approvalResolved(a);
+          inspector.approvalResolved(a);
           if (a.status !== 'pending') {
             bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
               approvalId: a.id,
@@ -283,6 +288,7 @@ export class Runtime {
       clock,
     );
     const rt = runtime;
+    rt.#inspector = inspector;
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
@@ -467,6 +473,16 @@ export class Runtime {
     return this.#feed.on(listener);
   }
 
+  /** The live actor tree (agents → runs → sub-agent runs → approvals), redacted of everything but ids, states and budgets. */
+  actors(): ActorTreeSnapshot {
+    return this.#inspector.snapshot();
+  }
+
+  /** Listens to the changes of the live actor tree (`actor.*` events); returns the removal. */
+  onActorEvent(listener: (e: ActorEvent) => void): () => void {
+    return this.#inspector.on(listener);
+  }
+
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
   onApproval(listener: ApprovalListener): () => void {
     this.#approvalListeners.add(listener);
@@ -497,6 +513,7 @@ export class Runtime {
     // Calls cut by a crash: never silently re-run (see executeOnce).
     this.store.ledger.markInterrupted();
     for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
+    this.#inspector.seed(this.store);
     this.approvals.rearm();
     for (const run of this.store.snapshots.list()) {
       if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
@@ -512,7 +529,10 @@ export class Runtime {
       }
       this.runs.restore(run.runId);
     }
-    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id));
+    const redact = <T>(v: T): T => this.store.redactor.redact(v) as T;
+    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id), {
+      actors: { snapshot: () => redact(this.actors()), on: (l) => this.onActorEvent((e) => l(redact(e))) },
+    });
     this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
     this.#syncTimer.unref();
     const scheduler = new Scheduler(this.loaded.config.surfaces.scheduled, {
@@ -547,7 +567,7 @@ export class Runtime {
             this.logger.warn({ agentId, messageId: message.messageId, reason }, 'message refused'),
         },
       }),
-      { input: { agentId, maxConcurrentRuns: 16 } },
+      { input: { agentId, maxConcurrentRuns: 16 }, inspect: (e) => this.#inspector.onAgentInspection(e) },
     ).start();
     this.#agents.set(agentId, actor);
     const consuming = this.queue.consume(agentId, async (message) => {
@@ -647,6 +667,7 @@ export class Runtime {
   #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
     this.approvals.track(approval);
     if (approval.status !== 'pending') return;
+    this.#inspector.approvalOpened(approval, ctx.interaction);
     this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
       approvalId: approval.id,
       runId: approval.runId,
@@ -683,6 +704,7 @@ export class Runtime {
 
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
     this.#feed.ended(ctx, outcome);
+    this.#inspector.runEnded(runId);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);

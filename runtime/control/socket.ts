@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ActorStreams, InspectRequest, type ActorSource } from './actor-stream.ts';
 
 /** The control socket's file name inside the state dir. */
 export const CONTROL_SOCKET = 'control.sock';
@@ -19,13 +20,21 @@ export type ControlMessage = z.infer<typeof ControlMessage>;
 
 const MAX_LINE = 4096;
 
+/** What the control socket serves besides notifications. */
+export interface ControlOptions {
+  /** The live actor tree for `snotra inspect` (a `{"v":1,"type":"inspect"}` line opens the stream). */
+  readonly actors?: ActorSource;
+}
+
 /**
  * Listens on `<stateDir>/control.sock` with mode 0600 (the state dir itself is 0700), so only the
- * local user who runs the runtime can connect. Malformed lines are counted and ignored.
+ * local user who runs the runtime can connect. Malformed lines are counted and ignored. With
+ * `options.actors`, a connection may ask for the live actor stream instead (read-only, redacted).
  */
 export async function startControlSocket(
   stateDir: string,
   onMessage: (message: ControlMessage) => void,
+  options: ControlOptions = {},
 ): Promise<{ path: string; invalid: () => number; close: () => Promise<void> }> {
   const path = join(stateDir, CONTROL_SOCKET);
   try {
@@ -34,10 +43,13 @@ export async function startControlSocket(
     // No stale socket.
   }
   let invalid = 0;
+  const streams = options.actors === undefined ? null : new ActorStreams(options.actors);
   const server: Server = createServer((socket) => {
     let buffer = '';
+    let streaming = false;
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
+      if (streaming) return; // A stream is read-only: what the client sends is ignored.
       buffer += chunk;
       if (buffer.length > MAX_LINE) {
         invalid++;
@@ -48,6 +60,12 @@ export async function startControlSocket(
       while ((nl = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
+        if (streams !== null && isInspectRequest(line)) {
+          streaming = true;
+          buffer = '';
+          streams.serve(socket);
+          return;
+        }
         let parsed: ControlMessage | null = null;
         try {
           const r = ControlMessage.safeParse(JSON.parse(line));
@@ -77,6 +95,7 @@ export async function startControlSocket(
     invalid: () => invalid,
     close: () =>
       new Promise<void>((resolve) => {
+        streams?.stopAll();
         server.close(() => resolve());
         try {
           unlinkSync(path);
@@ -85,6 +104,14 @@ export async function startControlSocket(
         }
       }),
   };
+}
+
+function isInspectRequest(line: string): boolean {
+  try {
+    return InspectRequest.safeParse(JSON.parse(line)).success;
+  } catch {
+    return false;
+  }
 }
 
 /** Tells a running runtime to look at the store. Resolves false when no runtime listens. */

@@ -219,6 +219,17 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./init.ts')).initCommand(argv, io, cwd),
   },
   {
+    path: ['inspect'],
+    summary: 'the live actor tree of the running runtime, one update per change',
+    usage: '[--json] [--state-dir D] [--config F]',
+    options: [
+      ['--json', 'the tree as one JSON line, then one JSON line per change (actor.created|state|stopped)'],
+      ...STATE,
+    ],
+    examples: ['snotra inspect', 'snotra inspect --json --state-dir ~/.local/state/snotra'],
+    run: async (argv, io, cwd) => (await import('./inspect.ts')).inspectCommand(argv, io, cwd),
+  },
+  {
     path: ['viz'],
     summary: 'a state machine’s states and transitions',
     usage: '[machine] [--format mermaid|dot|svg|json | --json] [--out FILE]',

@@ -14,7 +14,8 @@ export function packageVersion(): string {
 
 const EXIT_CODES = `Exit codes (every command):
   0   success (policy check: allowed)
-  1   failure: invalid config, unreadable state, a refused decision, a failed run, a broken audit chain
+  1   failure: invalid config, unreadable state, a refused decision, a failed run, a broken audit chain,
+      no running runtime (inspect)
   2   usage error: unknown command or flag, bad or missing arguments
   10  policy check: approval required
   11  policy check: denied

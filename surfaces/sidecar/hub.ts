@@ -1,13 +1,17 @@
 import type { RunFeedEvent } from '../../runtime/events.ts';
+import type { ActorEvent } from '../../runtime/inspect/index.ts';
 
-/** One event as the streams send it: a sequence number and the (redacted) run feed event. */
+/** What the streams carry: the run feed's events and the live actor tree's `actor.*` changes. */
+export type FeedEvent = RunFeedEvent | ActorEvent;
+
+/** One event as the streams send it: a sequence number and the (redacted) event. */
 export interface Sequenced {
   readonly seq: number;
-  readonly event: RunFeedEvent;
+  readonly event: FeedEvent;
 }
 
 /**
- * The run feed numbered for SSE/WebSocket clients, with the last `capacity` events kept for
+ * The run feed and the actor changes numbered for SSE/WebSocket clients, with the last `capacity` events kept for
  * `Last-Event-ID` replay. Subscribers must not throw.
  */
 export class EventHub {
@@ -20,8 +24,8 @@ export class EventHub {
     private readonly redact: (value: unknown) => unknown,
   ) {}
 
-  publish(event: RunFeedEvent): void {
-    const item: Sequenced = { seq: ++this.#seq, event: this.redact(event) as RunFeedEvent };
+  publish(event: FeedEvent): void {
+    const item: Sequenced = { seq: ++this.#seq, event: this.redact(event) as FeedEvent };
     this.#buffer.push(item);
     if (this.#buffer.length > this.capacity) this.#buffer.shift();
     for (const s of this.#subscribers) s(item);

@@ -6,7 +6,7 @@ export interface SidecarLimits {
   readonly frameBytes: number;
   /** Concurrent SSE and WebSocket connections. */
   readonly connections: number;
-  /** Requests per minute (all clients together; `/health` is not counted). */
+  /** Requests per minute of each client (token holders together; without the token, per Origin); `/health` is not counted. */
   readonly requestsPerMinute: number;
 }
 
@@ -28,23 +28,33 @@ export function limitsOf(config: Partial<SidecarLimits> | undefined): SidecarLim
   };
 }
 
-/** A fixed one-minute window request counter; `take` throws 429 once the window is full. */
+/**
+ * Who a request is counted for: holders of the token together, and apart from them each Origin
+ * the request came with (already checked to be allowed) or none. A page or process without the
+ * token can then exhaust only its own budget, never the token holder's. The keys are bounded by
+ * the allowed origins.
+ */
+export function clientKey(authenticated: boolean, origin: string | undefined): string {
+  return authenticated ? 'token' : `anonymous ${origin ?? '-'}`;
+}
+
+/** Fixed one-minute window request counters, one per client key; `take` throws 429 once a window is full. */
 export class RateLimiter {
-  #windowStart = 0;
-  #count = 0;
+  readonly #windows = new Map<string, { start: number; count: number }>();
   constructor(
     private readonly perMinute: number,
     private readonly clock: () => number = Date.now,
   ) {}
 
-  take(): void {
+  take(key = 'token'): void {
     const now = this.clock();
-    if (now - this.#windowStart >= 60_000) {
-      this.#windowStart = now;
-      this.#count = 0;
+    let w = this.#windows.get(key);
+    if (w === undefined || now - w.start >= 60_000) {
+      w = { start: now, count: 0 };
+      this.#windows.set(key, w);
     }
-    this.#count += 1;
-    if (this.#count > this.perMinute) {
+    w.count += 1;
+    if (w.count > this.perMinute) {
       throw new SidecarError(
         429,
         'rate_limited',

@@ -59,6 +59,7 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'runs', null], handler: run },
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
   { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
+  { method: 'GET', pattern: ['v1', 'actors'], handler: actors },
 ];
 
 /** Finds the route of a raw path (query already cut off); null for none. Params are decoded. */
@@ -166,4 +167,8 @@ function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, 
   const graph = graphOf(name as string);
   if (graph === null) throw new SidecarError(404, 'unknown_machine', 'no machine by that name');
   reply(ctx, res, 200, graph);
+}
+
+function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  reply(ctx, res, 200, ctx.runtime.actors());
 }

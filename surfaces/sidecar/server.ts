@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { bearerOf, checkHost, checkOrigin, checkToken, type Peers } from './auth.ts';
+import { bearerOf, checkHost, checkOrigin, checkToken, tokenMatches, type Peers } from './auth.ts';
 import { SidecarError, sendError, sendJson, BASE_HEADERS } from './errors.ts';
 import { EventHub } from './hub.ts';
 import {
   ConnectionGate,
   HEADERS_TIMEOUT_MS,
+  clientKey,
   RateLimiter,
   REQUEST_TIMEOUT_MS,
   limitsOf,
@@ -57,7 +58,12 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const rate = new RateLimiter(limits.requestsPerMinute);
   const gate = new ConnectionGate(limits.connections);
   const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.store.redactor.redact(v));
-  const offFeed = runtime.onRunEvent((e) => hub.publish(e));
+  const offRuns = runtime.onRunEvent((e) => hub.publish(e));
+  const offActors = runtime.onActorEvent((e) => hub.publish(e));
+  const offFeed = () => {
+    offRuns();
+    offActors();
+  };
   const user = `sidecar:${userInfo().username}`;
   let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
 
@@ -84,13 +90,15 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         sendJson(res, 200, { ok: true }, cors);
         return;
       }
-      rate.take();
+      const presented = bearerOf(req.headers.authorization);
+      const authenticated = tokenMatches(presented, token);
+      rate.take(clientKey(authenticated, origin));
       if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...BASE_HEADERS, ...cors });
         res.end();
         return;
       }
-      checkToken(bearerOf(req.headers.authorization), token);
+      checkToken(presented, token);
       const q = rawUrl.indexOf('?');
       const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
       if (req.method === 'GET' && rawPath === '/v1/events') {

@@ -3,14 +3,14 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { checkHost, checkOrigin, checkToken, wsTokenOf, type Peers } from './auth.ts';
+import { checkHost, checkOrigin, checkToken, tokenMatches, wsTokenOf, type Peers } from './auth.ts';
 import { SidecarError, rawErrorResponse } from './errors.ts';
 import type { EventHub } from './hub.ts';
-import type { ConnectionGate, RateLimiter } from './limits.ts';
+import { clientKey, type ConnectionGate, type RateLimiter } from './limits.ts';
 
 /** The subprotocol the server answers (the client also offers `snotra.token.<token>`). */
 export const WS_PROTOCOL = 'snotra.v1';
-/** A WebSocket client this far behind (bytes buffered) is closed. */
+/** A WebSocket client this far behind (bytes buffered) is sent one error message and closed (1008). */
 export const WS_LAG_BYTES = 1024 * 1024;
 
 const ChatMessage = z.strictObject({
@@ -51,8 +51,9 @@ export function webSocketEndpoint(options: WsOptions) {
       const peers = options.peers();
       checkHost(req.headers.host, peers);
       checkOrigin(req.headers.origin, peers);
-      options.rate.take();
-      checkToken(wsTokenOf(req.headers['sec-websocket-protocol']), options.token);
+      const presented = wsTokenOf(req.headers['sec-websocket-protocol']);
+      options.rate.take(clientKey(tokenMatches(presented, options.token), req.headers.origin));
+      checkToken(presented, options.token);
       if (req.url !== '/v1/ws') throw new SidecarError(404, 'not_found', 'no such route');
       release = options.gate.acquire();
     } catch (err) {
@@ -76,6 +77,13 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
   const send = (msg: unknown) => {
     if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount > WS_LAG_BYTES) {
+      // One error message (queued behind what it has not read), then the close: nothing more is sent.
+      ws.send(
+        JSON.stringify({
+          type: 'error',
+          error: { code: 'client_lagging', message: 'the client read too slowly; reconnect' },
+        }),
+      );
       ws.close(1008, 'client lagging');
       return;
     }
@@ -90,7 +98,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
   ws.on('message', (data, isBinary) => {
     void (async () => {
       try {
-        options.rate.take();
+        options.rate.take(clientKey(true, undefined));
         let value: unknown;
         try {
           value = isBinary ? undefined : JSON.parse(String(data));

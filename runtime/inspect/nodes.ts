@@ -1,0 +1,99 @@
+import type { AgentContext } from '../../machines/agent/machine.ts';
+import type { RunContext } from '../../machines/run/types.ts';
+import type { ApprovalRecord, RunStatus, RunSummary } from '../../store/index.ts';
+import type { ActorFields } from './types.ts';
+
+/** The approval machine's state for a stored approval status. */
+const APPROVAL_STATE: Readonly<Record<ApprovalRecord['status'], string>> = {
+  pending: 'requested',
+  approved: 'approved',
+  denied: 'denied',
+  expired: 'expired',
+};
+
+/**
+ * A run as a node: ids, state, status, parked and its budgets (model and tool calls spent against
+ * their limits). Reads only those fields of the context: no transcript, call or argument.
+ */
+export function runFields(ctx: RunContext, state: string, status: RunStatus): ActorFields {
+  const parked = status === 'waiting_for_approval' && ctx.interaction === 'unattended';
+  return {
+    id: ctx.runId,
+    kind: 'run',
+    machine: 'run',
+    state,
+    parked,
+    status,
+    agentId: ctx.agentId,
+    ...(ctx.parentRunId === null ? {} : { parentRunId: ctx.parentRunId }),
+    budgets: {
+      modelCalls: { used: ctx.used.modelCalls, limit: ctx.budget.modelCalls },
+      toolCalls: { used: ctx.used.toolCalls, limit: ctx.budget.toolCalls },
+    },
+  };
+}
+
+/**
+ * A run found only in the store, waiting for a human with no live actor (e.g. after a restart):
+ * from its summary row alone (no snapshot is decoded), so without budgets until it is live again.
+ */
+export function storedRunFields(summary: RunSummary): ActorFields {
+  return {
+    id: summary.runId,
+    kind: 'run',
+    machine: 'run',
+    // The run machine's state of that status (statusOf maps it one to one).
+    state: summary.status,
+    parked: summary.status === 'waiting_for_approval',
+    status: summary.status,
+    agentId: summary.agentId,
+    ...(summary.parentRunId === null ? {} : { parentRunId: summary.parentRunId }),
+  };
+}
+
+/** An agent as a node: its state and its live runs against the cap. */
+export function agentFields(ctx: AgentContext, state: string): ActorFields {
+  return {
+    id: ctx.agentId,
+    kind: 'agent',
+    machine: 'agent',
+    state,
+    parked: false,
+    agentId: ctx.agentId,
+    budgets: { runs: { used: ctx.liveRuns.length, limit: ctx.maxConcurrentRuns } },
+  };
+}
+
+/** An approval as a node: the tool's name and the status only (never the arguments, target or reason). */
+export function approvalFields(a: ApprovalRecord, unattended: boolean): ActorFields {
+  return {
+    id: a.id,
+    kind: 'approval',
+    machine: 'approval',
+    state: APPROVAL_STATE[a.status],
+    parked: unattended && a.status === 'pending',
+    status: a.status,
+    agentId: a.agentId,
+    ...(a.runId === null ? {} : { runId: a.runId }),
+    ...(a.parentRunId === null ? {} : { parentRunId: a.parentRunId }),
+    tool: a.tool,
+  };
+}
+
+/** Whether two nodes show the same thing (budgets compared by value). */
+export function sameFields(a: ActorFields, b: ActorFields): boolean {
+  if (
+    a.state !== b.state ||
+    a.parked !== b.parked ||
+    a.status !== b.status ||
+    a.parentRunId !== b.parentRunId ||
+    a.runId !== b.runId ||
+    a.tool !== b.tool
+  )
+    return false;
+  const ab = a.budgets ?? {};
+  const bb = b.budgets ?? {};
+  const keys = Object.keys(ab);
+  if (keys.length !== Object.keys(bb).length) return false;
+  return keys.every((k) => ab[k]?.used === bb[k]?.used && ab[k]?.limit === bb[k]?.limit);
+}
