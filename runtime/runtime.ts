@@ -39,7 +39,7 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
-import { createSecretResolver, type SecretStore } from './secrets/index.ts';
+import { createSecretResolver, registerKnownSecrets, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
 import { Delegation } from './delegation.ts';
 import { createSpawnAgentExecutor } from '../actors/delegation/spawn-agent.ts';
@@ -203,6 +203,8 @@ export class Runtime {
       name: 'snotra',
       level: options.logLevel ?? 'info',
     });
+    // Every secret value it can know of is registered before anything can persist or show one.
+    await registerKnownSecrets(loaded.config, options.secretStore, redactor);
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));

@@ -45,6 +45,11 @@ export class EnvSecretStore implements SecretStore {
     return this.values.size;
   }
 
+  /** Every value taken from the environment (the runtime registers them all with the redactor). */
+  heldValues(): Iterable<string> {
+    return this.values.values();
+  }
+
   /** See `SecretStore.get`. */
   async get(name: string): Promise<string | null> {
     return this.values.get(secretEnvName(name)) ?? null;

@@ -13,3 +13,5 @@ export type { OpenSecretStoreOptions } from './open.ts';
 export { createSecretResolver } from './resolver.ts';
 export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
 export { secretStoreFromConfig } from './from-config.ts';
+export { registerKnownSecrets, secretNamesIn } from './preload.ts';
+export type { HeldSecrets } from './preload.ts';

@@ -16,6 +16,11 @@ export class MemorySecretStore implements SecretStore {
     }
   }
 
+  /** Every value held (the runtime registers them all with the redactor). */
+  heldValues(): Iterable<string> {
+    return this.values.values();
+  }
+
   /** See `SecretStore.get`. */
   async get(name: string): Promise<string | null> {
     assertSecretName(name);

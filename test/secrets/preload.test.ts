@@ -1,0 +1,112 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
+import {
+  EnvSecretStore,
+  registerKnownSecrets,
+  secretNamesIn,
+  type SecretStore,
+} from '../../runtime/secrets/index.ts';
+import { Redactor } from '../../store/redaction/redactor.ts';
+import { eventually, runtimeFixture } from '../support/runtime.ts';
+
+/** A store that can only be asked by name (like the OS keyring): no values held to hand over. */
+function byNameOnly(values: Record<string, string>): SecretStore & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    kind: 'test',
+    asked,
+    async get(name) {
+      asked.push(name);
+      if (name === 'broken') throw new Error('backend failed');
+      return values[name] ?? null;
+    },
+    async set() {},
+    async delete() {
+      return false;
+    },
+  };
+}
+
+describe('secrets known at boot are registered before anything can persist one', () => {
+  it('finds every { "secret": name } reference of a config, at any depth, and nothing that only looks like one', () => {
+    const names = secretNamesIn({
+      agents: { a: { model: { provider: 'openai-compatible', apiKey: { secret: 'openai' } } } },
+      mcp: { servers: { notes: { env: { TOKEN: { secret: 'notes-token' }, PLAIN: 'x' } } } },
+      surfaces: { platforms: [{ id: 'tg', token: { secret: 'tg-bot' } }] },
+      // Not a reference: a second key, or a non-string.
+      other: { secret: 'no', note: 'two keys' },
+      odd: { secret: 42 },
+    });
+    expect([...names].sort()).toEqual(['notes-token', 'openai', 'tg-bot']);
+  });
+
+  it('a store asked by name registers each configured value; a missing or failing one is left to its user', async () => {
+    const store = byNameOnly({ openai: 'sk-live-0123456789abcdef', 'tg-bot': '123456:ABCdefGHIjklMNOpqr' });
+    const redactor = new Redactor();
+    const config = {
+      a: { apiKey: { secret: 'openai' } },
+      b: [{ token: { secret: 'tg-bot' } }, { token: { secret: 'missing' } }, { token: { secret: 'broken' } }],
+    };
+    expect(await registerKnownSecrets(config, store, redactor)).toBe(2);
+    expect(store.asked.sort()).toEqual(['broken', 'missing', 'openai', 'tg-bot']);
+    const out = redactor.redactString('key sk-live-0123456789abcdef and bot 123456:ABCdefGHIjklMNOpqr');
+    expect(out).not.toContain('sk-live-0123456789abcdef');
+    expect(out).not.toContain('ABCdefGHIjklMNOpqr');
+  });
+
+  it('the env backend hands over every value it took, referenced or not', async () => {
+    const env = { SNOTRA_SECRET_DEPLOY_KEY: 'dk-9f8e7d6c5b4a3210', OTHER: 'kept' };
+    const store = new EnvSecretStore(env);
+    const redactor = new Redactor();
+    expect(await registerKnownSecrets({}, store, redactor)).toBe(1);
+    expect(redactor.redactString('use dk-9f8e7d6c5b4a3210 now')).toBe('use [REDACTED] now');
+  });
+
+  it('a secret the model puts into a tool argument before any tool used it is in no row, log or event of the run', async () => {
+    const secret = 'zq-unused-secret-5e1f0c9a7b3d';
+    const fx = runtimeFixture({ agents: { worker: { mode: 'ask', tools: ['send_message'] } } });
+    const rt = await fx.start(
+      new ScriptedModel({
+        worker: [
+          {
+            respond: {
+              kind: 'calls',
+              calls: [
+                { id: 'c1', tool: 'send_message', args: { channel: '#ops', text: `deploy with ${secret}` } },
+              ],
+            },
+          },
+          { respond: { kind: 'final', text: `done, key was ${secret}` } },
+        ],
+      }),
+      { secretStore: new EnvSecretStore({ SNOTRA_SECRET_DEPLOY_KEY: secret }) },
+    );
+    const events: string[] = [];
+    try {
+      rt.onRunEvent((e) => events.push(JSON.stringify(e)));
+      const runId = await rt.runTask('worker', 'task', 'deploy');
+      const pending = await eventually(
+        () => rt.store.approvals.listPending({})[0],
+        20_000,
+        'the parked approval',
+      );
+      expect(JSON.stringify(pending)).not.toContain(secret);
+      expect(JSON.stringify(pending)).toContain('[REDACTED]');
+      rt.decide(pending.id, 'approved', 'tester');
+      await rt.waitForRun(runId);
+      // The call ran once, with its arguments as recorded: the model's answer is redacted when it
+      // is recorded, so a known secret the model produced does not reach the tool either.
+      expect(fx.sent()).toEqual(['#ops deploy with [REDACTED]']);
+    } finally {
+      await rt.stop();
+    }
+    for (const f of readdirSync(fx.stateDir).filter((n) => n.startsWith('snotra.db'))) {
+      expect(readFileSync(join(fx.stateDir, f)).includes(Buffer.from(secret)), f).toBe(false);
+    }
+    expect(fx.logs.join('')).not.toContain(secret);
+    expect(events.join('')).not.toContain(secret);
+    fx.cleanup();
+  }, 60_000);
+});
