@@ -52,6 +52,7 @@ type Handler = (
 
 /** The routes, matched on the raw path split at `/` (no normalization: `//v1/inbox` matches nothing). */
 const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; handler: Handler }[] = [
+  { method: 'GET', pattern: ['v1', 'agents'], handler: agents },
   { method: 'GET', pattern: ['v1', 'inbox'], handler: inbox },
   { method: 'POST', pattern: ['v1', 'inbox', null, 'decision'], handler: decision },
   { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
@@ -93,6 +94,12 @@ export function matchRoute(
 
 function reply(ctx: RouteContext, res: ServerResponse, status: number, body: unknown): void {
   sendJson(res, status, ctx.runtime.store.redactor.redact(body), ctx.cors);
+}
+
+/** The configured agents a chat can address: id and mode only. */
+function agents(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  const list = Object.entries(ctx.runtime.loaded.config.agents).map(([id, a]) => ({ id, mode: a.mode }));
+  reply(ctx, res, 200, { agents: list });
 }
 
 function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
@@ -159,7 +166,12 @@ function run(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]
 
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
   const summary = runSummary(ctx, id as string);
-  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }) });
+  // The whole log's hash chain is walked: a run's events verify only as part of it.
+  const chain = ctx.runtime.store.audit.verifyChain();
+  const verification = chain.ok
+    ? { ok: true, count: chain.count, headSeq: chain.headSeq }
+    : { ok: false, count: chain.count, brokenSeq: chain.brokenSeq, reason: chain.reason };
+  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }), verification });
 }
 
 function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [name]: string[]): void {
