@@ -50,10 +50,18 @@ export interface WindowOptions {
   readonly devtools: boolean;
 }
 
+function parsed(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
 /** Whether a request goes to the sidecar's /v1 API (the only requests that get the token). */
 export function isApiRequest(url: string, origin: string): boolean {
-  const u = new URL(url);
-  return u.origin === origin && u.pathname.startsWith('/v1/');
+  const u = parsed(url);
+  return u !== null && u.origin === origin && u.pathname.startsWith('/v1/');
 }
 
 export async function openWindow(o: WindowOptions): Promise<AppWindow> {
@@ -93,7 +101,7 @@ export async function openWindow(o: WindowOptions): Promise<AppWindow> {
     const url = route.request().url();
     if (isApiRequest(url, o.origin))
       return route.continue({ headers: { ...route.request().headers(), authorization } });
-    if (new URL(url).origin === o.origin) return route.continue();
+    if (parsed(url)?.origin === o.origin) return route.continue();
     // The app talks to its own origin only (its CSP says the same); nothing else is fetched.
     return route.abort('blockedbyclient');
   });

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { approvalPreview } from '../../runtime/approvals/preview.ts';
+import { grantOptions } from '../../runtime/approvals/grant-options.ts';
 import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
 import { graphOf } from '../../runtime/viz/machines.ts';
 import { readJsonBody } from './body.ts';
@@ -54,6 +56,7 @@ type Handler = (
 const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; handler: Handler }[] = [
   { method: 'GET', pattern: ['v1', 'agents'], handler: agents },
   { method: 'GET', pattern: ['v1', 'inbox'], handler: inbox },
+  { method: 'GET', pattern: ['v1', 'inbox', null], handler: inboxItem },
   { method: 'POST', pattern: ['v1', 'inbox', null, 'decision'], handler: decision },
   { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
   { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
@@ -104,6 +107,37 @@ function agents(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): 
 
 function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
   reply(ctx, res, 200, { approvals: ctx.runtime.store.approvals.listPending({}) });
+}
+
+/**
+ * One approval with what `approval.requested` shows live: the policy's targets and rule, the
+ * scopes offered, and the preview (the exact command, or the diff against the file as it is
+ * now). `details` is null when the run's context is gone (the record alone is still shown).
+ */
+function inboxItem(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
+  const { runtime } = ctx;
+  const approval = runtime.store.approvals.get(id as string);
+  if (approval === null) throw new SidecarError(404, 'not_found', 'no such approval');
+  const run = approval.runId === null ? null : runtime.runs.contextOf(approval.runId);
+  // The run's decision is the one of the call at its cursor: only that call's is used.
+  const call = run?.calls[run.cursor];
+  const checkpoint = approval.resumeCheckpoint as { callId?: unknown } | null;
+  const decision = call !== undefined && call.id === checkpoint?.callId ? (run?.decision ?? null) : null;
+  let details = null;
+  if (run != null && call !== undefined && decision !== null && approval.status === 'pending') {
+    const roots = runtime.loaded.config.workspace.roots;
+    const primary = (roots.find((r) => r.primary === true) ?? roots[0])?.path ?? null;
+    const options = grantOptions(runtime.registry, call.tool, call.args, decision, run.taskId);
+    details = {
+      targets: decision.targets,
+      rule: decision.rule,
+      options: { session: options.session !== null, standing: options.standing !== null },
+      preview: approvalPreview(call.tool, call.args, decision.targets, primary, (t) =>
+        runtime.store.redactor.redactString(t),
+      ),
+    };
+  }
+  reply(ctx, res, 200, { approval, details });
 }
 
 async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [id]: string[]) {

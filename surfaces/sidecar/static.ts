@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,8 @@ export function staticTable(dir: string = APP_DIR): ReadonlyMap<string, StaticFi
     const rel = relative(dir, join(dir, name)).split(sep).join('/');
     if (!/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/.test(rel) || rel.split('/').some((p) => p.startsWith('.')))
       continue;
+    // Regular files only: a symlink in the folder is not followed out of it.
+    if (!lstatSync(join(dir, name)).isFile()) continue;
     const file = { body: readFileSync(join(dir, name)), type };
     table.set(`/${rel}`, file);
     if (rel === 'index.html') table.set('/', file);

@@ -48,6 +48,7 @@ const seg = encodeURIComponent;
 export const paths = {
   agents: '/v1/agents',
   inbox: '/v1/inbox',
+  approval: (id: string) => `/v1/inbox/${seg(id)}`,
   decision: (id: string) => `/v1/inbox/${seg(id)}/decision`,
   chat: (agent: string) => `/v1/chat/${seg(agent)}/messages`,
   runs: '/v1/runs',

@@ -2,7 +2,7 @@
 // the diff or command, and the decision controls.
 import { ApiError, decide } from './api.ts';
 import { h, pretty, time } from './dom.ts';
-import type { ApprovalRecord, ApprovalRequested, Preview } from './wire.ts';
+import type { ApprovalDetails, ApprovalRecord, ApprovalRequested, Preview } from './wire.ts';
 
 export interface CardData {
   readonly id: string;
@@ -37,7 +37,11 @@ export function fromRequested(e: ApprovalRequested): CardData {
   };
 }
 
-export function fromRecord(a: ApprovalRecord, live: ApprovalRequested | undefined): CardData {
+export function fromRecord(
+  a: ApprovalRecord,
+  live: ApprovalRequested | undefined,
+  details: ApprovalDetails | null | undefined,
+): CardData {
   if (live !== undefined) return { ...fromRequested(live), where: a.surface ?? live.interaction };
   return {
     id: a.id,
@@ -45,11 +49,16 @@ export function fromRecord(a: ApprovalRecord, live: ApprovalRequested | undefine
     risk: a.risk,
     agentId: a.agentId,
     reason: a.reason,
-    ruleId: a.ruleId,
-    targets: a.target === null ? [] : [a.target],
+    ruleId: details?.rule.id ?? a.ruleId,
+    targets:
+      details != null
+        ? details.targets.map((t) => t.resolved ?? t.input)
+        : a.target === null
+          ? []
+          : [a.target],
     args: a.args,
-    preview: null,
-    options: null,
+    preview: details?.preview ?? null,
+    options: details?.options ?? null,
     expiresAt: a.expiresAt,
     where: a.surface ?? 'unknown',
   };

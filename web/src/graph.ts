@@ -30,13 +30,7 @@ export function graphView(graph: MachineGraph, state: string | null): HTMLElemen
         class: `state type-${s.type}${active.has(id) ? ' active' : ''}${leaf ? ' current' : ''}`,
         'data-state': id,
       },
-      h(
-        'div',
-        { class: 'state-name' },
-        s.key,
-        s.type === 'final' ? ' (final)' : '',
-        s.initial !== null ? '' : '',
-      ),
+      h('div', { class: 'state-name' }, s.key, s.type === 'final' ? ' (final)' : ''),
       s.invokes.length === 0 ? null : h('div', { class: 'invokes' }, `invokes ${s.invokes.join(', ')}`),
       out.length === 0
         ? null
@@ -66,7 +60,7 @@ export function graphView(graph: MachineGraph, state: string | null): HTMLElemen
   const root = graph.states.find((s) => s.parent === null);
   return h(
     'div',
-    { class: 'graph', 'data-testid': 'machine-graph' },
+    { class: 'graph', 'data-testid': 'machine-graph', 'data-machine': graph.machine },
     root === undefined ? 'empty machine' : box(root.id),
   );
 }

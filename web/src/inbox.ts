@@ -16,7 +16,11 @@ export function inboxView(): { el: HTMLElement; update(): void } {
       list,
       pending,
       (a) => a.id,
-      (a) => approvalCard(fromRecord(a, state.requested.get(a.id)), () => void refreshInbox()),
+      (a) =>
+        approvalCard(
+          fromRecord(a, state.requested.get(a.id), state.details.get(a.id)),
+          () => void refreshInbox(),
+        ),
     );
   };
   return { el, update };

@@ -1,7 +1,7 @@
 // What the page knows, refreshed from the API and kept current by the live feed.
 import { ApiError, getJson, paths } from './api.ts';
 import type { FeedStatus, Frame } from './events.ts';
-import type { ApprovalRecord, ApprovalRequested, FeedEvent, RunSummary } from './wire.ts';
+import type { ApprovalDetails, ApprovalRecord, ApprovalRequested, FeedEvent, RunSummary } from './wire.ts';
 
 export interface State {
   feed: FeedStatus;
@@ -11,6 +11,8 @@ export interface State {
   runs: RunSummary[];
   /** The approval.requested events seen live, by approval id: targets, options and the diff. */
   requested: Map<string, ApprovalRequested>;
+  /** GET /v1/inbox/:id for approvals not seen live (parked before this window opened). */
+  details: Map<string, ApprovalDetails | null>;
   /** Every feed event seen, by run. */
   byRun: Map<string, FeedEvent[]>;
   /** The seq of the last actor.* event (the actor view re-fetches when it changes). */
@@ -24,6 +26,7 @@ export const state: State = {
   inboxError: null,
   runs: [],
   requested: new Map(),
+  details: new Map(),
   byRun: new Map(),
   actorSeq: 0,
 };
@@ -45,7 +48,20 @@ function message(err: unknown): string {
 
 export async function refreshInbox(): Promise<void> {
   try {
-    state.inbox = (await getJson<{ approvals: ApprovalRecord[] }>(paths.inbox)).approvals;
+    const approvals = (await getJson<{ approvals: ApprovalRecord[] }>(paths.inbox)).approvals;
+    await Promise.all(
+      approvals
+        .filter((a) => !state.requested.has(a.id) && !state.details.has(a.id))
+        .map(async (a) => {
+          try {
+            const item = await getJson<{ details: ApprovalDetails | null }>(paths.approval(a.id));
+            state.details.set(a.id, item.details);
+          } catch {
+            state.details.set(a.id, null);
+          }
+        }),
+    );
+    state.inbox = approvals;
     state.inboxError = null;
   } catch (err) {
     state.inboxError = message(err);

@@ -166,3 +166,11 @@ export interface MachineGraph {
   readonly states: readonly GraphState[];
   readonly transitions: readonly { source: string; target: string; event: string; guard: string | null }[];
 }
+
+/** `GET /v1/inbox/:id`: what the policy saw (null when the run's context is gone). */
+export interface ApprovalDetails {
+  readonly targets: readonly Target[];
+  readonly rule: { readonly id: string; readonly source: string };
+  readonly options: { readonly session: boolean; readonly standing: boolean };
+  readonly preview: Preview | null;
+}
