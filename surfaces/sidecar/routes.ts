@@ -194,8 +194,23 @@ function runSummary(ctx: RouteContext, runId: string) {
 function run(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
   const summary = runSummary(ctx, id as string);
   const stored = ctx.runtime.store.snapshots.get(summary.runId);
-  const context = (stored?.snapshot as { context?: { outcome?: unknown } } | undefined)?.context;
-  reply(ctx, res, 200, { run: summary, outcome: context?.outcome ?? null });
+  const snapshot = stored?.snapshot as { context?: { outcome?: unknown }; value?: unknown } | undefined;
+  reply(ctx, res, 200, {
+    run: summary,
+    outcome: snapshot?.context?.outcome ?? null,
+    state: dottedState(snapshot?.value),
+  });
+}
+
+/** A machine's state value as a dotted path (`running.acting.executing`); null for none or a parallel state. */
+export function dottedState(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return null;
+  const entries = Object.entries(value);
+  if (entries.length !== 1) return null;
+  const [key, child] = entries[0] as [string, unknown];
+  const rest = dottedState(child);
+  return rest === null ? null : `${key}.${rest}`;
 }
 
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {

@@ -182,6 +182,12 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       await page.locator('[data-testid=timeline] li[data-kind=approval_resolved]').innerText(),
     ).toContain(`by ${LOCAL_USER}`);
     expect(await page.locator('[data-testid=verification]').innerText()).toMatch(/verified \(\d+ events\)/);
+    // The run machine's graph with the run's state highlighted.
+    await page.locator('details.machine-state summary').click();
+    expect(await page.locator('[data-testid=run-state]').innerText()).toBe('completed');
+    const current = page.locator('details.machine-state [data-testid=machine-graph] .state.current');
+    expect(await current.count()).toBe(1);
+    expect(await current.getAttribute('data-state')).toBe('run.completed');
   }, 90_000);
 
   it('an unattended scheduled run parks, shows in the Inbox with a live badge, is approved from the page and resumes once', async () => {
@@ -256,7 +262,7 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       await page.locator('[data-testid=actors-unavailable]').waitFor({ timeout: 15_000 });
     else await page.locator('[data-testid=actor-tree] button.actor').first().waitFor({ timeout: 15_000 });
     await page.selectOption('[data-testid=machine]', 'run');
-    const graph = page.locator('[data-testid=machine-graph][data-machine=run]');
+    const graph = page.locator('.actors [data-testid=machine-graph][data-machine=run]');
     await graph.waitFor({ timeout: 15_000 });
     expect(await graph.locator('[data-state]').count()).toBeGreaterThan(3);
     expect(await graph.locator('.transitions li').count()).toBeGreaterThan(3);

@@ -2,7 +2,8 @@
 import { ApiError, getJson, paths } from './api.ts';
 import { h, pretty, syncList, time } from './dom.ts';
 import { state } from './state.ts';
-import type { AuditEvent, RunSummary, Verification } from './wire.ts';
+import { graphView } from './graph.ts';
+import type { AuditEvent, MachineGraph, RunSummary, Verification } from './wire.ts';
 
 export function runsView(): { el: HTMLElement; update(): void; runChanged(runId: string): void } {
   const list = h('ul', { class: 'run-list', 'data-testid': 'run-list' });
@@ -19,18 +20,32 @@ export function runsView(): { el: HTMLElement; update(): void; runChanged(runId:
   );
   let selected: string | null = null;
   let loading = 0;
+  let runGraph: Promise<MachineGraph | null> | null = null;
 
   const show = async (runId: string) => {
     selected = runId;
     for (const li of list.querySelectorAll('li')) li.classList.toggle('selected', li.dataset.key === runId);
     const mine = ++loading;
     try {
-      const [run, audit] = await Promise.all([
-        getJson<{ run: RunSummary; outcome: unknown }>(paths.run(runId)),
+      runGraph ??= getJson<MachineGraph>(paths.machine('run')).catch(() => null);
+      const [run, audit, graph] = await Promise.all([
+        getJson<{ run: RunSummary; outcome: unknown; state: string | null }>(paths.run(runId)),
         getJson<{ events: AuditEvent[]; verification: Verification }>(paths.audit(runId)),
+        runGraph,
       ]);
       if (mine !== loading) return;
+      const open = detail.querySelector('details.machine-state')?.hasAttribute('open') === true;
       detail.replaceChildren(...detailOf(run.run, run.outcome, audit.events, audit.verification));
+      if (graph !== null && run.state !== null)
+        detail.insertBefore(
+          h(
+            'details',
+            { class: 'machine-state', open },
+            h('summary', null, 'run machine, state ', h('code', { 'data-testid': 'run-state' }, run.state)),
+            graphView(graph, run.state),
+          ),
+          detail.querySelector('.timeline'),
+        );
     } catch (err) {
       if (mine !== loading) return;
       detail.replaceChildren(
