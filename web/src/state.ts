@@ -46,7 +46,15 @@ function message(err: unknown): string {
   return err instanceof ApiError ? `${err.code}: ${err.message}` : String((err as Error).message ?? err);
 }
 
+let inboxRequests = 0;
+let runsRequests = 0;
+
+/** Runs whose events are kept (the oldest run's are dropped beyond this). */
+const KEPT_RUNS = 500;
+
 export async function refreshInbox(): Promise<void> {
+  // Answers may arrive out of order: only the newest request's list is applied.
+  const mine = ++inboxRequests;
   try {
     const approvals = (await getJson<{ approvals: ApprovalRecord[] }>(paths.inbox)).approvals;
     await Promise.all(
@@ -61,17 +69,21 @@ export async function refreshInbox(): Promise<void> {
           }
         }),
     );
+    if (mine !== inboxRequests) return;
     state.inbox = approvals;
     state.inboxError = null;
   } catch (err) {
+    if (mine !== inboxRequests) return;
     state.inboxError = message(err);
   }
   emit('inbox');
 }
 
 export async function refreshRuns(): Promise<void> {
+  const mine = ++runsRequests;
   try {
     const runs = (await getJson<{ runs: RunSummary[] }>(paths.runs)).runs;
+    if (mine !== runsRequests) return;
     state.runs = [...runs].sort((a, b) => b.updatedAt - a.updatedAt);
   } catch {
     // The runs view shows what it had; the next event refreshes again.
@@ -113,7 +125,12 @@ export function applyFrame(f: Frame): void {
   const list = state.byRun.get(e.runId) ?? [];
   list.push(e);
   state.byRun.set(e.runId, list);
+  if (state.byRun.size > KEPT_RUNS) state.byRun.delete(state.byRun.keys().next().value as string);
   if (e.type === 'approval.requested') state.requested.set(e.approvalId, e);
+  if (e.type === 'approval.resolved') {
+    state.requested.delete(e.approvalId);
+    state.details.delete(e.approvalId);
+  }
   emit('feed', e);
   if (INBOX_EVENTS.has(e.type)) void refreshInbox();
   if (RUN_EVENTS.has(e.type)) void refreshRuns();
