@@ -34,21 +34,53 @@ export interface RuntimeChildOptions {
   readonly stderr: (text: string) => void;
 }
 
+/**
+ * How the runtime is started on POSIX: `/bin/sh` with a lifeline (as runtime/processes/lifeline.ts
+ * does for the runtime's own children). A watcher in the runtime's process group reads fd 3,
+ * whose other end only this process holds; at end of file (this shell closed it, or died, SIGKILL
+ * included) it sends SIGTERM to the group, waits for the runtime to end (at most the grace
+ * period) and sends SIGKILL to what is left of the group, itself included. The token arrives
+ * on fd 4 and is read by the shell itself after the watcher was forked, then exported into the
+ * `exec`ed runtime only: it is in no argv and in no other process's environment.
+ */
+export const RUNTIME_WRAPPER = `
+grace=$1; shift
+(
+  while read -r _; do :; done
+  trap '' TERM
+  kill -TERM 0 2>/dev/null
+  i=0
+  while kill -0 $$ 2>/dev/null && [ "$i" -lt "$((grace * 10))" ]; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL 0 2>/dev/null
+) <&3 >/dev/null 2>&1 3<&- 4<&- &
+IFS= read -r SNOTRA_SIDECAR_TOKEN <&4 || exit 70
+export SNOTRA_SIDECAR_TOKEN
+exec "$@" 3<&- 4<&-
+`;
+
+/** Seconds between the lifeline's SIGTERM and SIGKILL (the runtime stops gracefully well within it). */
+export const LIFELINE_GRACE_SECONDS = 20;
+
 export async function startRuntimeChild(options: RuntimeChildOptions): Promise<RuntimeChild> {
   const args = [SNOTRA_BIN, 'start', ...(options.config === undefined ? [] : ['--config', options.config])];
-  // The token is in this child's environment only: never argv, never this process's env.
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: options.cwd,
-    env: { ...process.env, SNOTRA_SIDECAR_TOKEN: options.token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const env = { ...process.env };
+  delete env.SNOTRA_SIDECAR_TOKEN;
+  const child: ChildProcess = spawn(
+    '/bin/sh',
+    ['-c', RUNTIME_WRAPPER, 'snotra-runtime', String(LIFELINE_GRACE_SECONDS), process.execPath, ...args],
+    { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true },
+  );
+  // fd 4: the token, once, then closed. fd 3 (the lifeline) stays open, unwritten, while this process lives.
+  const tokenPipe = child.stdio[4] as NodeJS.WritableStream | null;
+  tokenPipe?.end(`${options.token}\n`);
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
   );
   child.stderr?.on('data', (d: Buffer) => options.stderr(d.toString('utf8')));
   const lines = createInterface({ input: child.stdout! });
   const pid = child.pid;
+  // After the runtime ended, the lifeline has nothing left to guard.
+  void exited.then(() => (child.stdio[3] as { destroy?: () => void } | null)?.destroy?.());
   const stop = async (graceMs: number) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
