@@ -14,6 +14,7 @@ let port: number;
 let token: string;
 let other: Server;
 let otherPort: number;
+let firstChatRun: string;
 const otherRequests: { url: string; auth: string | undefined }[] = [];
 
 type AuditEvent = {
@@ -159,12 +160,15 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
     expect(diff).toContain('+hello');
     expect(diff).toContain('+from the app');
     expect(existsSync(join(dir, 'project', 'notes.txt'))).toBe(false);
+    // Approved for the rest of this window's session.
+    await card.locator('[data-testid=scope]').selectOption('session');
     await card.locator('button.approve').click();
     await page.locator('.chat [data-testid=run-completed]').waitFor({ timeout: 30_000 });
     expect(await page.locator('.chat [data-testid=answer]').last().innerText()).toBe('I wrote notes.txt');
     expect(readFileSync(join(dir, 'project', 'notes.txt'), 'utf8')).toBe('hello\nfrom the app\n');
     const [run] = await runsOf('assistant');
     expect(run?.status).toBe('completed');
+    firstChatRun = run!.runId;
     const audit = await api<{ events: AuditEvent[]; verification: { ok: boolean } }>(
       'GET',
       `/v1/runs/${encodeURIComponent(run!.runId)}/audit`,
@@ -189,6 +193,33 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
     expect(await current.count()).toBe(1);
     expect(await current.getAttribute('data-state')).toBe('run.completed');
   }, 90_000);
+
+  it('the session approval given in the card covers the same write in the next run of this window’s chat: no card, allowed by the session grant', async () => {
+    const page = app.page;
+    await page.click('button[data-tab=chat]');
+    await page.fill('[data-testid=message]', 'write the notes again');
+    await page.click('.chat form button[type=submit]');
+    const second = await until(
+      async () =>
+        (await runsOf('assistant')).find((r) => r.status === 'completed' && r.runId !== firstChatRun),
+      30_000,
+      'the second chat run',
+    );
+    await page.locator('.chat [data-testid=run-completed]').nth(1).waitFor({ timeout: 15_000 });
+    expect(await page.locator('.chat [data-testid=approval-card]').count()).toBe(1);
+    const audit = await api<{ events: AuditEvent[] }>(
+      'GET',
+      `/v1/runs/${encodeURIComponent(second.runId)}/audit`,
+    );
+    expect(audit.events.some((e) => e.kind === 'approval_requested')).toBe(false);
+    expect(audit.events.find((e) => e.kind === 'policy_decided')?.status).toBe('allow');
+    expect(audit.events.filter((e) => e.kind === 'completed')).toHaveLength(1);
+    const first = await api<{ events: AuditEvent[] }>(
+      'GET',
+      `/v1/runs/${encodeURIComponent(firstChatRun)}/audit`,
+    );
+    expect(first.events.some((e) => e.kind === 'session_approval_granted')).toBe(true);
+  }, 60_000);
 
   it('an unattended scheduled run parks, shows in the Inbox with a live badge, is approved from the page and resumes once', async () => {
     const page = app.page;
