@@ -32,4 +32,35 @@ describe('the committed web app build', () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('the bundle reads no URL, message or storage and writes no HTML: its endpoints are the fixed same-origin /v1 paths', () => {
+    const js = files(APP_DIR)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(APP_DIR, f), 'utf8'))
+      .join('\n');
+    expect(js.length).toBeGreaterThan(1000);
+    for (const banned of [
+      'location',
+      'localStorage',
+      'sessionStorage',
+      'indexedDB',
+      'cookie',
+      'postMessage',
+      'addEventListener(`message`',
+      'innerHTML',
+      'outerHTML',
+      'insertAdjacentHTML',
+      'document.write',
+      'EventSource',
+      'WebSocket',
+      'eval(',
+      'http://',
+      'https://',
+      'ws://',
+    ])
+      expect(js, banned).not.toContain(banned);
+    // The benign look-alike: the fixed API paths are there.
+    expect(js).toContain('/v1/inbox');
+    expect(js).toContain('/v1/events');
+  });
 });
