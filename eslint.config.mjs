@@ -30,7 +30,9 @@ const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**'] },
+  {
+    ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**', 'surfaces/sidecar/app/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

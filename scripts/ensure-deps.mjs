@@ -20,8 +20,12 @@ if (!existsSync('node_modules/.package-lock.json')) {
 const missing = [];
 if (!has('nats-server')) missing.push('nats-server');
 if (process.platform === 'linux' && !has('bwrap')) missing.push('bubblewrap');
-// The browser tests (sidecar attacks from a real page) drive Debian's Chromium; only `npm test` needs it.
-if (process.argv.includes('--tests') && !has('chromium') && !process.env.CHROME_PATH)
+// The browser tests and `snotra app` (the desktop window) drive Debian's Chromium; `npm start` does not need it.
+if (
+  (process.argv.includes('--tests') || process.argv.includes('--app')) &&
+  !has('chromium') &&
+  !process.env.CHROME_PATH
+)
   missing.push('chromium');
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {

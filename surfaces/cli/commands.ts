@@ -48,6 +48,22 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./start.ts')).startCommand(argv, io, cwd),
   },
   {
+    path: ['app'],
+    summary:
+      'the desktop app: the runtime plus its web app in a Chromium window, stopped when the window closes',
+    usage: '[--config F] [--headless]',
+    options: [
+      ['--config F', 'the config file (else ./snotra.config.json, else the embedded defaults)'],
+      ['--headless', 'no visible window (Chromium headless; for tests and screenshots)'],
+    ],
+    examples: [
+      'snotra app',
+      'snotra app --config ./snotra.config.json',
+      'CHROME_PATH=/usr/bin/google-chrome snotra app',
+    ],
+    run: async (argv, io, cwd) => (await import('./app.ts')).appCommand(argv, io, cwd),
+  },
+  {
     path: ['run'],
     summary: 'one headless run of an agent (exit 0 completed, 1 failed/denied, 20 parked)',
     usage: '[--config F] [--agent A] [--json] [--unattended] [--session S] (MESSAGE|-) | --resume RUN',

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { approvalPreview } from '../../runtime/approvals/preview.ts';
+import { grantOptions } from '../../runtime/approvals/grant-options.ts';
 import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
 import { graphOf } from '../../runtime/viz/machines.ts';
 import { readJsonBody } from './body.ts';
@@ -52,7 +54,9 @@ type Handler = (
 
 /** The routes, matched on the raw path split at `/` (no normalization: `//v1/inbox` matches nothing). */
 const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; handler: Handler }[] = [
+  { method: 'GET', pattern: ['v1', 'agents'], handler: agents },
   { method: 'GET', pattern: ['v1', 'inbox'], handler: inbox },
+  { method: 'GET', pattern: ['v1', 'inbox', null], handler: inboxItem },
   { method: 'POST', pattern: ['v1', 'inbox', null, 'decision'], handler: decision },
   { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
   { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
@@ -96,8 +100,45 @@ function reply(ctx: RouteContext, res: ServerResponse, status: number, body: unk
   sendJson(res, status, ctx.runtime.store.redactor.redact(body), ctx.cors);
 }
 
+/** The configured agents a chat can address: id and mode only. */
+function agents(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  const list = Object.entries(ctx.runtime.loaded.config.agents).map(([id, a]) => ({ id, mode: a.mode }));
+  reply(ctx, res, 200, { agents: list });
+}
+
 function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
   reply(ctx, res, 200, { approvals: ctx.runtime.store.approvals.listPending({}) });
+}
+
+/**
+ * One approval with what `approval.requested` shows live: the policy's targets and rule, the
+ * scopes offered, and the preview (the exact command, or the diff against the file as it is
+ * now). `details` is null when the run's context is gone (the record alone is still shown).
+ */
+function inboxItem(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
+  const { runtime } = ctx;
+  const approval = runtime.store.approvals.get(id as string);
+  if (approval === null) throw new SidecarError(404, 'not_found', 'no such approval');
+  const run = approval.runId === null ? null : runtime.runs.contextOf(approval.runId);
+  // The run's decision is the one of the call at its cursor: only that call's is used.
+  const call = run?.calls[run.cursor];
+  const checkpoint = approval.resumeCheckpoint as { callId?: unknown } | null;
+  const decision = call !== undefined && call.id === checkpoint?.callId ? (run?.decision ?? null) : null;
+  let details = null;
+  if (run != null && call !== undefined && decision !== null && approval.status === 'pending') {
+    const roots = runtime.loaded.config.workspace.roots;
+    const primary = (roots.find((r) => r.primary === true) ?? roots[0])?.path ?? null;
+    const options = grantOptions(runtime.registry, call.tool, call.args, decision, run.taskId);
+    details = {
+      targets: decision.targets,
+      rule: decision.rule,
+      options: { session: options.session !== null, standing: options.standing !== null },
+      preview: approvalPreview(call.tool, call.args, decision.targets, primary, (t) =>
+        runtime.store.redactor.redactString(t),
+      ),
+    };
+  }
+  reply(ctx, res, 200, { approval, details });
 }
 
 async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [id]: string[]) {
@@ -154,13 +195,33 @@ function runSummary(ctx: RouteContext, runId: string) {
 function run(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
   const summary = runSummary(ctx, id as string);
   const stored = ctx.runtime.store.snapshots.get(summary.runId);
-  const context = (stored?.snapshot as { context?: { outcome?: unknown } } | undefined)?.context;
-  reply(ctx, res, 200, { run: summary, outcome: context?.outcome ?? null });
+  const snapshot = stored?.snapshot as { context?: { outcome?: unknown }; value?: unknown } | undefined;
+  reply(ctx, res, 200, {
+    run: summary,
+    outcome: snapshot?.context?.outcome ?? null,
+    state: dottedState(snapshot?.value),
+  });
+}
+
+/** A machine's state value as a dotted path (`running.acting.executing`); null for none or a parallel state. */
+export function dottedState(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return null;
+  const entries = Object.entries(value);
+  if (entries.length !== 1) return null;
+  const [key, child] = entries[0] as [string, unknown];
+  const rest = dottedState(child);
+  return rest === null ? null : `${key}.${rest}`;
 }
 
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
   const summary = runSummary(ctx, id as string);
-  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }) });
+  // The whole log's hash chain is walked: a run's events verify only as part of it.
+  const chain = ctx.runtime.store.audit.verifyChain();
+  const verification = chain.ok
+    ? { ok: true, count: chain.count, headSeq: chain.headSeq }
+    : { ok: false, count: chain.count, brokenSeq: chain.brokenSeq, reason: chain.reason };
+  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }), verification });
 }
 
 function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [name]: string[]): void {

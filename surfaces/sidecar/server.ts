@@ -16,6 +16,7 @@ import {
 } from './limits.ts';
 import { matchRoute } from './routes.ts';
 import { serveEvents } from './sse.ts';
+import { sendStatic, staticTable, type StaticFile } from './static.ts';
 import { webSocketEndpoint } from './ws.ts';
 
 /** Events kept for `Last-Event-ID` replay. */
@@ -39,6 +40,8 @@ export interface SidecarOptions {
   readonly port: number;
   readonly allowedOrigins: readonly string[];
   readonly limits?: Partial<SidecarLimits>;
+  /** The web app's files by exact request path (default: the built app in surfaces/sidecar/app). */
+  readonly staticFiles?: ReadonlyMap<string, StaticFile>;
 }
 
 export interface Sidecar {
@@ -66,6 +69,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   };
   const user = `sidecar:${userInfo().username}`;
   let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
+  const files = options.staticFiles ?? staticTable();
 
   const corsOf = (origin: string | undefined): Record<string, string> =>
     origin === undefined
@@ -96,6 +100,12 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
       if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...BASE_HEADERS, ...cors });
         res.end();
+        return;
+      }
+      // The web app's code (no data, no secret) by exact raw path; everything else needs the token.
+      const file = req.method === 'GET' || req.method === 'HEAD' ? files.get(rawUrl) : undefined;
+      if (file !== undefined) {
+        sendStatic(res, file, req.method === 'HEAD');
         return;
       }
       checkToken(presented, token);

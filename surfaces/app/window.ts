@@ -1,0 +1,145 @@
+/**
+ * The app window: Chromium through playwright-core, showing the sidecar's web app. The token is
+ * added by the shell to this origin's /v1 requests only (request interception, set up before the
+ * page loads): the page itself never holds it, and no other origin ever sees it. Requests to any
+ * other origin are refused.
+ */
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core';
+
+/** Debian's Chromium; `CHROME_PATH` names another Chromium or Chrome. */
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+
+export class ChromiumMissingError extends Error {
+  readonly code = 'chromium_missing';
+}
+
+/** The browser to start: `CHROME_PATH`, else /usr/bin/chromium; a clear error when it is not there. */
+export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.CHROME_PATH !== undefined && env.CHROME_PATH !== '';
+  const path = fromEnv ? (env.CHROME_PATH as string) : DEFAULT_CHROMIUM;
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    throw new ChromiumMissingError(
+      `${fromEnv ? `CHROME_PATH ${JSON.stringify(path)}` : `Chromium (${path})`} is not an executable file. ` +
+        'Install it with `apt-get install -y chromium` (Debian/Ubuntu), or set CHROME_PATH to a Chromium or Chrome binary.',
+    );
+  }
+}
+
+export interface AppWindow {
+  readonly page: Page;
+  /** `http://127.0.0.1:<port>` of Chromium's DevTools, only when asked for (tests, headless only). */
+  readonly devtools: string | null;
+  /** Resolves once the window (its page or the whole browser) is closed. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface WindowOptions {
+  /** The sidecar's origin, `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  readonly token: string;
+  readonly headless: boolean;
+  readonly executablePath: string;
+  /** Open Chromium's DevTools endpoint on 127.0.0.1 (a random port) for a test to drive the page. */
+  readonly devtools: boolean;
+}
+
+function parsed(url: string): URL | null {
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a request goes to the sidecar's /v1 API (the only requests that get the token). */
+export function isApiRequest(url: string, origin: string): boolean {
+  const u = parsed(url);
+  return u !== null && u.origin === origin && u.pathname.startsWith('/v1/');
+}
+
+export async function openWindow(o: WindowOptions): Promise<AppWindow> {
+  const profile = mkdtempSync(join(tmpdir(), 'snotra-app-profile-'));
+  const args = [
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-sync',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-default-apps',
+    '--disable-extensions',
+    '--password-store=basic',
+  ];
+  // An app window (no tabs, no address bar); it opens blank and is navigated once the token route is in place.
+  if (!o.headless) args.push('--app=about:blank', '--window-size=1200,800');
+  if (o.devtools) args.push('--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1');
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: o.executablePath,
+      headless: o.headless,
+      args,
+      // Chromium's own sandbox needs an unprivileged user (as root it cannot start).
+      chromiumSandbox: process.getuid?.() !== 0,
+      viewport: o.headless ? { width: 1200, height: 800 } : null,
+      acceptDownloads: false,
+      serviceWorkers: 'block',
+      env: chromiumEnv(),
+    });
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+  const authorization = `Bearer ${o.token}`;
+  await context.route('**/*', (route: Route) => {
+    const url = route.request().url();
+    if (isApiRequest(url, o.origin))
+      return route.continue({ headers: { ...route.request().headers(), authorization } });
+    if (parsed(url)?.origin === o.origin) return route.continue();
+    // The app talks to its own origin only (its CSP says the same); nothing else is fetched.
+    return route.abort('blockedbyclient');
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const closed = new Promise<void>((resolve) => {
+    page.once('close', () => resolve());
+    context.once('close', () => resolve());
+  });
+  // A second window (window.open, a link with a target) is closed: the app is one window.
+  context.on('page', (p) => void p.close().catch(() => {}));
+  await page.goto(`${o.origin}/`);
+  const devtools = o.devtools ? devtoolsUrl(profile) : null;
+  let closing: Promise<void> | null = null;
+  return {
+    page,
+    devtools,
+    closed,
+    close() {
+      closing ??= context
+        .close()
+        .catch(() => {})
+        .finally(() => rmSync(profile, { recursive: true, force: true }));
+      return closing;
+    },
+  };
+}
+
+/** Chromium's environment: this process's (which never holds the sidecar token), minus nothing else. */
+function chromiumEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && k !== 'SNOTRA_SIDECAR_TOKEN') env[k] = v;
+  return env;
+}
+
+/** The DevTools endpoint Chromium wrote into the profile (`DevToolsActivePort`: port, then path). */
+function devtoolsUrl(profile: string): string {
+  const port = readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]?.trim();
+  if (port === undefined || !/^\d+$/.test(port)) throw new Error('Chromium did not report its DevTools port');
+  return `http://127.0.0.1:${port}`;
+}

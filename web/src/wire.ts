@@ -1,0 +1,176 @@
+// The sidecar's wire format as this page reads it (runtime/events.ts, store approvals, the audit
+// log, /work contract of GET /v1/actors). Only the fields the page shows.
+
+export type Risk = 'read' | 'write-local' | 'exec' | 'external';
+
+export interface Target {
+  readonly argument: string;
+  readonly input: string;
+  readonly resolved: string | null;
+  readonly root: string | null;
+  readonly access: 'read' | 'read-write' | null;
+}
+
+export type Preview =
+  | { readonly kind: 'command'; readonly command: string; readonly cwd: string | null }
+  | {
+      readonly kind: 'diff';
+      readonly path: string;
+      readonly diff: string | null;
+      readonly truncated: boolean;
+      readonly note: string | null;
+    };
+
+/** A pending approval as `GET /v1/inbox` lists it. */
+export interface ApprovalRecord {
+  readonly id: string;
+  readonly callId: string;
+  readonly runId: string | null;
+  readonly sessionId: string;
+  readonly taskId: string | null;
+  readonly agentId: string;
+  readonly surface: string | null;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly target: string | null;
+  readonly risk: Risk;
+  readonly reason: string;
+  readonly ruleId: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: string;
+  readonly decidedBy: string | null;
+  readonly decisionReason: string | null;
+}
+
+interface Header {
+  readonly runId: string;
+  readonly ts: number;
+  readonly agentId: string;
+  readonly parentRunId: string | null;
+}
+
+export interface ApprovalRequested extends Header {
+  readonly type: 'approval.requested';
+  readonly approvalId: string;
+  readonly callId: string;
+  readonly tool: string;
+  readonly risk: Risk;
+  readonly reason: string;
+  readonly rule: { readonly id: string; readonly source: string };
+  readonly targets: readonly Target[];
+  readonly args: unknown;
+  readonly interaction: 'attended' | 'unattended';
+  readonly sessionId: string;
+  readonly expiresAt: number;
+  readonly options: { readonly session: boolean; readonly standing: boolean };
+  readonly preview: Preview | null;
+}
+
+export type FeedEvent =
+  | (Header & { readonly type: 'run.started'; readonly sessionId: string; readonly surface: string })
+  | (Header & { readonly type: 'model.text'; readonly delta: string })
+  | (Header & {
+      readonly type: 'tool.proposed';
+      readonly callId: string;
+      readonly tool: string;
+      readonly args: unknown;
+    })
+  | (Header & { readonly type: 'tool.decided'; readonly callId: string; readonly tool: string })
+  | ApprovalRequested
+  | (Header & {
+      readonly type: 'approval.resolved';
+      readonly approvalId: string;
+      readonly decision: 'approved' | 'denied' | 'expired';
+      readonly by: string | null;
+      readonly reason: string | null;
+    })
+  | (Header & {
+      readonly type: 'tool.completed';
+      readonly callId: string;
+      readonly tool: string;
+      readonly ok: boolean;
+      readonly content: string;
+      readonly truncated: boolean;
+    })
+  | (Header & {
+      readonly type: 'tool.denied';
+      readonly callId: string;
+      readonly tool: string;
+      readonly message: string;
+    })
+  | (Header & { readonly type: 'run.parked'; readonly approvalId: string })
+  | (Header & { readonly type: 'run.completed'; readonly text: string; readonly reason: string })
+  | (Header & {
+      readonly type: 'run.failed';
+      readonly outcome: string;
+      readonly reason: string;
+      readonly message: string;
+    });
+
+/** An `actor.*` event of the live actor tree. */
+export interface ActorEvent {
+  readonly type: 'actor.created' | 'actor.state' | 'actor.stopped';
+  readonly seq: number;
+}
+
+export interface RunSummary {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly surface: string;
+  readonly status: string;
+  readonly parentRunId: string | null;
+  readonly updatedAt: number;
+}
+
+export interface AuditEvent {
+  readonly seq: number;
+  readonly at: number;
+  readonly kind: string;
+  readonly tool?: string | null;
+  readonly risk?: string | null;
+  readonly status?: string | null;
+  readonly resource?: string | null;
+  readonly ruleId?: string | null;
+  readonly callId?: string | null;
+  readonly detail?: unknown;
+}
+
+export type Verification =
+  | { readonly ok: true; readonly count: number; readonly headSeq: number | null }
+  | { readonly ok: false; readonly count: number; readonly brokenSeq: number; readonly reason: string };
+
+export interface ActorNode {
+  readonly id: string;
+  readonly kind: 'agent' | 'run' | 'approval' | 'goal';
+  readonly machine: string;
+  readonly state: string;
+  readonly parked: boolean;
+  readonly status?: string;
+  readonly tool?: string;
+  readonly budgets?: Readonly<Record<string, { readonly used: number; readonly limit: number | null }>>;
+  readonly children: readonly ActorNode[];
+}
+
+export interface GraphState {
+  readonly id: string;
+  readonly key: string;
+  readonly parent: string | null;
+  readonly type: string;
+  readonly initial: string | null;
+  readonly invokes: readonly string[];
+}
+
+export interface MachineGraph {
+  readonly machine: string;
+  readonly states: readonly GraphState[];
+  readonly transitions: readonly { source: string; target: string; event: string; guard: string | null }[];
+}
+
+/** `GET /v1/inbox/:id`: what the policy saw (null when the run's context is gone). */
+export interface ApprovalDetails {
+  readonly targets: readonly Target[];
+  readonly rule: { readonly id: string; readonly source: string };
+  readonly options: { readonly session: boolean; readonly standing: boolean };
+  readonly preview: Preview | null;
+}
