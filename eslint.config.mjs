@@ -30,7 +30,7 @@ const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**'] },
+  { ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**', 'dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
