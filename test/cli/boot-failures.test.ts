@@ -139,7 +139,7 @@ describe('snotra start fails cleanly: one clear error, exit 1, nothing left behi
     await expectCleanFailure(ws, new RegExp(`${db.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is damaged`));
     expect(createHash('sha256').update(readFileSync(db)).digest('hex')).toBe(hash);
     const audit = startSnotra(['audit', '--verify', '--state-dir', ws.state]);
-    expect(await audit.exited).toBe(2);
+    expect(await audit.exited).toBe(1);
     expect(audit.stderr()).toContain(db);
   });
 
