@@ -32,6 +32,7 @@ const NOT_COPIED = new Set(['node_modules', 'dist', '.git', '.snotra', 'coverage
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
 let dir = '';
+let stage = '';
 let project = '';
 let packed: string[] = [];
 const took: Record<string, number> = {};
@@ -52,7 +53,7 @@ function ok(cmd: string, args: string[], cwd: string): string {
 
 beforeAll(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-pack-')));
-  const stage = join(dir, 'stage');
+  stage = join(dir, 'stage');
   cpSync(ROOT, stage, {
     recursive: true,
     filter: (src) => !NOT_COPIED.has(relative(ROOT, src).split(sep)[0] as string),
@@ -144,7 +145,7 @@ describe('the packed package', () => {
       schemaTitle: 'object',
       internal: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
     });
-  });
+  }, 120_000);
 
   it('its bin runs the compiled JavaScript: --version and one policy decision as pure JSON', () => {
     const bin = join(project, 'node_modules', '.bin', 'snotra');
@@ -158,7 +159,7 @@ describe('the packed package', () => {
     );
     expect(check.status).toBe(11);
     expect(JSON.parse(check.stdout)).toMatchObject({ decision: 'deny' });
-  });
+  }, 120_000);
 
   it('the README "Embedding" example compiles against the shipped types and runs: chat, approve, deny, done', () => {
     const example = readFileSync(join(ROOT, 'examples', 'embedding.ts'), 'utf8');
@@ -240,5 +241,36 @@ describe('the packed package', () => {
     expect(r.status).toBe(0);
     expect(readFileSync(join(project, 'ws', 'NOTES.md'), 'utf8')).toBe('# Notes\n');
     expect(existsSync(join(project, 'ws', 'notes.sh'))).toBe(false);
-  });
+  }, 300_000);
+});
+
+describe('the bin in a checkout', () => {
+  it('runs dist/ only while it is a build of the current sources, else the sources (never stale code)', () => {
+    const help = () => run(process.execPath, [join(stage, 'bin', 'snotra.js'), '--help'], stage, 60_000);
+    // The build npm pack made is fresh: the bin runs it (a marker put into the compiled file shows).
+    const compiled = join(stage, 'dist', 'surfaces', 'cli', 'program.js');
+    const js = readFileSync(compiled, 'utf8');
+    expect(js).toContain('Snotra Runtime: local AI agents');
+    writeFileSync(compiled, js.replace('Snotra Runtime: local AI agents', 'COMPILED BUILD: local AI agents'));
+    expect(help().stdout).toContain('COMPILED BUILD: local AI agents');
+    // A source edited after the build: the bin runs the sources through tsx instead.
+    const source = join(stage, 'surfaces', 'cli', 'program.ts');
+    writeFileSync(source, `${readFileSync(source, 'utf8')}\n// edited after the build\n`);
+    const edited = help();
+    expect(edited.status).toBe(0);
+    expect(edited.stdout).toContain('Snotra Runtime: local AI agents');
+    expect(edited.stdout).not.toContain('COMPILED BUILD');
+    // A file added to a source folder makes it stale as well (its folder's mtime changed).
+    ok(process.execPath, [join(stage, 'scripts', 'build.mjs')], stage);
+    writeFileSync(
+      compiled,
+      readFileSync(compiled, 'utf8').replace(
+        'Snotra Runtime: local AI agents',
+        'COMPILED BUILD: local AI agents',
+      ),
+    );
+    expect(help().stdout).toContain('COMPILED BUILD');
+    writeFileSync(join(stage, 'runtime', 'added.ts'), 'export const added = 1;\n');
+    expect(help().stdout).not.toContain('COMPILED BUILD');
+  }, 300_000);
 });
