@@ -48,7 +48,8 @@ function waitingBin(env: NodeJS.ProcessEnv) {
 
 describe('the bin and the launcher token', () => {
   it('from the sources: tsx’s esbuild child is started after the token left the environment', async () => {
-    const bin = waitingBin({ SNOTRA_FROM_SOURCE: '1' });
+    // No transform cache: tsx starts esbuild for the first module it compiles, as on a fresh checkout.
+    const bin = waitingBin({ SNOTRA_FROM_SOURCE: '1', TSX_DISABLE_CACHE: '1' });
     try {
       const esbuild = await eventually(
         () => descendants(bin.child.pid as number).find((c) => c.comm === 'esbuild'),

@@ -126,7 +126,7 @@ describe('snotra start fails cleanly: one clear error, exit 1, nothing left behi
     expect(await stopProcess(second)).toBe(0);
   });
 
-  it('a database with damaged pages is refused with its path and never modified; audit --verify exits 2 naming it', async () => {
+  it('a database with damaged pages is refused with its path and never modified; audit --verify exits 1 naming it', async () => {
     const ws = workspace();
     const p = startSnotra(['start', '--config', ws.config]);
     await p.ready();
