@@ -16,12 +16,18 @@ const work = mkdtempSync(join(tmpdir(), 'snotra-cli-bench-'));
 const env = { ...process.env, XDG_STATE_HOME: join(work, 'state-home'), NO_COLOR: '1' };
 const fromSource = { ...env, SNOTRA_FROM_SOURCE: '1' };
 
-function once(args: string[], e: NodeJS.ProcessEnv, expect: number): number {
+/** Wall time spawn → exit, and the child's CPU time (user + sys, from /usr/bin/time: less load-sensitive). */
+function once(args: string[], e: NodeJS.ProcessEnv, expect: number): { wall: number; cpu: number } {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: work, env: e, encoding: 'utf8' });
-  const ms = performance.now() - t;
+  const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, BIN, ...args], {
+    cwd: work,
+    env: e,
+    encoding: 'utf8',
+  });
+  const wall = performance.now() - t;
   if (r.status !== expect) throw new Error(`snotra ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
-  return ms;
+  const [, user, sys] = /cpu (\S+) (\S+)\s*$/.exec(r.stderr) ?? [];
+  return { wall, cpu: (Number(user) + Number(sys)) * 1000 };
 }
 
 function stats(xs: number[]) {
@@ -55,13 +61,17 @@ const result: Record<string, unknown> = { runs: RUNS, loadavg: loadavg().map((l)
 for (const [name, c] of Object.entries(cases)) {
   once(c.args, env, c.exit); // warm the file cache of both
   once(c.args, fromSource, c.exit);
-  const compiled: number[] = [];
-  const tsx: number[] = [];
+  const compiled: { wall: number; cpu: number }[] = [];
+  const tsx: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < RUNS; i++) {
     compiled.push(once(c.args, env, c.exit));
     tsx.push(once(c.args, fromSource, c.exit));
   }
-  result[name] = { compiled: stats(compiled), tsx: stats(tsx) };
+  const both = (xs: { wall: number; cpu: number }[]) => ({
+    wall: stats(xs.map((x) => x.wall)),
+    cpu: stats(xs.map((x) => x.cpu)),
+  });
+  result[name] = { compiled: both(compiled), tsx: both(tsx) };
 }
 const ready: number[] = [];
 const readyTsx: number[] = [];
