@@ -31,7 +31,14 @@ const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', '.snotra/**', 'coverage/**', 'test/fixtures/**', 'surfaces/sidecar/app/**'],
+    ignores: [
+      'node_modules/**',
+      '.snotra/**',
+      'coverage/**',
+      'test/fixtures/**',
+      'surfaces/sidecar/app/**',
+      'dist/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,16 +1,31 @@
 #!/usr/bin/env node
-// Entry point of the `snotra` command: loads the TypeScript sources through tsx.
-import { register } from 'tsx/esm/api';
+// Entry point of the `snotra` command. Installed, it runs the compiled JavaScript in dist/. In a
+// checkout (tsconfig.build.json beside this folder) it runs dist/ only when dist/ is a build of
+// the sources as they are now (bin/build-state.mjs), else the TypeScript sources through tsx,
+// so it never runs code older than the sources. SNOTRA_FROM_SOURCE=1 forces the sources there.
+import { existsSync } from 'node:fs';
 
 // The sidecar token leaves the environment before anything can start a child (tsx starts esbuild).
 const launcherToken = process.env.SNOTRA_SIDECAR_TOKEN;
 delete process.env.SNOTRA_SIDECAR_TOKEN;
-register();
+
+const root = new URL('..', import.meta.url);
+let src = '../dist/';
+let ext = '.js';
+if (existsSync(new URL('tsconfig.build.json', root))) {
+  const { buildIsFresh } = await import('./build-state.mjs');
+  if (process.env.SNOTRA_FROM_SOURCE === '1' || !buildIsFresh(root.pathname)) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    src = '../';
+    ext = '.ts';
+  }
+}
 if (launcherToken !== undefined) {
-  const { holdLauncherToken } = await import('../surfaces/sidecar/auth.ts');
+  const { holdLauncherToken } = await import(`${src}surfaces/sidecar/auth${ext}`);
   holdLauncherToken(launcherToken);
 }
-const { runCli } = await import('../surfaces/cli/main.ts');
+const { runCli } = await import(`${src}surfaces/cli/main${ext}`);
 process.exitCode = await runCli(process.argv.slice(2));
 // Whatever a failed command left behind (a socket, a child's pipe) must not keep the process alive.
 globalThis.setTimeout(() => process.exit(), 3000).unref();

@@ -63,7 +63,7 @@ function absolutize(parsed: Parsed, dir: string, env: StateEnv, file: string): C
 /**
  * Parses and validates config text. Throws `ConfigError` whose problems name the file and each
  * bad field's JSON path, what was expected and what was found (a syntax error by line and
- * column). Relative paths resolve against `dir`; `~` against the home folder. Reads the file
+ * column). Relative paths resolve against `dir` (itself made absolute); `~` against the home folder. Reads the file
  * system (roots, state dir) but never writes: nothing is created before the config is valid.
  */
 export function parseConfig(
@@ -73,6 +73,8 @@ export function parseConfig(
   options: LoadOptions = {},
 ): LoadedConfig {
   const env = options.env ?? process.env;
+  // A relative folder (`parseConfig(text, 'x.json', '.')`) is taken from the current folder, once.
+  dir = resolve(dir);
   let raw: unknown;
   let duplicates: string[];
   try {

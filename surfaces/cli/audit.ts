@@ -7,8 +7,9 @@
  * (the state dir of `--config F` or `./snotra.config.json` or the embedded defaults, outside the
  * workspace) or the file given with --db.
  *
- * Exit codes: 0 ok, 1 the chain is broken, 2 usage error (bad flags, missing or unreadable
- * database). With --json an error is `{"error":{"code","message"}}` on stdout.
+ * Exit codes (README's table, as every command): 0 ok; 1 the chain is broken, or the database is
+ * missing, unreadable or damaged, or the config is invalid (the error's code says which); 2 usage
+ * error (bad flags). With --json an error is `{"error":{"code","message"}}` on stdout.
  */
 import { parseArgs as parseArgsUtil } from 'node:util';
 import { ConfigError } from '../../runtime/config/errors.ts';
@@ -39,7 +40,7 @@ const USAGE =
 const FLAGS = ['--db', '--state-dir', '--config', '--run', '--json', '--verify', '--help'];
 
 /** Exit codes of `snotra audit`. */
-export const AuditExit = { ok: 0, chainBroken: 1, usage: 2 } as const;
+export const AuditExit = { ok: 0, chainBroken: 1, failure: 1, usage: 2 } as const;
 
 /**
  * Runs `snotra audit` with the arguments after `audit`. Never throws for expected failures:
@@ -56,7 +57,7 @@ export async function auditCommand(
   const fail = (code: string, message: string, text: string): number => {
     if (json) io.stdout(`${JSON.stringify({ error: { code, message } })}\n`);
     else io.stderr(text);
-    return AuditExit.usage;
+    return code === 'usage' ? AuditExit.usage : AuditExit.failure;
   };
   const parsed = parseArgs(argv);
   if (typeof parsed === 'string') return fail('usage', parsed, `snotra audit: ${parsed}\n${USAGE}`);

@@ -1,16 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONFIG_FILE_NAME, parseConfig } from '../../runtime/config/load.ts';
 import type { StateEnv } from '../../runtime/config/state-dir.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { packageFile } from './package-root.ts';
 
 const USAGE = 'usage: snotra init [--config F] [--state-dir D] [--force]';
 
 /** The JSON Schema shipped with this package (also exported as `snotra-runtime/schema.json`). */
-const SCHEMA_FILE = fileURLToPath(new URL('../../schema/snotra.config.schema.json', import.meta.url));
+const SCHEMA_FILE = packageFile('schema/snotra.config.schema.json');
 
 /** How `$schema` names the shipped schema from the config's folder: a relative path. */
 function schemaRef(configDir: string): string {

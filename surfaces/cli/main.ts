@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { CommandFailure, ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
 import { parseCommandLine, withFlagSuggestion } from './program.ts';
-import { processTerminal } from './run/prompt.ts';
+import type { ApprovalTerminal } from './run/prompt.ts';
 
 /** Whether a stream error means the reader closed its end (a pipe to `head`, a closed terminal). */
 function readerGone(err: NodeJS.ErrnoException): boolean {
@@ -36,8 +36,15 @@ const processIo: CliIo = {
     if (!process.stderr.destroyed) process.stderr.write(t);
   },
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
-  approvalTerminal: () => (process.stdin.isTTY && process.stderr.isTTY ? processTerminal() : null),
+  approvalTerminal: () => openTerminal?.() ?? null,
 };
+
+/**
+ * The approval prompt on this process's terminal, loaded by `runCli` only when stdin and stderr
+ * are TTYs (it pulls in the approval card's rendering and the Decision schema: start-up cost
+ * every other invocation, `--version` and pipes included, does not pay).
+ */
+let openTerminal: (() => ApprovalTerminal) | null = null;
 
 /** Whether the invocation asked for JSON output (`--json` before any `--`): then errors are JSON on stdout too. */
 function wantsJson(argv: readonly string[]): boolean {
@@ -53,7 +60,11 @@ function report(io: CliIo, json: boolean, code: string, message: string, text: s
 
 /** Runs one CLI invocation and returns its exit code. Errors are printed, never thrown. */
 export async function runCli(argv: string[], io: CliIo = processIo, cwd = process.cwd()): Promise<number> {
-  if (io === processIo) watchOutput();
+  if (io === processIo) {
+    watchOutput();
+    if (openTerminal === null && process.stdin.isTTY && process.stderr.isTTY)
+      openTerminal = (await import('./run/prompt.ts')).processTerminal;
+  }
   const json = wantsJson(argv);
   const name = argv[0] ?? '';
   try {

@@ -3,10 +3,11 @@ import { Command, CommanderError } from 'commander';
 import { didYouMean } from '../../runtime/config/suggest.ts';
 import { COMMAND_SPECS, GROUPS, flagNames, type CommandSpec } from './commands.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { packageFile } from './package-root.ts';
 
 /** The version in package.json (what `snotra --version` prints). */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
     version?: unknown;
   };
   return String(pkg.version);

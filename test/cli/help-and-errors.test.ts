@@ -180,7 +180,7 @@ describe('--json errors are JSON on stdout', () => {
     [['inbox', 'show', '--json', '--state-dir', otherState], 2, 'usage', 'needs an approval id'],
     [['policy', 'check', '--json', '--config', configFile], 2, 'usage', 'exactly one of --tool or --stdin'],
     [['audit', '--bogus', '--json'], 2, 'usage', 'unknown argument "--bogus"'],
-    [['audit', '--json', '--db', join(dir, 'missing', 'snotra.db')], 2, 'audit_unavailable', 'missing'],
+    [['audit', '--json', '--db', join(dir, 'missing', 'snotra.db')], 1, 'audit_unavailable', 'missing'],
     [['doctor', '--jsn', '--json'], 2, 'usage', 'did you mean "--json"?'],
   ])('%j exits %i with code %s', async (argv, exit, code, text) => {
     const r = await cli(argv);

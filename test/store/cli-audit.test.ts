@@ -111,10 +111,10 @@ describe('snotra audit', () => {
     expect(out).toContain('call=call-9');
   });
 
-  it('exits 2 naming the file when there is no database', async () => {
+  it('exits 1 (as runs and inbox do) naming the file when there is no database', async () => {
     const missing = join(tempDir(), 'nothing', 'snotra.db');
     const { code, err } = await run(['--db', missing]);
-    expect(code).toBe(2);
+    expect(code).toBe(1);
     expect(err).toContain(missing);
   });
 

@@ -1,0 +1,15 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * vitest globalSetup: compiles dist/ when it is not a build of the current sources, so every
+ * test that spawns `bin/snotra.js` runs the compiled JavaScript users run. A source edited while
+ * the tests run makes the bin fall back to the sources, never to stale code; so does a build that
+ * fails (a type error somewhere): then the tests go on, on the sources, after saying so.
+ */
+export default function setup(): void {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0)
+    console.warn('build-dist: dist/ could not be built; the tests spawn the sources through tsx instead');
+}
