@@ -12,7 +12,7 @@ export class McpSurfaceError extends Error {
   }
 }
 
-type StoredContext = { outcome?: { status: string; reason: string; text?: string } };
+type StoredContext = { outcome?: { status: string; reason: string; text?: string } | null };
 
 /**
  * What the MCP surface may do with the runtime, and nothing more: start an unattended run
@@ -127,7 +127,7 @@ export class McpSurface {
       agent: stored.agentId,
       status: stored.status,
       outcome:
-        outcome === undefined
+        outcome === undefined || outcome === null
           ? null
           : {
               status: outcome.status,
