@@ -176,7 +176,8 @@ export const CASES: readonly ContractCase[] = [
           callStep('c3b', 'write_file', { path: 'c3.txt', content: 'x' }, denied('mode_deny')),
           callStep('c3c', 'http_request', { url: http.url('/c3'), method: 'GET' }, denied('mode_deny')),
           callStep('c3d', 'spawn_agent', { profile: 'c3', task: 'again' }, denied('mode_deny')),
-          finalStep('c3 done', denied('mode_deny')),
+          // Under a sub-agent parent the child holds no spawn_agent at all (tool_not_granted): denied either way.
+          finalStep('c3 done', denied()),
         ]),
       },
     ],
@@ -273,31 +274,26 @@ export const CASES: readonly ContractCase[] = [
     n: 6,
     title: 'a child cannot exceed parent mode, roots or tool set',
     group: 'main',
-    agents: ({ folder }) => [
-      {
-        id: 'c6',
-        mode: 'ask',
-        tools: ['read_file', 'write_file', 'spawn_agent'],
-        text: 'delegate',
-        model: scripted([
-          callStep('c6a', 'spawn_agent', {
-            profile: 'c6-child',
-            task: 'do more than I may',
-            mode: 'allow',
-            tools: ['read_file', 'write_file', 'shell', 'http_request'],
-            roots: [
-              { path: folder.outside, access: 'read-write' },
-              { path: folder.docs, access: 'read-write' },
-              { path: folder.project, access: 'read-write' },
-            ],
-          }),
-          finalStep('c6 done', result('spawn_agent')),
-        ]),
-      },
-      {
+    note: {
+      subagent:
+        'the surface’s own parent (mode `ask`, three tools) delegates to the case agent and asks for more; a child never delegates further unless asked for explicitly',
+    },
+    agents: ({ folder }, surface) => {
+      const request = {
+        mode: 'allow',
+        tools: ['read_file', 'write_file', 'shell', 'http_request'],
+        roots: [
+          { path: folder.outside, access: 'read-write' },
+          { path: folder.docs, access: 'read-write' },
+          { path: folder.project, access: 'read-write' },
+        ],
+      };
+      const parentTools = ['read_file', 'write_file', 'spawn_agent'];
+      const child: CaseAgent = {
         id: 'c6-child',
         mode: 'allow',
-        text: null,
+        text: surface === 'subagent' ? 'do more than I may' : null,
+        ...(surface === 'subagent' ? { delegation: { parentMode: 'ask', parentTools, request } } : {}),
         model: scripted([
           callStep('g1', 'shell', { command: 'echo child > child.txt' }),
           callStep('g2', 'write_file', { path: join(folder.outside, 'c6.txt'), content: 'x' }, denied()),
@@ -305,25 +301,49 @@ export const CASES: readonly ContractCase[] = [
           callStep('g4', 'write_file', { path: join(folder.project, 'c6.txt'), content: 'x' }, denied()),
           finalStep('child done', denied('approval_denied')),
         ]),
-      },
-    ],
+      };
+      if (surface === 'subagent') return [child];
+      return [
+        {
+          id: 'c6',
+          mode: 'ask',
+          tools: parentTools,
+          text: 'delegate',
+          model: scripted([
+            callStep('c6a', 'spawn_agent', { profile: 'c6-child', task: 'do more than I may', ...request }),
+            finalStep('c6 done', result('spawn_agent')),
+          ]),
+        },
+        child,
+      ];
+    },
     async run(ctx) {
       const { folder } = ctx.fx;
-      const runId = await ctx.rt.trigger('c6');
-      const child = await eventually(
-        () => runs(folder.stateDir).find((r) => r.parentRunId === runId && r.agentId === 'c6-child'),
-        60_000,
-        'the child run',
-      );
+      let parentRunId: string;
+      let childRunId: string;
+      if (ctx.driver.surface === 'subagent') {
+        childRunId = await ctx.rt.trigger('c6-child');
+        parentRunId = runs(folder.stateDir).find((r) => r.runId === childRunId)?.parentRunId as string;
+      } else {
+        parentRunId = await ctx.rt.trigger('c6');
+        childRunId = (
+          await eventually(
+            () =>
+              runs(folder.stateDir).find((r) => r.parentRunId === parentRunId && r.agentId === 'c6-child'),
+            60_000,
+            'the child run',
+          )
+        ).runId;
+      }
       // The child asked for `allow`; under an `ask` parent its project write still needs a human.
-      const a = await waitForApproval(folder.stateDir, child.runId, 1);
+      const a = await waitForApproval(folder.stateDir, childRunId, 1);
       expect(a).toMatchObject({ tool: 'write_file', reason: 'mode_ask' });
       await denyWithReason(ctx.rt, a.id);
-      await completed(ctx, runId, 'c6 done');
-      await completed(ctx, child.runId, 'child done');
-      expect(started(folder.stateDir, child.runId)).toEqual([]);
-      expect(approvalsOf(folder.stateDir, child.runId)).toHaveLength(1);
-      const spawned = auditOf(folder.stateDir, child.runId).find((e) => e.kind === 'agent_spawned');
+      await completed(ctx, childRunId, 'child done');
+      await completed(ctx, parentRunId);
+      expect(started(folder.stateDir, childRunId)).toEqual([]);
+      expect(approvalsOf(folder.stateDir, childRunId)).toHaveLength(1);
+      const spawned = auditOf(folder.stateDir, childRunId).find((e) => e.kind === 'agent_spawned');
       const granted = (
         spawned?.detail as {
           granted: { mode: string; tools: string[]; roots: { path: string; access: string }[] };
@@ -411,93 +431,118 @@ export const CASES: readonly ContractCase[] = [
     group: 'main',
     note: {
       chat: 'a chat run belongs to no task and standing approvals are owned by tasks: "always" is refused (grant_not_eligible), the next call to the same target asks again',
+      subagent:
+        'the grant is given on a first child of the task; a child spawned after it inherits it (a running child’s envelope is fixed at its spawn)',
     },
-    agents: ({ http }, surface) => [
-      {
-        id: 'c9',
-        mode: 'ask',
-        text: 'call the api',
-        model: scripted(
-          surface === 'chat'
-            ? [
-                callStep('c9a', 'http_request', { url: http.url('/c9-a'), method: 'GET' }),
-                callStep(
-                  'c9b',
-                  'http_request',
-                  { url: http.url('/c9-a'), method: 'GET' },
-                  result('http_request'),
-                ),
-                finalStep('c9 done', denied('approval_denied')),
-              ]
-            : [
-                callStep('c9a', 'http_request', { url: http.url('/c9-a'), method: 'GET' }),
-                callStep(
-                  'c9b',
-                  'http_request',
-                  { url: http.url('/c9-a'), method: 'GET' },
-                  result('http_request'),
-                ),
-                callStep(
-                  'c9c',
-                  'http_request',
-                  { url: http.url('/c9-b'), method: 'GET' },
-                  result('http_request'),
-                ),
-                callStep(
-                  'c9d',
-                  'http_request',
-                  { url: http.url('/c9-a/x'), method: 'GET' },
-                  result('http_request'),
-                ),
-                callStep(
-                  'c9e',
-                  'http_request',
-                  { url: `${http.url('/c9-a')}?q=1`, method: 'GET' },
-                  denied('approval_denied'),
-                ),
-                finalStep('c9 done', denied('approval_denied')),
-              ],
-        ),
-      },
-    ],
+    agents: ({ http }, surface) => {
+      const a = http.url('/c9-a');
+      const get = (url: string) => ({ url, method: 'GET' });
+      if (surface === 'chat') {
+        return [
+          {
+            id: 'c9',
+            mode: 'ask',
+            text: 'call the api',
+            model: scripted([
+              callStep('c9a', 'http_request', get(a)),
+              callStep('c9b', 'http_request', get(a), result('http_request')),
+              finalStep('c9 done', denied('approval_denied')),
+            ]),
+          },
+        ];
+      }
+      const rest = [
+        callStep('c9c', 'http_request', get(http.url('/c9-b')), result('http_request')),
+        callStep('c9d', 'http_request', get(http.url('/c9-a/x')), result('http_request')),
+        callStep('c9e', 'http_request', get(`${a}?q=1`), denied('approval_denied')),
+        finalStep('c9 done', denied('approval_denied')),
+      ];
+      if (surface === 'subagent') {
+        return [
+          {
+            id: 'c9-first',
+            mode: 'ask',
+            text: null,
+            model: scripted([
+              callStep('c9a', 'http_request', get(a)),
+              finalStep('first done', result('http_request')),
+            ]),
+          },
+          {
+            id: 'c9',
+            mode: 'ask',
+            text: 'call the api',
+            delegation: { before: ['c9-first'] },
+            model: scripted([callStep('c9b', 'http_request', get(a)), ...rest]),
+          },
+        ];
+      }
+      return [
+        {
+          id: 'c9',
+          mode: 'ask',
+          text: 'call the api',
+          model: scripted([
+            callStep('c9a', 'http_request', get(a)),
+            callStep('c9b', 'http_request', get(a), result('http_request')),
+            ...rest,
+          ]),
+        },
+      ];
+    },
     async run(ctx) {
       const { folder, http } = ctx.fx;
-      const runId = await ctx.rt.trigger('c9');
-      const first = await waitForApproval(folder.stateDir, runId, 1);
+      const surface = ctx.driver.surface;
+      const grantOn =
+        surface === 'subagent'
+          ? (
+              await eventually(
+                () => runs(folder.stateDir).find((r) => r.agentId === 'c9-first'),
+                60_000,
+                'the first child',
+              )
+            ).runId
+          : await ctx.rt.trigger('c9');
+      const first = await waitForApproval(folder.stateDir, grantOn, 1);
       const always = await decide(ctx.rt, first.id, { decision: 'approve', scope: 'always' });
-      if (ctx.driver.surface === 'chat') {
+      if (surface === 'chat') {
         expect(always.status).toBe(400);
         expect((always.json() as { error: { code: string } }).error.code).toBe('grant_not_eligible');
         await approveOnce(ctx.rt, first.id);
-        const second = await waitForApproval(folder.stateDir, runId, 2);
+        const second = await waitForApproval(folder.stateDir, grantOn, 2);
         expect(second.tool).toBe('http_request');
         await denyWithReason(ctx.rt, second.id);
-        await completed(ctx, runId, 'c9 done');
+        await completed(ctx, grantOn, 'c9 done');
         expect(http.hits('/c9-a')).toBe(1);
         return;
       }
       expect(always.status).toBe(200);
+      let runId = grantOn;
+      let next = 2;
+      if (surface === 'subagent') {
+        await completed(ctx, grantOn, 'first done');
+        runId = await ctx.rt.trigger('c9');
+        next = 1;
+      }
       // The exact target again: no approval asked. Other targets (and look-alikes) ask.
-      const b = await waitForApproval(folder.stateDir, runId, 2);
+      const b = await waitForApproval(folder.stateDir, runId, next);
       expect(b.target).toBe(http.url('/c9-b'));
       expect(http.hits('/c9-a')).toBe(2);
       await approveOnce(ctx.rt, b.id);
-      for (const [n, target] of [
-        [3, http.url('/c9-a/x')],
-        [4, `${http.url('/c9-a')}?q=1`],
-      ] as const) {
-        const a = await waitForApproval(folder.stateDir, runId, n);
-        expect(a.target).toBe(target);
-        await denyWithReason(ctx.rt, a.id);
+      for (const [i, target] of [http.url('/c9-a/x'), `${http.url('/c9-a')}?q=1`].entries()) {
+        const x = await waitForApproval(folder.stateDir, runId, next + 1 + i);
+        expect(x.target).toBe(target);
+        await denyWithReason(ctx.rt, x.id);
       }
       await completed(ctx, runId, 'c9 done');
       expect(http.hits('/c9-a')).toBe(2);
       expect(http.hits('/c9-b')).toBe(1);
       expect(http.hits('/c9-a/x') + http.hits('/c9-a?q=1')).toBe(0);
+      // The one call the grant allowed, on its exact target.
       const standing = auditOf(folder.stateDir, runId).filter(
-        (e) => e.kind === 'policy_decided' && e.standingApprovalId !== null,
+        (e) => e.kind === 'policy_decided' && JSON.stringify(e.detail).includes('standing_approval'),
       );
-      expect(standing).toHaveLength(1);
+      expect(standing.map((e) => e.resource)).toEqual([http.url('/c9-a')]);
     },
   },
   {

@@ -19,13 +19,19 @@ export const scheduledDriver: SurfaceDriver = {
       .filter((a) => a.text !== null)
       .map((a) => ({ id: `task-${a.id}`, agent: a.id, cron: fireAt, message: a.text, missed: 'run-once' }));
     const config = writeScenarioConfig(folder, scenario, { surfaces: { scheduled } });
-    return startRuntimeProcess(config, scenario.env, () => async (agentId) => {
-      const run = await findRun(
+    const runOf = (agentId: string) =>
+      findRun(
         folder.stateDir,
         (r) => r.agentId === agentId && r.surface === 'scheduled' && r.parentRunId === null,
         `the scheduled run of ${agentId}`,
       );
-      return run.runId;
-    });
+    const rt = await startRuntimeProcess(
+      config,
+      scenario.env,
+      () => async (agentId) => (await runOf(agentId)).runId,
+    );
+    // Ready once the scheduler started every task: a case that restarts the runtime cannot cut another's start short.
+    for (const t of scheduled) await runOf(t.agent);
+    return rt;
   },
 };

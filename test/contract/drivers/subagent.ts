@@ -19,23 +19,28 @@ export const subagentDriver: SurfaceDriver = {
     const fireAt = new Date(Date.now() + 3000).toISOString().replace(/\.\d+Z$/, '');
     const parents: CaseAgent[] = scenario.agents
       .filter((a) => a.text !== null)
-      .map((a) => ({
-        id: `parent-${a.id}`,
-        mode: 'allow',
-        text: null,
-        model: {
-          kind: 'scripted',
-          steps: [
-            {
-              respond: {
-                kind: 'calls',
-                calls: [{ id: 'spawn', tool: 'spawn_agent', args: { profile: a.id, task: a.text } }],
-              },
-            },
-            { respond: { kind: 'final', text: 'delegated' } },
-          ],
-        },
-      }));
+      .map((a) => {
+        const d = a.delegation ?? {};
+        const spawns = [
+          ...(d.before ?? []).map((profile) => ({ profile, task: `first ${profile}` })),
+          { ...d.request, profile: a.id, task: a.text },
+        ];
+        return {
+          id: `parent-${a.id}`,
+          mode: d.parentMode ?? 'allow',
+          ...(d.parentTools ? { tools: d.parentTools } : {}),
+          text: null,
+          model: {
+            kind: 'scripted',
+            steps: [
+              ...spawns.map((args, i) => ({
+                respond: { kind: 'calls', calls: [{ id: `spawn${i}`, tool: 'spawn_agent', args }] },
+              })),
+              { respond: { kind: 'final', text: 'delegated' } },
+            ],
+          },
+        };
+      });
     const scheduled = parents.map((p) => ({
       id: `task-${p.id}`,
       agent: p.id,

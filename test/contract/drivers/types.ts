@@ -29,6 +29,17 @@ export interface CaseAgent {
    * task, an MCP `run_task` text). Null for an agent only ever started by another agent.
    */
   readonly text: string | null;
+  /**
+   * Sub-agent surface only: how the surface's parent delegates to this agent — the parent's own
+   * mode and tools (default `allow`, every tool), what its `spawn_agent` call asks for besides
+   * profile and task, and the profiles it spawns (one after another) before this one.
+   */
+  readonly delegation?: {
+    readonly parentMode?: 'allow' | 'ask' | 'deny';
+    readonly parentTools?: readonly string[];
+    readonly request?: Readonly<Record<string, unknown>>;
+    readonly before?: readonly string[];
+  };
 }
 
 /** The config a group of cases runs on: its agents plus config shared by them. */
