@@ -274,6 +274,26 @@ describe('snotra mcp process', () => {
     }
   }, 90_000);
 
+  it('bad flags and configs fail before serving, on stderr only (stdout stays the protocol’s)', () => {
+    const cases: [string[], number, RegExp][] = [
+      [
+        ['mcp', '--wait-ms', 'soon', '--config', config],
+        2,
+        /--wait-ms: expected a whole number of ms from 0 to 600000, got "soon"/,
+      ],
+      [['mcp', '--wait-ms', '600001', '--config', config], 2, /--wait-ms/],
+      [['mcp', '--wait-mss', '5', '--config', config], 2, /did you mean "--wait-ms"/],
+      [['mcp', '--config', join(dir, 'missing.json')], 1, /missing\.json: invalid config\s+file not found/],
+      [['mcp', '--log-level', 'loud', '--config', config], 2, /--log-level/],
+    ];
+    for (const [args, status, message] of cases) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '', timeout: 30_000 });
+      expect(r.status, args.join(' ')).toBe(status);
+      expect(r.stdout, args.join(' ')).toBe('');
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+  });
+
   it('closing the client ends the server: exit, the state dir is free again', async () => {
     const c = await connectMcp(['--config', config, '--state-dir', join(dir, 'state-close')]);
     expect(existsSync(join(dir, 'state-close', 'runtime.lock.owner'))).toBe(true);
