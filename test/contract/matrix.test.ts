@@ -26,7 +26,12 @@ const built: Partial<Record<(typeof SURFACES)[number], SurfaceDriver>> = {
 };
 for (const name of ['goal', 'platform'] as const) {
   const file = new URL(`./drivers/${name}.ts`, import.meta.url);
-  if (existsSync(file)) built[name] = ((await import(file.href)) as { driver: SurfaceDriver }).driver;
+  if (!existsSync(file)) continue;
+  const loaded = ((await import(file.href)) as { driver?: SurfaceDriver }).driver;
+  // A driver file that does not export its driver is an error, never a surface left out quietly.
+  if (loaded?.surface !== name)
+    throw new Error(`test/contract/drivers/${name}.ts must export \`driver\` for surface ${name}`);
+  built[name] = loaded;
 }
 
 const GROUPS: readonly Group[] = ['main', 'restart', 'tree'];

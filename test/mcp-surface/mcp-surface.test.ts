@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configDir } from '../sidecar/client.ts';
+import { configDir, until } from '../sidecar/client.ts';
 import { eventually } from '../support/runtime.ts';
 import { BIN, startSnotra, stopProcess } from '../support/snotra-process.ts';
 import { connectMcp, type McpConnection } from './client.ts';
@@ -129,11 +129,10 @@ describe('snotra mcp driven by the SDK client over stdio', () => {
 
     const done = await eventually(async () => undefined, 1, 'nothing').catch(() => null);
     void done;
-    let final: Record<string, unknown> = {};
-    await eventually(
-      () => {
-        void mcp.call('get_run', { runId }).then((r) => (final = r.value));
-        return final.status === 'completed' ? final : null;
+    const final = await until(
+      async () => {
+        const r = await mcp.call('get_run', { runId });
+        return r.value.status === 'completed' ? r.value : null;
       },
       20_000,
       'get_run to show the run completed',
@@ -179,15 +178,15 @@ describe('snotra mcp driven by the SDK client over stdio', () => {
     expect(r.isError).toBe(false);
     expect(['queued', 'running', 'completed']).toContain(r.value.status);
     const runId = r.value.runId as string;
-    let seen: Record<string, unknown> = {};
-    await eventually(
-      () => {
-        void mcp.call('get_run', { runId }).then((x) => (seen = x.value));
-        return seen.status === 'completed';
+    const seen = await until(
+      async () => {
+        const x = await mcp.call('get_run', { runId });
+        return x.value.status === 'completed' ? x.value : null;
       },
       20_000,
       'the run to complete',
     );
+    expect(seen).toMatchObject({ runId, outcome: { text: 'hello from snotra' } });
   });
 });
 
