@@ -3,6 +3,11 @@
  * that surface's entry with a scenario's config, and how to deliver a case's message through it.
  * Everything else a case does (deciding approvals as the human, reading the store, counting side
  * effects) is the same for every surface and lives outside the driver.
+ *
+ * Adding a surface (goal, platform): create `drivers/goal.ts` / `drivers/platform.ts` exporting
+ * `driver: SurfaceDriver` whose `trigger` goes through that surface's real entry (the goal
+ * machine; a fake Bot API server on 127.0.0.1 delivering the message). The matrix then generates
+ * its twelve cases; where a case applies differently, say so in the case's `note` and the README.
  */
 
 /** The six execution surfaces of the seed (§13). */
