@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CASES, SHARED_ENV, sharedConfig, type Group } from './cases.ts';
+import { CASES, SHARED_ENV, sharedConfig, type Group } from './cases/index.ts';
 import { chatDriver } from './drivers/chat.ts';
 import { mcpDriver } from './drivers/mcp.ts';
 import { scheduledDriver } from './drivers/scheduled.ts';
