@@ -64,6 +64,25 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./app.ts')).appCommand(argv, io, cwd),
   },
   {
+    path: ['mcp'],
+    summary: 'the runtime as an MCP server on stdio (tools run_task, get_run, list_inbox; no approvals)',
+    usage: '[--config F] [--state-dir D] [--wait-ms N] [--log-level L]',
+    options: [
+      ['--config F', 'the config file (else ./snotra.config.json, else the embedded defaults)'],
+      ['--state-dir D', 'the state dir of its runtime (else the config’s); one runtime per state dir'],
+      ['--wait-ms N', 'longest wait of run_task for the answer, 0 to 600000 (default 25000)'],
+      [
+        '--log-level L',
+        'trace|debug|info|warn|error|fatal|silent (logs go to stderr; stdout is the protocol)',
+      ],
+    ],
+    examples: [
+      'snotra mcp --config ~/snotra/snotra.config.json',
+      'snotra mcp --state-dir ~/.snotra-mcp --wait-ms 50000',
+    ],
+    run: async (argv, io, cwd) => (await import('./mcp.ts')).mcpCommand(argv, io, cwd),
+  },
+  {
     path: ['run'],
     summary: 'one headless run of an agent (exit 0 completed, 1 failed/denied, 20 parked)',
     usage: '[--config F] [--agent A] [--json] [--unattended] [--session S] (MESSAGE|-) | --resume RUN',
