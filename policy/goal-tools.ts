@@ -17,7 +17,13 @@ import type { BuiltinTool } from './builtins.ts';
  */
 export const GOAL_TOOLS = {
   goal_status: {
-    metadata: { risk: 'read', approvalDefault: 'allow', source: 'builtin', parallelSafe: true, idempotent: true },
+    metadata: {
+      risk: 'read',
+      approvalDefault: 'allow',
+      source: 'builtin',
+      parallelSafe: true,
+      idempotent: true,
+    },
     args: z.strictObject({}),
   },
   goal_complete: {

@@ -55,6 +55,10 @@ import { logRunEvent } from './run-log.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
+import { GoalHost } from './goals/goal-host.ts';
+import { createGoalExecutors } from '../actors/tools/goal.ts';
+import { GOAL_SURFACE, withGoalTools } from '../policy/goal-tools.ts';
+import type { GoalAction, GoalControl, GoalRecord, IterationRecord } from '../store/index.ts';
 
 export { RUNTIME_FILE };
 
@@ -139,6 +143,7 @@ export class Runtime {
   #authority!: AuthorityState;
   #delegation!: Delegation;
   #feed!: RunFeed;
+  #goals!: GoalHost;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -309,8 +314,28 @@ export class Runtime {
       (id) => rt.waitForRun(id),
       clock,
     );
+    rt.#goals = new GoalHost({
+      store,
+      clock,
+      goals: loaded.config.surfaces.goalLoops,
+      agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
+      startRun: (agentId, messageId, text) =>
+        rt.send(agentId, {
+          messageId,
+          sessionId: `goal:${messageId.split(':')[1] ?? messageId}`,
+          taskId: `goal:${messageId.split(':')[1] ?? messageId}`,
+          parentRunId: null,
+          surface: GOAL_SURFACE,
+          interaction: 'unattended',
+          text,
+        }),
+      cancelRun: (runId, reason) => runs.cancel(runId, reason),
+      runContext: (runId) => runs.contextOf(runId),
+      log: (level, fields, msg) => logger[level](fields, msg),
+    });
     const executors = {
       spawn_agent: createSpawnAgentExecutor(rt.#delegation),
+      ...createGoalExecutors(rt.#goals),
       ...(options.executors ?? tools?.executors ?? {}),
       ...options.executorOverrides,
     };
@@ -480,6 +505,7 @@ export class Runtime {
     this.#abort.abort();
     if (this.#syncTimer) clearInterval(this.#syncTimer);
     this.#stopSchedules();
+    this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
     await this.queue.stop();
     this.runs.stopAll();
@@ -512,8 +538,13 @@ export class Runtime {
       }
       this.runs.restore(run.runId);
     }
-    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id));
-    this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
+    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) =>
+      m.type === 'goal_control' ? this.#goals.applyControls() : this.approvals.sync(m.id),
+    );
+    this.#syncTimer = setInterval(() => {
+      this.approvals.syncAll();
+      this.#goals.applyControls();
+    }, syncIntervalMs);
     this.#syncTimer.unref();
     const scheduler = new Scheduler(this.loaded.config.surfaces.scheduled, {
       journal: this.store.schedule,
@@ -526,6 +557,32 @@ export class Runtime {
     });
     scheduler.start();
     this.#stopSchedules = () => scheduler.stop();
+    // Goals last: their runs were restored above; requests made while down are applied now.
+    this.#goals.start();
+  }
+
+  /**
+   * A human's request for a goal (`start`, `pause`, `resume`, `cancel`) from an authenticated
+   * in-process surface: recorded durably, applied at once; returns the applied request (its
+   * `result` is `ok` or why it changed nothing). No model-facing path reaches this.
+   */
+  controlGoal(goalId: string, action: GoalAction, by: string): GoalControl {
+    const seq = this.store.goals.requestControl(goalId, action, by);
+    this.#goals.applyControls();
+    return this.store.goals.control(seq) as GoalControl;
+  }
+
+  /** Every configured goal with its stored state (null when never started), and its iterations. */
+  goals(): { id: string; agent: string; record: GoalRecord | null; iterations: IterationRecord[] }[] {
+    return this.loaded.config.surfaces.goalLoops.map((g) => {
+      const record = this.store.goals.get(g.id);
+      return {
+        id: g.id,
+        agent: g.agent,
+        record,
+        iterations: record === null ? [] : this.store.goals.iterations(g.id, record.epoch),
+      };
+    });
   }
 
   /** Whether a scheduled firing's run still goes on (or is on its way: recorded, not yet created). */
@@ -577,12 +634,22 @@ export class Runtime {
       surface: message.surface,
       interaction: message.interaction,
       message: message.text,
-      budget: { ...DEFAULT_BUDGET, ...def?.budget },
+      // A goal iteration runs on what its goal has left (recorded with the iteration).
+      budget: (message.surface === GOAL_SURFACE ? this.#goals.budgetFor(runId) : null) ?? {
+        ...DEFAULT_BUDGET,
+        ...def?.budget,
+      },
       startedAt: this.clock(),
     });
   }
 
   #policyFor(ctx: RunContext) {
+    const policy = this.#basePolicy(ctx);
+    // The goal tools exist in goal runs only.
+    return { ...policy, tools: withGoalTools(ctx.surface, policy.tools, this.registry.names()) };
+  }
+
+  #basePolicy(ctx: RunContext) {
     const child = this.#delegation.childPolicy(ctx);
     if (child !== null) return child;
     const base = agentPolicyContext(this.loaded, ctx.agentId, {
@@ -673,6 +740,7 @@ export class Runtime {
 
   #onRunStatus(runId: string, status: string, ctx: RunContext): void {
     if (this.#stopped) return;
+    if (ctx.surface === GOAL_SURFACE) this.#goals.runStatus(runId, status);
     this.bus.publish(subject('run', runId, 'status'), 'run.status', {
       runId,
       agentId: ctx.agentId,
@@ -684,6 +752,7 @@ export class Runtime {
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
     this.#feed.ended(ctx, outcome);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
+    if (ctx.surface === GOAL_SURFACE && !this.#stopped) this.#goals.runEnded(runId, outcome, ctx);
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);
     waiter?.(outcome);

@@ -40,7 +40,9 @@ const REFUSAL_TEXT: Readonly<Record<string, string>> = {
  * loop ends as `complete` when the run ends). Both refuse, with a code, in a run that is not a
  * live iteration of an active goal.
  */
-export function createGoalExecutors(port: GoalToolPort): Record<'goal_status' | 'goal_complete', ToolExecutor> {
+export function createGoalExecutors(
+  port: GoalToolPort,
+): Record<'goal_status' | 'goal_complete', ToolExecutor> {
   return {
     goal_status: {
       async execute(_args, ctx) {

@@ -215,12 +215,16 @@ const GoalBudget = z.strictObject({
     .int()
     .positive()
     .optional()
-    .describe('Most model calls all iterations of the goal may make together (each run is capped to what is left).'),
+    .describe(
+      'Most model calls all iterations of the goal may make together (each run is capped to what is left).',
+    ),
   toolCalls: z
     .int()
     .positive()
     .optional()
-    .describe('Most tool calls all iterations of the goal may make together (each run is capped to what is left).'),
+    .describe(
+      'Most tool calls all iterations of the goal may make together (each run is capped to what is left).',
+    ),
   wallTimeMs: z
     .int()
     .positive()
@@ -235,13 +239,17 @@ const GoalLoop = z.strictObject({
   id: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/)
-    .describe('A stable name of this goal (letters, digits, ".", "_" and "-"; at most 64), e.g. "fix-tests".'),
+    .describe(
+      'A stable name of this goal (letters, digits, ".", "_" and "-"; at most 64), e.g. "fix-tests".',
+    ),
   agent: z.string().min(1).describe('The agent (a key of `agents`) that works on the goal.'),
   objective: z
     .string()
     .min(1)
     .max(20_000)
-    .describe('What the agent should achieve; each iteration starts a run with this objective as its message.'),
+    .describe(
+      'What the agent should achieve; each iteration starts a run with this objective as its message.',
+    ),
   maxIterations: z
     .int()
     .positive()

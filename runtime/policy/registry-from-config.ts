@@ -15,7 +15,8 @@ export function registryFromConfig(loaded: LoadedConfig): ToolRegistry {
   const { config } = loaded;
   const registry = ToolRegistry.withBuiltins();
   // The goal tools: registered for every agent, offered to goal runs only (see policy/goal-tools.ts).
-  for (const [name, tool] of Object.entries(GOAL_TOOLS)) registry.register(name, 'builtin', tool.metadata, tool.args);
+  for (const [name, tool] of Object.entries(GOAL_TOOLS))
+    registry.register(name, 'builtin', tool.metadata, tool.args);
   const problems: string[] = [];
   const overrides = new Map<string, McpOverride>();
   for (const [name, entry] of Object.entries(config.tools)) {

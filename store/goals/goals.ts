@@ -226,13 +226,7 @@ export class GoalStore {
    * Records how an iteration ended and what it spent, once: false when it had already ended or
    * its epoch is no longer current (a stale iteration bills nothing).
    */
-  endIteration(
-    goalId: string,
-    epoch: number,
-    iteration: number,
-    outcome: string,
-    usage: GoalUsage,
-  ): boolean {
+  endIteration(goalId: string, epoch: number, iteration: number, outcome: string, usage: GoalUsage): boolean {
     const s = this.#writable('endIteration');
     return (
       this.ctx.tx.runStatement(() =>
@@ -261,7 +255,8 @@ export class GoalStore {
       const it = s.byRun.get(runId);
       if (it === undefined) return { ok: false, reason: 'not_a_goal_run' } as const;
       const goal = s.get.get(it.goal_id);
-      if (goal === undefined || goal.epoch !== it.epoch) return { ok: false, reason: 'stale_iteration' } as const;
+      if (goal === undefined || goal.epoch !== it.epoch)
+        return { ok: false, reason: 'stale_iteration' } as const;
       if (goal.status !== 'active' && goal.status !== 'paused')
         return { ok: false, reason: 'goal_not_active' } as const;
       if (it.status !== 'started') return { ok: false, reason: 'iteration_ended' } as const;
@@ -405,6 +400,8 @@ function prepare(ctx: StoreContext) {
       ControlRow
     >,
     control: db.prepare('SELECT * FROM goal_controls WHERE seq = ?') as Statement<[number], ControlRow>,
-    applied: db.prepare('UPDATE goal_controls SET applied_at = ?, result = ? WHERE seq = ? AND applied_at IS NULL'),
+    applied: db.prepare(
+      'UPDATE goal_controls SET applied_at = ?, result = ? WHERE seq = ? AND applied_at IS NULL',
+    ),
   };
 }

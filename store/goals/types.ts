@@ -1,5 +1,12 @@
 /** A goal's lifecycle status (durable). `active` covers running, between iterations and parked. */
-export const GOAL_STATUSES = ['active', 'paused', 'complete', 'budget_limited', 'failed', 'cancelled'] as const;
+export const GOAL_STATUSES = [
+  'active',
+  'paused',
+  'complete',
+  'budget_limited',
+  'failed',
+  'cancelled',
+] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
 
 /** Statuses after which the goal never runs again in its epoch (a `start` opens a new epoch). */
