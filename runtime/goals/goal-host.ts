@@ -115,7 +115,18 @@ export class GoalHost {
       toolCalls: ctx.used.toolCalls,
       wallTimeMs: Math.max(0, this.deps.clock() - ctx.startedAt),
     };
-    this.deps.store.goals.endIteration(it.goalId, it.epoch, it.iteration, runOutcomeText(outcome), usage);
+    const first = this.deps.store.goals.endIteration(
+      it.goalId,
+      it.epoch,
+      it.iteration,
+      runOutcomeText(outcome),
+      usage,
+    );
+    if (first && !this.#live.has(it.goalId)) {
+      // The goal stopped while this run went on (cancelled): what it spent still counts.
+      this.deps.store.goals.billStopped(it.goalId, it.epoch, usage);
+      return;
+    }
     this.#deliverEnd(it.goalId, it.epoch, it.iteration);
   }
 

@@ -245,6 +245,26 @@ export class GoalStore {
   }
 
   /**
+   * Adds what a run spent after its goal had stopped (a run cut short by a cancel) to the goal's
+   * totals; only for a stopped goal of that epoch (a live goal's machine does its own billing).
+   */
+  billStopped(goalId: string, epoch: number, usage: GoalUsage): boolean {
+    const s = this.#writable('billStopped');
+    return (
+      this.ctx.tx.runStatement(() =>
+        s.billStopped.run({
+          goal_id: goalId,
+          epoch,
+          model_calls: usage.modelCalls,
+          tool_calls: usage.toolCalls,
+          wall_ms: usage.wallTimeMs,
+          now: this.ctx.clock(),
+        }),
+      ).changes === 1
+    );
+  }
+
+  /**
    * Records the model's claim that the goal is complete, for the iteration `runId` belongs to.
    * Only a live iteration of the current epoch of an active goal may claim; the first claim of
    * an iteration stands (a retried call finds it recorded and succeeds again).
@@ -388,6 +408,11 @@ function prepare(ctx: StoreContext) {
          tool_calls = @tool_calls, wall_ms = @wall_ms, ended_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch AND iteration = @iteration AND status = 'started'
          AND epoch = (SELECT epoch FROM goals WHERE goal_id = @goal_id)`,
+    ),
+    billStopped: db.prepare(
+      `UPDATE goals SET used_model_calls = used_model_calls + @model_calls,
+         used_tool_calls = used_tool_calls + @tool_calls, used_wall_ms = used_wall_ms + @wall_ms, updated_at = @now
+       WHERE goal_id = @goal_id AND epoch = @epoch AND status IN ('complete', 'budget_limited', 'failed', 'cancelled')`,
     ),
     claim: db.prepare(
       `UPDATE goal_iterations SET claim = ? WHERE goal_id = ? AND epoch = ? AND iteration = ? AND claim IS NULL`,
