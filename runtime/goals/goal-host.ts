@@ -24,6 +24,8 @@ export interface GoalHostDeps {
   /** What a run spent so far, when it is live or stored (for `goal_status`). */
   readonly runContext: (runId: string) => RunContext | null;
   readonly log: (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) => void;
+  /** The goal machine to host; default `goalMachine` (the model-based tests pass a broken one). */
+  readonly machine?: typeof goalMachine;
 }
 
 /** The durable status of a goal machine's snapshot. */
@@ -49,7 +51,7 @@ export class GoalHost {
   #stopped = false;
 
   constructor(private readonly deps: GoalHostDeps) {
-    this.#machine = goalMachine.provide({
+    this.#machine = (deps.machine ?? goalMachine).provide({
       actors: {
         beginIteration: fromPromise<{ runId: string }, BeginIterationInput>(async ({ input }) =>
           this.#beginIteration(input),
