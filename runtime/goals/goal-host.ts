@@ -3,7 +3,14 @@ import { goalMachine, iterationMessageId, iterationRunId, remainingOf } from '..
 import type { BeginIterationInput, GoalContext, GoalSpent } from '../../machines/goal/types.ts';
 import type { Budget, RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { GoalStatusView, GoalClaimOutcome } from '../../actors/tools/goal.ts';
-import type { GoalControl, GoalRecord, GoalStatus, IterationBudget, Store } from '../../store/index.ts';
+import {
+  FINAL_GOAL_STATUSES,
+  type GoalControl,
+  type GoalRecord,
+  type GoalStatus,
+  type IterationBudget,
+  type Store,
+} from '../../store/index.ts';
 import type { GoalLoopConfig } from '../config/schema.ts';
 
 type GoalActor = Actor<typeof goalMachine>;
@@ -58,12 +65,17 @@ export class GoalHost {
         ),
       },
       actions: {
-        cancelRun: (_, params: { runId: string | null }) => {
-          if (params.runId !== null) {
-            const runId = params.runId;
-            // Deferred: the goal's own transition finishes first (the run's end is then stale).
-            queueMicrotask(() => this.deps.cancelRun(runId, 'goal cancelled by a human'));
-          }
+        cancelRun: ({ context }, params: { runId: string | null }) => {
+          // The current iteration's run, or one recorded and on its way (cancelled while starting):
+          // a run that does not exist yet is cancelled as it reports its first status (runStatus).
+          const latest = this.deps.store.goals.iteration(
+            context.goalId,
+            context.epoch,
+            context.iteration + 1,
+          );
+          const runId = params.runId ?? (latest?.status === 'started' ? latest.runId : null);
+          // Deferred: the goal's own transition finishes first (the run's end is then stale).
+          if (runId !== null) queueMicrotask(() => this.deps.cancelRun(runId, 'goal cancelled by a human'));
         },
       },
     });
@@ -136,6 +148,15 @@ export class GoalHost {
   runStatus(runId: string, status: string): void {
     const it = this.deps.store.goals.iterationOfRun(runId);
     if (it === null) return;
+    const goal = this.deps.store.goals.get(it.goalId);
+    if (
+      it.status === 'started' &&
+      (goal === null || goal.epoch !== it.epoch || FINAL_GOAL_STATUSES.has(goal.status))
+    ) {
+      // The goal stopped (cancelled) while this iteration's run was on its way: it does not go on.
+      queueMicrotask(() => this.deps.cancelRun(runId, 'its goal has stopped'));
+      return;
+    }
     const actor = this.#live.get(it.goalId);
     if (actor === undefined || actor.getSnapshot().context.epoch !== it.epoch) return;
     if (status === 'waiting_for_approval') actor.send({ type: 'RUN_PARKED', runId });
@@ -371,7 +392,8 @@ export class GoalHost {
       status: goalStatusOf(s),
       stopReason: c.stopReason,
       parked: s.matches({ active: 'parked' }),
-      iteration: c.iteration,
+      // Counts an iteration recorded while starting (its run on its way) too.
+      iteration: Math.max(c.iteration, this.deps.store.goals.lastIteration(goalId, c.epoch)),
       used: c.used,
       evidence: c.evidence,
       snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,

@@ -203,6 +203,11 @@ export class GoalStore {
     }, DURABLE);
   }
 
+  /** The number of the latest iteration recorded for a goal's epoch (0 before the first). */
+  lastIteration(goalId: string, epoch: number): number {
+    return this.#s?.lastIteration.get(goalId, epoch)?.n ?? 0;
+  }
+
   /** One iteration, or null. */
   iteration(goalId: string, epoch: number, iteration: number): IterationRecord | null {
     const row = this.#s?.iteration.get(goalId, epoch, iteration);
