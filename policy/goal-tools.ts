@@ -42,14 +42,15 @@ export const GOAL_TOOL_NAMES: ReadonlySet<string> = new Set(Object.keys(GOAL_TOO
 export const GOAL_SURFACE = 'goal';
 
 /**
- * The tool set of a run with the goal tools applied: a goal run gets them beside its agent's
- * tools; every other run loses them (`all` is every registered tool, for agents with no list).
+ * The tool set of a run with the goal tools applied: a goal iteration's run (`goalRun`: surface
+ * `goal`, top level — not a sub-agent of one) gets them beside its agent's tools; every other run
+ * loses them (`all` is every registered tool, for agents with no list).
  */
 export function withGoalTools(
-  surface: string,
+  goalRun: boolean,
   granted: ReadonlySet<string> | null,
   all: readonly string[],
 ): ReadonlySet<string> | null {
-  if (surface === GOAL_SURFACE) return granted === null ? null : new Set([...granted, ...GOAL_TOOL_NAMES]);
+  if (goalRun) return granted === null ? null : new Set([...granted, ...GOAL_TOOL_NAMES]);
   return new Set((granted === null ? all : [...granted]).filter((t) => !GOAL_TOOL_NAMES.has(t)));
 }

@@ -646,7 +646,8 @@ export class Runtime {
   #policyFor(ctx: RunContext) {
     const policy = this.#basePolicy(ctx);
     // The goal tools exist in goal runs only.
-    return { ...policy, tools: withGoalTools(ctx.surface, policy.tools, this.registry.names()) };
+    const goalRun = ctx.surface === GOAL_SURFACE && ctx.parentRunId === null;
+    return { ...policy, tools: withGoalTools(goalRun, policy.tools, this.registry.names()) };
   }
 
   #basePolicy(ctx: RunContext) {
