@@ -214,4 +214,36 @@ describe('goal loop', () => {
     });
     expect(fx.sent()).toEqual(['#ops progress', '#ops progress']);
   });
+
+  it('cancelling a parked goal ends its run; approving the stale request afterwards runs nothing', async () => {
+    fx = runtimeFixture(goalConfig({ mode: 'ask' }, { maxIterations: 3 }));
+    const model = new OfferedTools({
+      worker: [
+        call('c1', 'send_message', { channel: '#ops', text: 'progress' }),
+        final('sent', { kind: 'tool.result', tool: 'send_message' }),
+      ],
+    });
+    rt = await fx.start(model);
+    rt.controlGoal('g', 'start', 'test');
+    const pending = await eventually(() => rt?.store.approvals.listPending({})[0], 20_000, 'an approval');
+    await eventually(() => rt?.store.goals.get('g')?.parked === true, 10_000, 'the goal to park');
+    expect(rt.controlGoal('g', 'cancel', 'test').result).toBe('ok');
+    const runId = 'worker:goal:g:1:1';
+    const outcome = await rt.waitForRun(runId);
+    expect(outcome).toMatchObject({ status: 'failed' });
+    expect(outcome.reason).toMatch(/^cancelled: /);
+    expect(rt.store.goals.get('g')).toMatchObject({
+      status: 'cancelled',
+      stopReason: 'cancelled_by_human',
+      parked: false,
+    });
+    rt.decide(pending.id, 'approved', 'late-human');
+    // The run has ended: nothing resumes it. Restart to let any delivery settle, then check.
+    await rt.stop();
+    rt = await fx.start(model);
+    expect(rt.store.snapshots.get(runId)?.status).toBe('failed');
+    expect(fx.sent()).toEqual([]);
+    expect(rt.store.goals.iterations('g')).toHaveLength(1);
+    expect(rt.controlGoal('g', 'resume', 'test').result).toBe('not_running');
+  });
 });
