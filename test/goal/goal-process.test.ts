@@ -173,22 +173,40 @@ describe('goal loop through snotra start and the CLI', () => {
     'SIGKILL during an iteration, restart at once: no iteration repeated or skipped, each effect once',
     { timeout: 240_000 },
     async () => {
-      const { dir, config } = workspace('allow', 4, 'sleep 0.3; echo step >> log.txt');
+      const { dir, config } = workspace('allow', 4, 'sleep 0.8; echo step >> log.txt');
       let p = await start(config);
       expect(cli(['goal', 'start', 'g', '--config', config]).code).toBe(0);
-      for (const k of [2, 3]) {
-        // Kill as soon as iteration k is recorded: its run is starting or in its shell call.
-        await eventually(() => (goalOf(dir)?.iteration ?? 0) >= k, 60_000, `iteration ${k}`);
-        p.child.kill('SIGKILL');
-        await p.exited;
-        p = await start(config);
-      }
+      // Kill as soon as iteration 2 is recorded (its run starting), then while iteration 3's
+      // shell call runs (started, not completed: it is reported interrupted, never run again).
+      await eventually(() => (goalOf(dir)?.iteration ?? 0) >= 2, 60_000, 'iteration 2');
+      p.child.kill('SIGKILL');
+      await p.exited;
+      p = await start(config);
+      await eventually(
+        () =>
+          withStore(dir, (s) => {
+            const events = s.audit.list({ runId: 'worker:goal:g:1:3' });
+            return (
+              events.some((e) => e.kind === 'started' && e.tool === 'shell') &&
+              !events.some((e) => e.kind === 'completed' && e.tool === 'shell')
+            );
+          }),
+        60_000,
+        "iteration 3's shell call in flight",
+      );
+      p.child.kill('SIGKILL');
+      await p.exited;
+      p = await start(config);
       await eventually(() => goalOf(dir)?.status === 'budget_limited', 90_000, 'the goal to reach its cap');
       expect(goalOf(dir)).toMatchObject({ stopReason: 'max_iterations', iteration: 4 });
       await stopProcess(p);
       const law = checkExactlyOnce(dir);
       expect(law.iterations).toBe(4);
       expect(law.completedCalls).toBeGreaterThanOrEqual(2);
+      // The call cut by the kill was reported to the model as interrupted and not run again.
+      const third = withStore(dir, (s) => s.audit.list({ runId: 'worker:goal:g:1:3' }).map((e) => e.kind));
+      expect(third.filter((k) => k === 'started')).toHaveLength(1);
+      expect(third).not.toContain('completed');
     },
   );
 
