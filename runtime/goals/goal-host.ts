@@ -1,8 +1,9 @@
 import { createActor, fromPromise, type Actor, type SnapshotFrom } from 'xstate';
-import { goalMachine, iterationMessageId, iterationRunId, remainingOf } from '../../machines/goal/machine.ts';
+import { goalMachine, iterationMessageId, iterationRunId } from '../../machines/goal/machine.ts';
 import type { BeginIterationInput, GoalContext, GoalSpent } from '../../machines/goal/types.ts';
 import type { Budget, RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { GoalStatusView, GoalClaimOutcome } from '../../actors/tools/goal.ts';
+import { goalStatusView } from './status-view.ts';
 import {
   FINAL_GOAL_STATUSES,
   type GoalControl,
@@ -165,28 +166,7 @@ export class GoalHost {
 
   /** `goal_status` for a run: null when the run is not an iteration of a goal. */
   status(runId: string): GoalStatusView | null {
-    const it = this.deps.store.goals.iterationOfRun(runId);
-    if (it === null) return null;
-    const goal = this.deps.store.goals.get(it.goalId);
-    if (goal === null || goal.epoch !== it.epoch) return null;
-    const run = this.deps.runContext(runId);
-    const spent: GoalSpent = {
-      modelCalls: goal.used.modelCalls + (run?.used.modelCalls ?? 0),
-      toolCalls: goal.used.toolCalls + (run?.used.toolCalls ?? 0),
-      wallTimeMs: goal.used.wallTimeMs + (run === null ? 0 : Math.max(0, this.deps.clock() - run.startedAt)),
-    };
-    const left = remainingOf(goal.budget, spent);
-    return {
-      goalId: goal.goalId,
-      objective: goal.objective,
-      iteration: it.iteration,
-      maxIterations: goal.maxIterations,
-      remaining: {
-        modelCalls: left.modelCalls ?? null,
-        toolCalls: left.toolCalls ?? null,
-        wallTimeMs: left.wallTimeMs ?? null,
-      },
-    };
+    return goalStatusView(this.deps.store, runId, this.deps.runContext(runId), this.deps.clock());
   }
 
   /** `goal_complete` for a run: records the claim (the loop ends when the run ends). */
