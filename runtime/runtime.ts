@@ -110,6 +110,7 @@ export interface SubmitOptions {
 }
 
 export { GrantNotEligibleError, type GrantScope };
+export type { GoalAction, GoalControl, GoalRecord, IterationRecord };
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
 export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
@@ -144,6 +145,7 @@ export class Runtime {
   #delegation!: Delegation;
   #feed!: RunFeed;
   #goals!: GoalHost;
+  readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -332,6 +334,9 @@ export class Runtime {
       cancelRun: (runId, reason) => runs.cancel(runId, reason),
       runContext: (runId) => runs.contextOf(runId),
       log: (level, fields, msg) => logger[level](fields, msg),
+      onChange: (goal) => {
+        for (const l of rt.#goalListeners) l(goal);
+      },
     });
     const executors = {
       spawn_agent: createSpawnAgentExecutor(rt.#delegation),
@@ -570,6 +575,12 @@ export class Runtime {
     const seq = this.store.goals.requestControl(goalId, action, by);
     this.#goals.applyControls();
     return this.store.goals.control(seq) as GoalControl;
+  }
+
+  /** Listens to changes of every goal's stored state (status, iteration, usage). Returns the removal. */
+  onGoalChange(listener: (goal: GoalRecord) => void): () => void {
+    this.#goalListeners.add(listener);
+    return () => this.#goalListeners.delete(listener);
   }
 
   /** Every configured goal with its stored state (null when never started), and its iterations. */

@@ -32,6 +32,8 @@ export interface GoalHostDeps {
   /** What a run spent so far, when it is live or stored (for `goal_status`). */
   readonly runContext: (runId: string) => RunContext | null;
   readonly log: (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) => void;
+  /** Hears every change of a goal's stored state (after it is written). Must not throw. */
+  readonly onChange?: (goal: GoalRecord) => void;
   /** The goal machine to host; default `goalMachine` (the model-based tests pass a broken one). */
   readonly machine?: typeof goalMachine;
 }
@@ -368,7 +370,7 @@ export class GoalHost {
   #persist(goalId: string, actor: GoalActor): boolean {
     const s = actor.getSnapshot();
     const c = s.context;
-    return this.deps.store.goals.save(goalId, c.epoch, {
+    const saved = this.deps.store.goals.save(goalId, c.epoch, {
       status: goalStatusOf(s),
       stopReason: c.stopReason,
       parked: s.matches({ active: 'parked' }),
@@ -378,6 +380,11 @@ export class GoalHost {
       evidence: c.evidence,
       snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,
     });
+    if (saved && this.deps.onChange !== undefined) {
+      const goal = this.deps.store.goals.get(goalId);
+      if (goal !== null) this.deps.onChange(goal);
+    }
+    return saved;
   }
 }
 

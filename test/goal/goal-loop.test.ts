@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../runtime/runtime.ts';
+import { GoalStartRefusedError, runGoal } from '../../surfaces/goal/run-goal.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { call, final, OfferedTools } from './support.ts';
 
@@ -245,5 +246,21 @@ describe('goal loop', () => {
     expect(fx.sent()).toEqual([]);
     expect(rt.store.goals.iterations('g')).toHaveLength(1);
     expect(rt.controlGoal('g', 'resume', 'test').result).toBe('not_running');
+  });
+
+  it('the surface entry runGoal starts a goal and resolves when it stops; a second start while active is refused', async () => {
+    fx = runtimeFixture(goalConfig({}, { maxIterations: 2 }));
+    const model = new OfferedTools({ worker: [final('working')] });
+    rt = await fx.start(model);
+    const seen: string[] = [];
+    const off = rt.onGoalChange((g) => seen.push(`${g.status}:${g.iteration}`));
+    const done = runGoal(rt, 'g', 'test');
+    await expect(runGoal(rt, 'g', 'test')).rejects.toBeInstanceOf(GoalStartRefusedError);
+    const g = await done;
+    off();
+    expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'max_iterations', iteration: 2 });
+    expect(seen).toContain('active:1');
+    expect(seen[seen.length - 1]).toBe('budget_limited:2');
+    await expect(runGoal(rt, 'nope', 'test')).rejects.toThrow(/unknown_goal/);
   });
 });
