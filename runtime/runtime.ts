@@ -56,6 +56,10 @@ import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
 import { Inspector, type ActorEvent, type ActorTreeSnapshot } from './inspect/index.ts';
+import { GoalHost } from './goals/goal-host.ts';
+import { createGoalExecutors } from '../actors/tools/goal.ts';
+import { GOAL_SURFACE, withGoalTools } from '../policy/goal-tools.ts';
+import type { GoalAction, GoalControl, GoalRecord, IterationRecord } from '../store/index.ts';
 
 export { RUNTIME_FILE };
 
@@ -107,6 +111,7 @@ export interface SubmitOptions {
 }
 
 export { GrantNotEligibleError, type GrantScope };
+export type { GoalAction, GoalControl, GoalRecord, IterationRecord };
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
 export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
@@ -141,6 +146,8 @@ export class Runtime {
   #delegation!: Delegation;
   #feed!: RunFeed;
   #inspector!: Inspector;
+  #goals!: GoalHost;
+  readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -317,8 +324,31 @@ export class Runtime {
       (id) => rt.waitForRun(id),
       clock,
     );
+    rt.#goals = new GoalHost({
+      store,
+      clock,
+      goals: loaded.config.surfaces.goalLoops,
+      agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
+      startRun: (agentId, messageId, text) =>
+        rt.send(agentId, {
+          messageId,
+          sessionId: `goal:${messageId.split(':')[1] ?? messageId}`,
+          taskId: `goal:${messageId.split(':')[1] ?? messageId}`,
+          parentRunId: null,
+          surface: GOAL_SURFACE,
+          interaction: 'unattended',
+          text,
+        }),
+      cancelRun: (runId, reason) => runs.cancel(runId, reason),
+      runContext: (runId) => runs.contextOf(runId),
+      log: (level, fields, msg) => logger[level](fields, msg),
+      onChange: (goal) => {
+        for (const l of rt.#goalListeners) l(goal);
+      },
+    });
     const executors = {
       spawn_agent: createSpawnAgentExecutor(rt.#delegation),
+      ...createGoalExecutors(rt.#goals),
       ...(options.executors ?? tools?.executors ?? {}),
       ...options.executorOverrides,
     };
@@ -498,6 +528,7 @@ export class Runtime {
     this.#abort.abort();
     if (this.#syncTimer) clearInterval(this.#syncTimer);
     this.#stopSchedules();
+    this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
     await this.queue.stop();
     this.runs.stopAll();
@@ -532,10 +563,17 @@ export class Runtime {
       this.runs.restore(run.runId);
     }
     const redact = <T>(v: T): T => this.store.redactor.redact(v) as T;
-    this.#control = await startControlSocket(this.loaded.config.stateDir, (m) => this.approvals.sync(m.id), {
-      actors: { snapshot: () => redact(this.actors()), on: (l) => this.onActorEvent((e) => l(redact(e))) },
-    });
-    this.#syncTimer = setInterval(() => this.approvals.syncAll(), syncIntervalMs);
+    this.#control = await startControlSocket(
+      this.loaded.config.stateDir,
+      (m) => (m.type === 'goal_control' ? this.#goals.applyControls() : this.approvals.sync(m.id)),
+      {
+        actors: { snapshot: () => redact(this.actors()), on: (l) => this.onActorEvent((e) => l(redact(e))) },
+      },
+    );
+    this.#syncTimer = setInterval(() => {
+      this.approvals.syncAll();
+      this.#goals.applyControls();
+    }, syncIntervalMs);
     this.#syncTimer.unref();
     const scheduler = new Scheduler(this.loaded.config.surfaces.scheduled, {
       journal: this.store.schedule,
@@ -548,6 +586,38 @@ export class Runtime {
     });
     scheduler.start();
     this.#stopSchedules = () => scheduler.stop();
+    // Goals last: their runs were restored above; requests made while down are applied now.
+    this.#goals.start();
+  }
+
+  /**
+   * A human's request for a goal (`start`, `pause`, `resume`, `cancel`) from an authenticated
+   * in-process surface: recorded durably, applied at once; returns the applied request (its
+   * `result` is `ok` or why it changed nothing). No model-facing path reaches this.
+   */
+  controlGoal(goalId: string, action: GoalAction, by: string): GoalControl {
+    const seq = this.store.goals.requestControl(goalId, action, by);
+    this.#goals.applyControls();
+    return this.store.goals.control(seq) as GoalControl;
+  }
+
+  /** Listens to changes of every goal's stored state (status, iteration, usage). Returns the removal. */
+  onGoalChange(listener: (goal: GoalRecord) => void): () => void {
+    this.#goalListeners.add(listener);
+    return () => this.#goalListeners.delete(listener);
+  }
+
+  /** Every configured goal with its stored state (null when never started), and its iterations. */
+  goals(): { id: string; agent: string; record: GoalRecord | null; iterations: IterationRecord[] }[] {
+    return this.loaded.config.surfaces.goalLoops.map((g) => {
+      const record = this.store.goals.get(g.id);
+      return {
+        id: g.id,
+        agent: g.agent,
+        record,
+        iterations: record === null ? [] : this.store.goals.iterations(g.id, record.epoch),
+      };
+    });
   }
 
   /** Whether a scheduled firing's run still goes on (or is on its way: recorded, not yet created). */
@@ -599,12 +669,23 @@ export class Runtime {
       surface: message.surface,
       interaction: message.interaction,
       message: message.text,
-      budget: { ...DEFAULT_BUDGET, ...def?.budget },
+      // A goal iteration runs on what its goal has left (recorded with the iteration).
+      budget: (message.surface === GOAL_SURFACE ? this.#goals.budgetFor(runId) : null) ?? {
+        ...DEFAULT_BUDGET,
+        ...def?.budget,
+      },
       startedAt: this.clock(),
     });
   }
 
   #policyFor(ctx: RunContext) {
+    const policy = this.#basePolicy(ctx);
+    // The goal tools exist in goal runs only.
+    const goalRun = ctx.surface === GOAL_SURFACE && ctx.parentRunId === null;
+    return { ...policy, tools: withGoalTools(goalRun, policy.tools, this.registry.names()) };
+  }
+
+  #basePolicy(ctx: RunContext) {
     const child = this.#delegation.childPolicy(ctx);
     if (child !== null) return child;
     const base = agentPolicyContext(this.loaded, ctx.agentId, {
@@ -696,6 +777,7 @@ export class Runtime {
 
   #onRunStatus(runId: string, status: string, ctx: RunContext): void {
     if (this.#stopped) return;
+    if (ctx.surface === GOAL_SURFACE) this.#goals.runStatus(runId, status);
     this.bus.publish(subject('run', runId, 'status'), 'run.status', {
       runId,
       agentId: ctx.agentId,
@@ -708,6 +790,7 @@ export class Runtime {
     this.#feed.ended(ctx, outcome);
     this.#inspector.runEnded(runId);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
+    if (ctx.surface === GOAL_SURFACE && !this.#stopped) this.#goals.runEnded(runId, outcome, ctx);
     const waiter = this.#waiters.get(runId);
     this.#waiters.delete(runId);
     waiter?.(outcome);

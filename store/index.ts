@@ -46,6 +46,22 @@ export type { BeginCallInput, BeginCallOptions, BeginCallResult, LedgerEntry } f
 export { ScheduleJournal } from './schedule/journal.ts';
 export type { FiringRecord, FiringStatus } from './schedule/journal.ts';
 
+export { GoalStore } from './goals/goals.ts';
+export type { BeginGoalInput, GoalStateFields } from './goals/goals.ts';
+export { GOAL_STATUSES, GOAL_ACTIONS, FINAL_GOAL_STATUSES } from './goals/types.ts';
+export type {
+  ClaimRefusal,
+  ClaimResult,
+  GoalAction,
+  GoalBudget,
+  GoalControl,
+  GoalRecord,
+  GoalStatus,
+  GoalUsage,
+  IterationBudget,
+  IterationRecord,
+} from './goals/types.ts';
+
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {

@@ -9,6 +9,7 @@ import { ToolCallLedger } from './ledger/ledger.ts';
 import type { Redactor } from './redaction/redactor.ts';
 import { RunSnapshots } from './snapshots/store.ts';
 import { ScheduleJournal } from './schedule/journal.ts';
+import { GoalStore } from './goals/goals.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -29,6 +30,8 @@ export class Store {
   readonly snapshots: RunSnapshots;
   /** The scheduler's journal of firings. */
   readonly schedule: ScheduleJournal;
+  /** Goal loops: their state, iteration journal and control requests. */
+  readonly goals: GoalStore;
 
   /** @internal Use `openStore`. */
   constructor(
@@ -43,6 +46,7 @@ export class Store {
     this.standingApprovals = new StandingApprovals(ctx, this.audit);
     this.snapshots = new RunSnapshots(ctx);
     this.schedule = new ScheduleJournal(ctx);
+    this.goals = new GoalStore(ctx);
   }
 
   /** The absolute path of the database file. */

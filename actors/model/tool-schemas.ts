@@ -14,6 +14,9 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
   http_request: 'Send an HTTP request and return the status, headers and body.',
   send_message: 'Send a text message to a channel.',
   spawn_agent: 'Start a sub-agent of a configured profile on a task, with narrowed tools and roots.',
+  goal_status: 'Show the goal you work on: its objective, the iteration and the budget left.',
+  goal_complete:
+    'Claim that the goal is complete, with the evidence that it is. The goal ends when this run ends; a human can check the claim.',
   request_directory_access:
     'Ask the user for read or read-write access to a directory outside the workspace.',
 };

@@ -209,6 +209,58 @@ const Scheduled = z.strictObject({
     ),
 });
 
+/** A goal's budget over all of its iterations; each unset limit is not capped at the goal level. */
+const GoalBudget = z.strictObject({
+  modelCalls: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Most model calls all iterations of the goal may make together (each run is capped to what is left).',
+    ),
+  toolCalls: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Most tool calls all iterations of the goal may make together (each run is capped to what is left).',
+    ),
+  wallTimeMs: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Longest the iterations of the goal may run together, in ms (time spent paused or between iterations does not count).',
+    ),
+});
+
+/** One goal loop (`surfaces.goalLoops[]`): an objective an agent works on, one unattended run per iteration. */
+const GoalLoop = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .describe(
+      'A stable name of this goal (letters, digits, ".", "_" and "-"; at most 64), e.g. "fix-tests".',
+    ),
+  agent: z.string().min(1).describe('The agent (a key of `agents`) that works on the goal.'),
+  objective: z
+    .string()
+    .min(1)
+    .max(20_000)
+    .describe(
+      'What the agent should achieve; each iteration starts a run with this objective as its message.',
+    ),
+  maxIterations: z
+    .int()
+    .positive()
+    .max(10_000)
+    .default(10)
+    .describe('Most iterations (runs) before the goal stops as "budget_limited" (default 10).'),
+  budget: GoalBudget.optional().describe(
+    'Limits over all iterations together; when one is reached the goal stops as "budget_limited".',
+  ),
+});
+
 const SensitiveEntry = PathRuleInput.extend({
   kind: z
     .enum(['sensitive', 'never-writable'])
@@ -294,9 +346,11 @@ export const ConfigSchema = z.strictObject({
         .default([])
         .describe('Tasks started on a cron schedule; unattended (approvals park in the Inbox).'),
       goalLoops: z
-        .array(z.record(z.string(), z.unknown()))
+        .array(GoalLoop.describe('One goal loop.'))
         .default([])
-        .describe('Goal loops (reserved: accepted, each with a unique "id", not yet run).'),
+        .describe(
+          'Goals an agent works on over several unattended runs (surface "goal"), started and controlled with `snotra goal`.',
+        ),
       platforms: z
         .array(z.record(z.string(), z.unknown()))
         .default([])
@@ -404,3 +458,5 @@ export const ConfigSchema = z.strictObject({
 /** A loaded config: paths absolute, the state dir resolved (configured or default). */
 export type Config = Omit<z.infer<typeof ConfigSchema>, 'stateDir'> & { stateDir: string };
 export type AgentConfig = z.infer<typeof Agent>;
+/** One goal loop of the config, defaults applied. */
+export type GoalLoopConfig = z.infer<typeof GoalLoop>;

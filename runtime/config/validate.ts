@@ -92,6 +92,7 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
     const bad = checkCron(s.cron, `surfaces.scheduled[${i}].cron`);
     if (bad !== null) problems.push(bad);
   });
+  config.surfaces.goalLoops.forEach((g, i) => unknownAgent(g.agent, `surfaces.goalLoops[${i}].agent`));
   if (config.surfaces.chat?.agent !== undefined)
     unknownAgent(config.surfaces.chat.agent, 'surfaces.chat.agent');
 

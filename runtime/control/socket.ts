@@ -13,7 +13,8 @@ export const CONTROL_SOCKET = 'control.sock';
  */
 export const ControlMessage = z.strictObject({
   v: z.literal(1),
-  type: z.literal('approval_decided'),
+  /** `approval_decided`: look at approval `id`; `goal_control`: apply the goal requests (goal `id`). */
+  type: z.enum(['approval_decided', 'goal_control']),
   id: z.string().min(1).max(256),
 });
 export type ControlMessage = z.infer<typeof ControlMessage>;

@@ -4,6 +4,7 @@
  * sensitive and never-writable paths, the hardline rules, and the active grants of the state dir.
  */
 import { isBuiltinTool } from '../../policy/builtins.ts';
+import { GOAL_TOOL_NAMES } from '../../policy/goal-tools.ts';
 import { isMcpToolName } from '../../policy/mcp.ts';
 import {
   NEVER_WRITABLE_PATHS,
@@ -93,6 +94,7 @@ export interface EffectivePolicy {
 
 function toolFrom(name: string, loaded: LoadedConfig): string {
   if (isBuiltinTool(name)) return 'built-in';
+  if (GOAL_TOOL_NAMES.has(name)) return 'built-in, goal runs only';
   if (isMcpToolName(name)) {
     const server = name.split(':')[1] ?? '';
     const override = Object.hasOwn(loaded.config.tools, name) ? ` with tools["${name}"]` : '';

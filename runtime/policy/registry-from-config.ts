@@ -1,4 +1,5 @@
 import { isBuiltinTool } from '../../policy/builtins.ts';
+import { GOAL_TOOLS } from '../../policy/goal-tools.ts';
 import { isMcpToolName, McpOverride } from '../../policy/mcp.ts';
 import { ToolRegistry } from '../../policy/registry.ts';
 import { ConfigError, formatIssues } from '../config/errors.ts';
@@ -13,10 +14,13 @@ import type { LoadedConfig } from '../config/load.ts';
 export function registryFromConfig(loaded: LoadedConfig): ToolRegistry {
   const { config } = loaded;
   const registry = ToolRegistry.withBuiltins();
+  // The goal tools: registered for every agent, offered to goal runs only (see policy/goal-tools.ts).
+  for (const [name, tool] of Object.entries(GOAL_TOOLS))
+    registry.register(name, 'builtin', tool.metadata, tool.args);
   const problems: string[] = [];
   const overrides = new Map<string, McpOverride>();
   for (const [name, entry] of Object.entries(config.tools)) {
-    if (isBuiltinTool(name)) {
+    if (isBuiltinTool(name) || Object.hasOwn(GOAL_TOOLS, name)) {
       problems.push(
         `tools.${name}: built-in tool metadata cannot be changed in config; use agents.<id>.rules to restrict it`,
       );

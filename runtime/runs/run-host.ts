@@ -152,6 +152,16 @@ export class RunHost {
     });
   }
 
+  /**
+   * Cancels a run (a human's request through its surface): a parked run is restored first. The
+   * run ends `failed` with reason `cancelled: <reason>`. False when there is no run to cancel.
+   */
+  cancel(runId: string, reason: string): boolean {
+    if (!this.#live.has(runId) && !this.restore(runId)) return false;
+    this.#live.get(runId)?.send({ type: 'CANCEL', reason });
+    return true;
+  }
+
   /** Persists and stops a run's actor: the run stays parked in the store until a decision. */
   park(runId: string): void {
     const actor = this.#live.get(runId);

@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { agentMachine } from '../../machines/agent/machine.ts';
 import { approvalMachine } from '../../machines/approval/machine.ts';
+import { goalMachine } from '../../machines/goal/machine.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import { toolCallMachine } from '../../machines/tool-call/machine.ts';
 import { machineGraph, type MachineGraph } from './graph.ts';
@@ -11,6 +12,7 @@ export const MACHINES: Readonly<Record<string, AnyStateMachine>> = {
   agent: agentMachine,
   approval: approvalMachine,
   'tool-call': toolCallMachine,
+  goal: goalMachine,
 };
 
 /** The graph of a machine by name, or null for an unknown name. */

@@ -3,6 +3,7 @@ import { restoreIndexes } from './002-restore-indexes.ts';
 import { compactHotPath } from './003-compact-hot-path.ts';
 import { scheduleJournal } from './004-schedule-journal.ts';
 import { approvalDecisionReason } from './005-approval-decision-reason.ts';
+import { goals } from './006-goals.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = [
   compactHotPath,
   scheduleJournal,
   approvalDecisionReason,
+  goals,
 ];
 
 /** The schema version this code writes. */

@@ -32,6 +32,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   inbox: 'the approvals waiting for a human, and deciding them',
   runs: 'persisted runs and their outcome',
   grants: 'session and standing approvals humans gave',
+  goal: 'goal loops: their state, and starting, pausing, resuming or cancelling one',
 };
 
 /** Every command and subcommand of `snotra`. */
@@ -189,6 +190,54 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     options: [JSON_OUT, ...STATE],
     examples: ['snotra runs show assistant:run-123', 'snotra runs show assistant:run-123 --json'],
     run: async (argv, io, cwd) => (await import('./runs.ts')).runsCommand(['show', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'list'],
+    summary: 'every configured goal and its status, iteration and usage',
+    usage: '[--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal list', 'snotra goal list --json'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'show'],
+    summary: 'one goal: status, usage, the evidence of a claimed completion, its iterations',
+    usage: 'ID [--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal show fix-tests', 'snotra goal show fix-tests --json'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['show', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'start'],
+    summary: 'start a goal (again, as a new epoch, when it has finished)',
+    usage: 'ID [--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal start fix-tests'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['start', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'pause'],
+    summary: 'pause a goal: the iteration in flight finishes, no new one starts',
+    usage: 'ID [--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal pause fix-tests'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['pause', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'resume'],
+    summary: 'resume a paused goal',
+    usage: 'ID [--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal resume fix-tests'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['resume', ...argv], io, cwd),
+  },
+  {
+    path: ['goal', 'cancel'],
+    summary: 'cancel a goal and the run of its current iteration',
+    usage: 'ID [--json]',
+    options: [...STATE, JSON_OUT],
+    examples: ['snotra goal cancel fix-tests'],
+    run: async (argv, io, cwd) => (await import('./goal.ts')).goalCommand(['cancel', ...argv], io, cwd),
   },
   {
     path: ['tasks'],

@@ -64,7 +64,14 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
   { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
   { method: 'GET', pattern: ['v1', 'actors'], handler: actors },
+  { method: 'GET', pattern: ['v1', 'goals'], handler: goals },
+  { method: 'POST', pattern: ['v1', 'goals', null, null], handler: goalControl },
 ];
+
+/** The body of a goal control: an empty JSON object (JSON, so a browser must pass CORS first). */
+export const GoalControlBody = z.strictObject({});
+
+const GOAL_ACTIONS = ['start', 'pause', 'resume', 'cancel'] as const;
 
 /** Finds the route of a raw path (query already cut off); null for none. Params are decoded. */
 export function matchRoute(
@@ -232,4 +239,27 @@ function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, 
 
 function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
   reply(ctx, res, 200, ctx.runtime.actors());
+}
+
+function goals(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
+  reply(ctx, res, 200, { goals: ctx.runtime.goals() });
+}
+
+/** `POST /v1/goals/:id/{start,pause,resume,cancel}`: a human's control, applied at once. */
+async function goalControl(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  [id, action]: string[],
+) {
+  parse(GoalControlBody, await readJsonBody(req, ctx.bodyBytes));
+  const goalId = id as string;
+  if (!(GOAL_ACTIONS as readonly string[]).includes(action as string))
+    throw new SidecarError(404, 'unknown_action', 'goal actions are start, pause, resume and cancel');
+  if (!ctx.runtime.loaded.config.surfaces.goalLoops.some((g) => g.id === goalId))
+    throw new SidecarError(404, 'unknown_goal', `no goal ${JSON.stringify(goalId)} in surfaces.goalLoops`);
+  const control = ctx.runtime.controlGoal(goalId, action as (typeof GOAL_ACTIONS)[number], ctx.user);
+  if (control.result !== 'ok')
+    throw new SidecarError(409, 'goal_unchanged', `${action} changed nothing (${control.result})`);
+  reply(ctx, res, 200, { goal: ctx.runtime.store.goals.get(goalId), control });
 }

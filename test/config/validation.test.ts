@@ -256,7 +256,15 @@ describe('config validation at load (start, policy check, runs, inbox)', () => {
       /duplicate scheduled task id "daily"$/,
     );
     await expectRefused(
-      { ...common, surfaces: { goalLoops: [{ id: 'g' }, { id: 'g' }] } },
+      {
+        ...common,
+        surfaces: {
+          goalLoops: [
+            { id: 'g', agent: 'assistant', objective: 'a' },
+            { id: 'g', agent: 'assistant', objective: 'b' },
+          ],
+        },
+      },
       'surfaces.goalLoops[1].id',
       /duplicate goal loop id "g"$/,
     );
