@@ -55,6 +55,7 @@ import { logRunEvent } from './run-log.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
+import { PlatformHost } from './platforms/host.ts';
 
 export { RUNTIME_FILE };
 
@@ -139,6 +140,7 @@ export class Runtime {
   #authority!: AuthorityState;
   #delegation!: Delegation;
   #feed!: RunFeed;
+  #platforms!: PlatformHost;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -309,6 +311,14 @@ export class Runtime {
       (id) => rt.waitForRun(id),
       clock,
     );
+    rt.#platforms = new PlatformHost({
+      store,
+      platforms: loaded.config.surfaces.platforms,
+      secrets,
+      logger,
+      send: (agentId, message) => rt.send(agentId, message),
+      waitForRun: (runId) => rt.waitForRun(runId),
+    });
     const executors = {
       spawn_agent: createSpawnAgentExecutor(rt.#delegation),
       ...(options.executors ?? tools?.executors ?? {}),
@@ -462,6 +472,11 @@ export class Runtime {
     return runId;
   }
 
+  /** Platform replies (surfaces.platforms): journals, pairing and runs for the platform gateways. */
+  get platforms(): PlatformHost {
+    return this.#platforms;
+  }
+
   /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
   onRunEvent(listener: RunFeedListener): () => void {
     return this.#feed.on(listener);
@@ -577,7 +592,7 @@ export class Runtime {
       surface: message.surface,
       interaction: message.interaction,
       message: message.text,
-      budget: { ...DEFAULT_BUDGET, ...def?.budget },
+      budget: this.#platforms.limitBudget(message, { ...DEFAULT_BUDGET, ...def?.budget }),
       startedAt: this.clock(),
     });
   }

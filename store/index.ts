@@ -46,6 +46,20 @@ export type { BeginCallInput, BeginCallOptions, BeginCallResult, LedgerEntry } f
 export { ScheduleJournal } from './schedule/journal.ts';
 export type { FiringRecord, FiringStatus } from './schedule/journal.ts';
 
+export { PlatformStore, DEFAULT_PAIRING_LIMITS } from './platforms/index.ts';
+export type {
+  InboundRecord,
+  InboundStatus,
+  InboundUpdate,
+  OutboundRecord,
+  OutboundStatus,
+  PartResult,
+  PairedChat,
+  PairingLimits,
+  IssueRefusal,
+  ConfirmRefusal,
+} from './platforms/index.ts';
+
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {

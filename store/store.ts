@@ -9,6 +9,7 @@ import { ToolCallLedger } from './ledger/ledger.ts';
 import type { Redactor } from './redaction/redactor.ts';
 import { RunSnapshots } from './snapshots/store.ts';
 import { ScheduleJournal } from './schedule/journal.ts';
+import { PlatformStore } from './platforms/index.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -29,6 +30,8 @@ export class Store {
   readonly snapshots: RunSnapshots;
   /** The scheduler's journal of firings. */
   readonly schedule: ScheduleJournal;
+  /** Platform replies: inbound and outbound journals, pairing. */
+  readonly platforms: PlatformStore;
 
   /** @internal Use `openStore`. */
   constructor(
@@ -43,6 +46,7 @@ export class Store {
     this.standingApprovals = new StandingApprovals(ctx, this.audit);
     this.snapshots = new RunSnapshots(ctx);
     this.schedule = new ScheduleJournal(ctx);
+    this.platforms = new PlatformStore(ctx, this.audit);
   }
 
   /** The absolute path of the database file. */

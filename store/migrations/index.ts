@@ -3,6 +3,7 @@ import { restoreIndexes } from './002-restore-indexes.ts';
 import { compactHotPath } from './003-compact-hot-path.ts';
 import { scheduleJournal } from './004-schedule-journal.ts';
 import { approvalDecisionReason } from './005-approval-decision-reason.ts';
+import { platforms } from './007-platforms.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -14,10 +15,12 @@ export const MIGRATIONS: readonly Migration[] = [
   compactHotPath,
   scheduleJournal,
   approvalDecisionReason,
+  // 006 is added by a parallel branch; this list is contiguous once both are merged.
+  platforms,
 ];
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION: number = MIGRATIONS.length;
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
  * The SQLite `application_id` stamped into every Snotra database ("SNOT" in ASCII), so a
