@@ -63,6 +63,12 @@ export class PlatformGateway {
         { platform: this.config.id, key: cut.key, part: cut.part, parts: cut.parts },
         'platform: a reply part was cut mid-send by a restart; it may not have arrived and is not resent',
       );
+      // The chat learns that something may be missing: a notice under its own key (sent at most once).
+      void this.#deliver(
+        cut,
+        `${cut.key}:cut:${cut.part}`,
+        `A restart interrupted a reply (part ${cut.part + 1} of ${cut.parts}); it may be missing here. It is not sent again, so nothing arrives twice.`,
+      ).catch(() => {});
     }
     this.#unsubscribe = this.onRunEvent((e) => this.#onRunEvent(e));
     for (const rec of this.host.open(this.config.id)) void this.#handle(rec);
@@ -158,7 +164,11 @@ export class PlatformGateway {
    * cut mid-send) is never sent again; a new part is recorded `sending` durably first and
    * `sent` only once the platform answered ok.
    */
-  async #deliver(rec: InboundRecord, key: string, text: string): Promise<void> {
+  async #deliver(
+    rec: { readonly platformId: string; readonly chatId: number },
+    key: string,
+    text: string,
+  ): Promise<void> {
     const redacted = this.host.redact(text);
     const parts = splitMessage(redacted, this.adapter.messageLimit).filter((p) => p.trim() !== '');
     if (parts.length === 0) parts.push('Done.');

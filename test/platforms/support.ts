@@ -127,3 +127,18 @@ export function filesContaining(dir: string, needle: string): string[] {
   walk(dir);
   return hits;
 }
+
+/** Polls an async `check` until it returns a value (not undefined/null/false) or the timeout passes. */
+export async function eventuallyAsync<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
