@@ -56,6 +56,7 @@ import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
 import { PlatformHost } from './platforms/host.ts';
+import { preflightPlatformTokens } from './platforms/preflight.ts';
 
 export { RUNTIME_FILE };
 
@@ -206,6 +207,7 @@ export class Runtime {
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+    await preflightPlatformTokens(loaded, options.secretStore, redactor);
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
