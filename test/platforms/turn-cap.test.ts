@@ -15,7 +15,7 @@ const listStep = (i: number) => ({
 });
 
 describe('platform limits', { timeout: 120_000 }, () => {
-  it('maxTurnsPerMessage caps the model turns of one message; the chat is told the run stopped', async () => {
+  it('maxTurnsPerMessage caps the model turns of one message; the chat is told the run stopped; a group chat gets nothing', async () => {
     const fake = await FakeTelegram.start(botToken());
     cleanup.push(() => fake.close());
     // A model that would go on calling tools for ten turns.
@@ -29,9 +29,12 @@ describe('platform limits', { timeout: 120_000 }, () => {
     cleanup.push(async () => void (await stopProcess(snotra)));
     await snotra.ready();
     await pairChat(fake, ws.stateDir, 9);
+    // A group chat (no allowedChats lists it) gets nothing at all, before or after.
+    fake.push(-100777, 'hello group bot', { type: 'group' });
     fake.push(9, 'list everything, forever');
     const text = await nthReply(fake, 9, 2, 'the reply');
     expect(text).toBe('This request failed (budget_model_calls).');
+    expect(fake.to(-100777)).toEqual([]);
     const runs = lines<{ runId: string; status: string }>(
       (await cli(['runs', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
     );
