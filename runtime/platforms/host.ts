@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SecretResolver } from '../../actors/tools/types.ts';
 import type { Budget, RunOutcome } from '../../machines/run/types.ts';
 import type { AgentMessage } from '../../machines/agent/machine.ts';
+import { DEFAULT_PAIRING_LIMITS } from '../../store/index.ts';
 import type {
   InboundRecord,
   InboundUpdate,
@@ -154,7 +155,7 @@ export class PlatformHost {
     );
     const intro = 'This bot answers only chats its owner has paired with their Snotra runtime.';
     if (issued.issued) {
-      const minutes = Math.max(1, Math.round((issued.expiresAt - Date.now()) / 60_000));
+      const minutes = Math.max(1, Math.round(DEFAULT_PAIRING_LIMITS.ttlMs / 60_000));
       return {
         kind: 'reply',
         reason: 'pairing_code_issued',
@@ -207,6 +208,11 @@ export class PlatformHost {
   /** Marks a message's reply finished. */
   replied(rec: InboundRecord): void {
     this.deps.store.platforms.inbound.replied(rec.platformId, rec.updateId);
+  }
+
+  /** Whether a message's chat is paired now (a chat unpaired while its run went on gets no answer). */
+  isPaired(rec: InboundRecord): boolean {
+    return this.deps.store.platforms.pairing.isPaired(rec.platformId, rec.chatId);
   }
 
   /** Paired chats of every connection. */

@@ -128,7 +128,15 @@ export class PlatformGateway {
       const outcome = await this.host.waitForRun(route.runId);
       this.#runs.delete(route.runId);
       if (this.#abort.signal.aborted) return;
-      await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), replyText(outcome));
+      if (!this.host.isPaired(rec)) {
+        // Unpaired while its run went on: the chat is no longer trusted with an answer.
+        this.host.logger.info(
+          { platform: rec.platformId, chatId: rec.chatId, runId: route.runId },
+          'platform: chat unpaired before its reply; not answered',
+        );
+      } else {
+        await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), replyText(outcome));
+      }
       this.host.replied(rec);
     } catch (err) {
       if (this.#abort.signal.aborted) return;

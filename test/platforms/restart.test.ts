@@ -161,15 +161,39 @@ describe(
       expect(audit.filter((e) => e.kind === 'platform_reply_unknown')).toHaveLength(1);
     });
 
+    it('a chat unpaired while its run waits gets no answer when the run ends', async () => {
+      const notices = count(NOTICE);
+      fake.push(CHAT, 'write a third note');
+      await eventually(() => count(NOTICE) === notices + 1, 30_000, 'the parked notice');
+      const p = await eventuallyAsync(async () => (await pending())[0], 30_000, 'the fourth approval');
+      const un = await cli(['platforms', 'unpair', 'tg', String(CHAT), '--state-dir', ws.stateDir]);
+      expect(un.code, un.stderr).toBe(0);
+      const requests = fake.sendRequests;
+      const ok = await cli(['inbox', 'approve', p.id, '--state-dir', ws.stateDir]);
+      expect(ok.code, ok.stderr).toBe(0);
+      await eventuallyAsync(
+        async () =>
+          lines<{ runId: string; status: string }>(
+            (await cli(['runs', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
+          ).find((r) => r.runId === p.runId && r.status === 'completed'),
+        30_000,
+        'the run to complete',
+      );
+      // Restart: the reply stays unsent (the message is finished, not pending).
+      await restart('SIGTERM');
+      expect(fake.sendRequests).toBe(requests);
+      expect(count('written')).toBe(2);
+    });
+
     it('no update was lost or queued twice, and the token is nowhere', async () => {
       await stopProcess(snotra);
       outputs.push(snotra.stdout(), snotra.stderr());
-      // Four runs: one per message of the paired chat, none repeated.
+      // One run per message of the paired chat, none repeated.
       const runs = lines<{ runId: string; status: string }>(
         (await cli(['runs', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
       );
       expect(runs.map((r) => r.runId).sort()).toEqual(
-        [2, 3, 4].map((m) => `bot:platform:tg:${CHAT}:${m}`).sort(),
+        [2, 3, 4, 5].map((m) => `bot:platform:tg:${CHAT}:${m}`).sort(),
       );
       expect(fake.unconfirmed).toBe(0);
       for (const needle of [TOKEN, TOKEN.split(':')[1] as string]) {
