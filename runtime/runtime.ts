@@ -95,6 +95,11 @@ export interface RuntimeOptions {
   readonly onRunEvent?: RunFeedListener;
   /** Finds the OS sandbox for shell and git children; defaults to detecting bubblewrap. */
   readonly detectSandbox?: () => SandboxStatus;
+  /**
+   * The platform gateways will run (`snotra start`): every `surfaces.platforms[]` bot token must
+   * resolve before anything is written (a missing one is a ConfigError naming the field).
+   */
+  readonly platforms?: boolean;
 }
 
 /** How a headless run is started (`submit`). */
@@ -207,7 +212,7 @@ export class Runtime {
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
-    await preflightPlatformTokens(loaded, options.secretStore, redactor);
+    if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;

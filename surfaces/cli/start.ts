@@ -50,6 +50,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       loaded,
       model: modelFromConfig(loaded),
       secretStore: secretStoreFromConfig(loaded),
+      platforms: true,
       logLevel,
       ...(logDestination === undefined ? {} : { logDestination }),
     });
