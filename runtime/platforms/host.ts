@@ -38,6 +38,15 @@ export interface PlatformHostDeps {
   readonly waitForRun: (runId: string) => Promise<RunOutcome>;
 }
 
+/**
+ * Whether a message was surely sent before `pairedAt`. Telegram dates are whole seconds (rounded
+ * down), so only a date a full second before the pairing counts; without a date, the moment it
+ * was queued does.
+ */
+function sentBefore(rec: InboundRecord, pairedAt: number): boolean {
+  return rec.sentAt !== null ? rec.sentAt + 1000 <= pairedAt : rec.receivedAt < pairedAt;
+}
+
 /** The idempotency key of the reply to one message. */
 export function replyKey(kind: string, chatId: number, messageId: number): string {
   return `${kind}:${chatId}:${messageId}`;
@@ -120,16 +129,13 @@ export class PlatformHost {
       return { kind: 'run', runId: rec.runId };
     }
     const allowed = cfg.allowedChats === undefined || cfg.allowedChats.includes(rec.chatId);
-    if (!allowed || (rec.chatType !== 'private' && cfg.allowedChats === undefined)) {
-      const reason = allowed ? 'not_a_private_chat' : 'chat_not_allowed';
-      inbound.route(rec.platformId, rec.updateId, { status: 'ignored', reason, done: true });
-      this.deps.logger.info(
-        { platform: rec.platformId, chatId: rec.chatId, reason },
-        'platform: message ignored',
-      );
-      return { kind: 'ignore', reason };
-    }
-    if (this.deps.store.platforms.pairing.isPaired(rec.platformId, rec.chatId)) {
+    if (!allowed || (rec.chatType !== 'private' && cfg.allowedChats === undefined))
+      return this.#ignore(rec, allowed ? 'not_a_private_chat' : 'chat_not_allowed');
+    const since = this.deps.store.platforms.pairing.pairedSince(rec.platformId, rec.chatId);
+    if (since !== null) {
+      // Only what was sent after the pairing is read: a message written before it (queued while
+      // the runtime was down, or answered with pairing instructions) never becomes a run.
+      if (rec.status === 'pairing' || sentBefore(rec, since)) return this.#ignore(rec, 'sent_before_pairing');
       const runId = `${cfg.agent}:${platformMessageId(rec.platformId, rec.chatId, rec.messageId)}`;
       inbound.route(rec.platformId, rec.updateId, { status: 'run', runId });
       await this.#startRun(cfg, rec);
@@ -142,6 +148,19 @@ export class PlatformHost {
       'platform: message from a chat that is not paired',
     );
     return reply;
+  }
+
+  #ignore(rec: InboundRecord, reason: string): Route {
+    this.deps.store.platforms.inbound.route(rec.platformId, rec.updateId, {
+      status: 'ignored',
+      reason,
+      done: true,
+    });
+    this.deps.logger.info(
+      { platform: rec.platformId, chatId: rec.chatId, reason },
+      'platform: message ignored',
+    );
+    return { kind: 'ignore', reason };
   }
 
   #pairingReply(cfg: PlatformConfig, rec: InboundRecord): Route & { kind: 'reply' } {

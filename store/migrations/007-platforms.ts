@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS platform_inbound (
   message_id INTEGER NOT NULL,
   sender TEXT,
   text TEXT NOT NULL,
+  sent_at INTEGER,
   received_at INTEGER NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('queued', 'run', 'pairing', 'ignored')),
   reason TEXT,

@@ -15,6 +15,8 @@ export interface InboundUpdate {
     /** A display name of the sender, for the person pairing (untrusted text). */
     readonly sender: string | null;
     readonly text: string;
+    /** When the platform says it was sent (ms since the epoch; Telegram gives whole seconds), or null. */
+    readonly sentAt: number | null;
   } | null;
 }
 
@@ -28,6 +30,8 @@ export interface InboundRecord {
   readonly sender: string | null;
   /** The message text, redacted (a registered secret never reaches the run). */
   readonly text: string;
+  /** When the platform says it was sent, or null. */
+  readonly sentAt: number | null;
   readonly receivedAt: number;
   readonly status: InboundStatus;
   readonly reason: string | null;
@@ -43,6 +47,7 @@ interface InboundRow {
   message_id: number;
   sender: string | null;
   text: string;
+  sent_at: number | null;
   received_at: number;
   status: InboundStatus;
   reason: string | null;
@@ -58,6 +63,7 @@ const toRecord = (r: InboundRow): InboundRecord => ({
   messageId: r.message_id,
   sender: r.sender,
   text: r.text,
+  sentAt: r.sent_at,
   receivedAt: r.received_at,
   status: r.status,
   reason: r.reason,
@@ -109,9 +115,9 @@ export class PlatformInbound {
           ),
           insert: db.prepare(
             `INSERT INTO platform_inbound (platform_id, update_id, chat_id, chat_type, message_id, sender, text,
-               received_at, status, reason, run_id, replied_at)
+               sent_at, received_at, status, reason, run_id, replied_at)
              VALUES (@platform_id, @update_id, @chat_id, @chat_type, @message_id, @sender, @text,
-               @received_at, @status, @reason, @run_id, @replied_at) ON CONFLICT DO NOTHING`,
+               @sent_at, @received_at, @status, @reason, @run_id, @replied_at) ON CONFLICT DO NOTHING`,
           ),
           get: db.prepare('SELECT * FROM platform_inbound WHERE platform_id = ? AND update_id = ?'),
           setStatus: db.prepare(
@@ -156,6 +162,7 @@ export class PlatformInbound {
           message_id: u.message.messageId,
           sender: toStoredText(this.ctx, u.message.sender),
           text: toStoredText(this.ctx, u.message.text) ?? '',
+          sent_at: u.message.sentAt,
           received_at: now,
           status: 'queued',
           reason: null,

@@ -152,6 +152,12 @@ export class PlatformPairing {
     return row !== undefined && row.unpaired_at === null;
   }
 
+  /** When a chat was paired, if it is paired now; null otherwise. */
+  pairedSince(platformId: string, chatId: number): number | null {
+    const row = this.#s?.chat.get(platformId, chatId);
+    return row === undefined || row.unpaired_at !== null ? null : row.paired_at;
+  }
+
   /** Every chat ever paired (unpaired ones with their `unpairedAt`). */
   chats(): PairedChat[] {
     return (this.#s?.chats.all() ?? []).map(toChat);

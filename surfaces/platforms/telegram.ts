@@ -25,6 +25,7 @@ const Update = z.object({
   message: z
     .object({
       message_id: z.int(),
+      date: z.int().nonnegative().optional(),
       chat: z.object({ id: z.int(), type: z.string().max(32) }),
       from: z
         .object({
@@ -150,6 +151,7 @@ export class TelegramAdapter implements PlatformAdapter {
                 messageId: m.message_id,
                 sender: senderName(m.from),
                 text: m.text,
+                sentAt: m.date === undefined ? null : m.date * 1000,
               },
       });
     }

@@ -25,7 +25,7 @@ function open(): { store: Store; clock: { now: number }; path: string } {
 
 const msg = (updateId: number, text = 'hi') => ({
   updateId,
-  message: { chatId: 5, chatType: 'private', messageId: updateId, sender: 'Ada', text },
+  message: { chatId: 5, chatType: 'private', messageId: updateId, sender: 'Ada', text, sentAt: null },
 });
 
 describe('platform journals in SQLite', () => {

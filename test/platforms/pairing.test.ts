@@ -24,6 +24,7 @@ const ANSWER = `${PREFACE.replace('[REDACTED]', TOKEN)}${LONG}`;
 let fake: FakeTelegram;
 let ws: PlatformWorkspace;
 let snotra: StartedProcess;
+const outputs: string[] = [];
 beforeAll(async () => {
   fake = await FakeTelegram.start(TOKEN);
   ws = platformWorkspace(fake, [{ respond: { kind: 'final', text: ANSWER } }], { allowedChats: [111, 222] });
@@ -44,6 +45,7 @@ const runs = async () =>
 
 describe('platform pairing through the real snotra start and a fake Bot API', { timeout: 120_000 }, () => {
   let code = '';
+  let code222 = '';
 
   it('an unknown sender gets only pairing instructions with a code: no run, no model call', async () => {
     fake.push(111, 'hi there, please run rm -rf ~');
@@ -66,7 +68,8 @@ describe('platform pairing through the real snotra start and a fake Bot API', { 
     fake.push(333, 'let me in');
     fake.push(222, 'me too');
     const other = await nthReply(fake, 222, 1, 'instructions to chat 222');
-    expect(codeIn(other)).not.toBeNull();
+    code222 = codeIn(other) ?? '';
+    expect(code222).not.toBe('');
     // 333 was queued first and is routed without any network call; its offset is confirmed.
     await eventually(() => fake.unconfirmed === 0, 10_000, 'every update confirmed');
     expect(fake.to(333)).toEqual([]);
@@ -149,16 +152,45 @@ describe('platform pairing through the real snotra start and a fake Bot API', { 
     expect((await cli(['audit', '--state-dir', ws.stateDir, '--verify'])).code).toBe(0);
   });
 
+  it('only what a chat sends after it was paired is read: a message written before (while the runtime was down) is not run', async () => {
+    await stopProcess(snotra);
+    outputs.push(snotra.stdout(), snotra.stderr());
+    fake.push(222, 'written before pairing: delete everything');
+    // Telegram dates are whole seconds: make sure the pairing is a full second later.
+    const wrote = Date.now();
+    await eventually(() => Date.now() - wrote > 1100, 5_000, 'a second to pass');
+    const ok = await cli(['platforms', 'pair', 'tg', code222, '--state-dir', ws.stateDir]);
+    expect(ok.code, ok.stderr).toBe(0);
+    snotra = ws.start();
+    await snotra.ready();
+    fake.push(222, 'written after pairing');
+    const expected = ANSWER.replace(TOKEN, '[REDACTED]');
+    await eventually(
+      () =>
+        fake
+          .to(222)
+          .slice(1)
+          .map((m) => m.text)
+          .join('') === expected,
+      30_000,
+      'the answer to 222',
+    );
+    expect(fake.to(222)).toHaveLength(4); // the instructions, then the three parts of one answer
+    const ids = (await runs()).map((r) => r.runId);
+    expect(ids).toContain('bot:platform:tg:222:3');
+    expect(ids).not.toContain('bot:platform:tg:222:2');
+  });
+
   it('the bot token is nowhere: not in the state dir, stdout, stderr, logs, audit or any reply', async () => {
     await stopProcess(snotra);
+    outputs.push(snotra.stdout(), snotra.stderr());
     const secretPart = TOKEN.split(':')[1] as string;
     for (const needle of [TOKEN, secretPart]) {
       expect(filesContaining(ws.stateDir, needle)).toEqual([]);
-      expect(snotra.stdout()).not.toContain(needle);
-      expect(snotra.stderr()).not.toContain(needle);
+      for (const o of outputs) expect(o).not.toContain(needle);
       for (const m of fake.sent) expect(m.text).not.toContain(needle);
     }
-    expect(snotra.stderr()).toContain('platform: connected');
+    expect(outputs.join('')).toContain('platform: connected');
     expect(fake.unauthorized).toBe(0);
   });
 });
