@@ -219,6 +219,11 @@ export class PlatformHost {
     return this.deps.store.platforms.outbound.begin(input);
   }
 
+  /** Gives back a claimed part that surely was not sent (the next start sends it). */
+  releasePart(key: string, part: number): void {
+    this.deps.store.platforms.outbound.release(key, part);
+  }
+
   /** Records the platform's answer to one part. */
   finishPart(key: string, part: number, result: PartResult): void {
     this.deps.store.platforms.outbound.finish(key, part, result);

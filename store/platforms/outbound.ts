@@ -73,6 +73,7 @@ export class PlatformOutbound {
       updated_at: number;
     }>;
     cut: Statement<[string], OutboundRow>;
+    release: Statement<[string, number]>;
     byKey: Statement<[string], OutboundRow>;
     undelivered: Statement<[], OutboundRow>;
   } | null;
@@ -100,6 +101,9 @@ export class PlatformOutbound {
                updated_at = @updated_at WHERE key = @key AND part = @part AND status = 'sending'`,
           ),
           cut: db.prepare("SELECT * FROM platform_outbound WHERE platform_id = ? AND status = 'sending'"),
+          release: db.prepare(
+            "DELETE FROM platform_outbound WHERE key = ? AND part = ? AND status = 'sending'",
+          ),
           byKey: db.prepare('SELECT * FROM platform_outbound WHERE key = ? ORDER BY part'),
           undelivered: db.prepare(
             "SELECT * FROM platform_outbound WHERE status IN ('failed', 'unknown') ORDER BY updated_at DESC LIMIT 100",
@@ -155,6 +159,15 @@ export class PlatformOutbound {
         }),
       DURABLE,
     );
+  }
+
+  /**
+   * Gives a claimed part back when it is known not to have been sent (the platform refused it
+   * with "try again later" and the runtime is stopping): the next start sends it.
+   */
+  release(key: string, part: number): void {
+    const s = this.#writable('release');
+    this.ctx.tx.run(() => s.release.run(key, part), DURABLE);
   }
 
   /**

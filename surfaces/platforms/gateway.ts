@@ -7,6 +7,8 @@ import { splitMessage } from './split.ts';
 
 /** Most tries of one part the platform refused with "try again" (rate limit, server error). */
 const MAX_SEND_TRIES = 5;
+/** Tries to handle one message before it waits for the next start. */
+const MAX_HANDLE_TRIES = 4;
 /** Longest wait between two polls after a failure. */
 const MAX_BACKOFF_MS = 60_000;
 
@@ -43,6 +45,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export class PlatformGateway {
   readonly #abort = new AbortController();
   readonly #handling = new Set<string>();
+  /** Failed attempts to handle a message (it is tried again a few times, then at the next start). */
+  readonly #failures = new Map<string, number>();
   /** Replies in flight: run id → the message it answers. */
   readonly #runs = new Map<string, InboundRecord>();
   #loop: Promise<void> | null = null;
@@ -120,8 +124,8 @@ export class PlatformGateway {
       const route: Route = await this.host.route(rec);
       if (route.kind === 'ignore') return;
       if (route.kind === 'reply') {
-        await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), route.text);
-        this.host.replied(rec);
+        if (await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), route.text))
+          this.host.replied(rec);
         return;
       }
       this.#runs.set(route.runId, rec);
@@ -134,21 +138,30 @@ export class PlatformGateway {
           { platform: rec.platformId, chatId: rec.chatId, runId: route.runId },
           'platform: chat unpaired before its reply; not answered',
         );
-      } else {
-        await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), replyText(outcome));
+        this.host.replied(rec);
+      } else if (
+        await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), replyText(outcome))
+      ) {
+        this.host.replied(rec);
       }
-      this.host.replied(rec);
     } catch (err) {
       if (this.#abort.signal.aborted) return;
+      const tries = (this.#failures.get(id) ?? 0) + 1;
+      this.#failures.set(id, tries);
       this.host.logger.error(
         {
           platform: rec.platformId,
           chatId: rec.chatId,
           updateId: rec.updateId,
+          tries,
           err: this.host.redact((err as Error).message),
         },
-        'platform: a message could not be handled',
+        tries < MAX_HANDLE_TRIES
+          ? 'platform: a message could not be handled; trying again'
+          : 'platform: a message could not be handled; it is tried again at the next start',
       );
+      // Safe to repeat: routing, the run id and every reply part are idempotent.
+      if (tries < MAX_HANDLE_TRIES) setTimeout(() => void this.#handle(rec), 2_000 * tries).unref();
     } finally {
       this.#handling.delete(id);
     }
@@ -170,19 +183,20 @@ export class PlatformGateway {
   /**
    * Sends a text under an idempotency key, part by part: a part already sent (or failed, or
    * cut mid-send) is never sent again; a new part is recorded `sending` durably first and
-   * `sent` only once the platform answered ok.
+   * `sent` only once the platform answered ok. Returns false when a stop cut it short (the rest
+   * is sent at the next start).
    */
   async #deliver(
     rec: { readonly platformId: string; readonly chatId: number },
     key: string,
     text: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const redacted = this.host.redact(text);
     const parts = splitMessage(redacted, this.adapter.messageLimit).filter((p) => p.trim() !== '');
     if (parts.length === 0) parts.push('Done.');
     const log = this.host.logger;
     for (const [i, part] of parts.entries()) {
-      if (this.#abort.signal.aborted) return;
+      if (this.#abort.signal.aborted) return false;
       const prior = this.host.beginPart({
         key,
         part: i,
@@ -192,6 +206,11 @@ export class PlatformGateway {
       });
       if (prior !== null) continue;
       for (let attempt = 1; ; attempt++) {
+        if (this.#abort.signal.aborted) {
+          // Stopping before this try: the part surely was not sent, and the next start sends it.
+          this.host.releasePart(key, i);
+          return false;
+        }
         const outcome = await this.adapter.send(rec.chatId, part, this.#abort.signal);
         if (outcome.status === 'sent') {
           this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
@@ -205,7 +224,7 @@ export class PlatformGateway {
           );
           break;
         }
-        if (outcome.retryAfterMs === undefined || attempt >= MAX_SEND_TRIES || this.#abort.signal.aborted) {
+        if (outcome.retryAfterMs === undefined || attempt >= MAX_SEND_TRIES) {
           this.host.finishPart(key, i, { status: 'failed', error: outcome.error });
           log.warn(
             { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
@@ -217,5 +236,6 @@ export class PlatformGateway {
       }
     }
     log.info({ platform: rec.platformId, key, parts: parts.length }, 'platform: reply delivered');
+    return true;
   }
 }

@@ -41,6 +41,8 @@ export class FakeTelegram {
   /** When true, the next `sendMessage` is counted and never answered (a reply cut mid-send). */
   holdNextSend = false;
   held: { chatId: number; text: string } | null = null;
+  /** How many of the next `sendMessage` requests get 429 Too Many Requests (retry after 1 s). */
+  rateLimitNext = 0;
   readonly #server: Server;
   #pending: Update[] = [];
   #nextUpdate = 700_000 + Math.floor(Math.random() * 1000);
@@ -196,6 +198,15 @@ export class FakeTelegram {
     const text = typeof params.text === 'string' ? params.text : '';
     if (text.trim() === '') return this.#error(res, 400, 'Bad Request: message text is empty');
     if (text.length > TELEGRAM_LIMIT) return this.#error(res, 400, 'Bad Request: message is too long');
+    if (this.rateLimitNext > 0) {
+      this.rateLimitNext--;
+      return this.#reply(res, 429, {
+        ok: false,
+        error_code: 429,
+        description: 'Too Many Requests: retry after 1',
+        parameters: { retry_after: 1 },
+      });
+    }
     if (this.holdNextSend) {
       this.holdNextSend = false;
       this.held = { chatId, text };

@@ -70,6 +70,14 @@ describe('platform journals in SQLite', () => {
     expect(out.parts('telegram:5:1').map((p) => p.status)).toEqual(['sent', 'unknown']);
     expect(store.audit.list().filter((e) => e.kind === 'platform_reply_unknown')).toHaveLength(1);
     expect(out.markCut('tg')).toEqual([]);
+    // A part known not to have left (stopping during a rate-limit wait) is given back and claimed again later.
+    const other = { key: 'telegram:5:2', part: 0, parts: 1, platformId: 'tg', chatId: 5 };
+    expect(out.begin(other)).toBeNull();
+    out.release('telegram:5:2', 0);
+    expect(out.begin(other)).toBeNull();
+    out.finish('telegram:5:2', 0, { status: 'sent', remoteId: 79 });
+    out.release('telegram:5:2', 0); // a sent part is never given back
+    expect(out.begin(other)?.status).toBe('sent');
   });
 });
 

@@ -31,10 +31,15 @@ describe('platform limits', { timeout: 120_000 }, () => {
     await pairChat(fake, ws.stateDir, 9);
     // A group chat (no allowedChats lists it) gets nothing at all, before or after.
     fake.push(-100777, 'hello group bot', { type: 'group' });
+    // The reply is rate-limited once (429, retry after 1 s): it is sent again after the wait, once.
+    fake.rateLimitNext = 1;
+    const requests = fake.sendRequests;
     fake.push(9, 'list everything, forever');
     const text = await nthReply(fake, 9, 2, 'the reply');
     expect(text).toBe('This request failed (budget_model_calls).');
     expect(fake.to(-100777)).toEqual([]);
+    expect(fake.sendRequests).toBe(requests + 2);
+    expect(fake.to(9)).toHaveLength(2);
     const runs = lines<{ runId: string; status: string }>(
       (await cli(['runs', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
     );
