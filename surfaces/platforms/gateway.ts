@@ -7,6 +7,8 @@ import { splitMessage } from './split.ts';
 
 /** Most tries of one part the platform refused with "try again" (rate limit, server error). */
 const MAX_SEND_TRIES = 5;
+/** How long a stop waits for requests in flight. */
+const STOP_GRACE_MS = 5_000;
 /** Tries to handle one message before it waits for the next start. */
 const MAX_HANDLE_TRIES = 4;
 /** Longest wait between two polls after a failure. */
@@ -43,7 +45,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * `unknown` (never resent), queued messages are routed, runs are waited for and answered.
  */
 export class PlatformGateway {
+  /** Stops polling, waits and new parts at once. */
   readonly #abort = new AbortController();
+  /** Cuts requests in flight: only once they had `STOP_GRACE_MS` to finish. */
+  readonly #sendAbort = new AbortController();
+  readonly #inflight = new Set<Promise<boolean>>();
   readonly #handling = new Set<string>();
   /** Failed attempts to handle a message (it is tried again a few times, then at the next start). */
   readonly #failures = new Map<string, number>();
@@ -79,11 +85,23 @@ export class PlatformGateway {
     this.#loop = this.#poll();
   }
 
-  /** Stops polling and waits for the poll to end; replies in flight stop at their next step. */
+  /**
+   * Stops polling; a reply part whose request is in flight gets up to `STOP_GRACE_MS` to be
+   * answered (so a graceful stop rarely leaves an unknown part), the rest waits for the next start.
+   */
   async stop(): Promise<void> {
     this.#abort.abort();
     this.#unsubscribe();
     await this.#loop;
+    if (this.#inflight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#inflight]),
+        new Promise((r) => (timer = setTimeout(r, STOP_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.#sendAbort.abort();
   }
 
   async #poll(): Promise<void> {
@@ -186,7 +204,18 @@ export class PlatformGateway {
    * `sent` only once the platform answered ok. Returns false when a stop cut it short (the rest
    * is sent at the next start).
    */
-  async #deliver(
+  #deliver(
+    rec: { readonly platformId: string; readonly chatId: number },
+    key: string,
+    text: string,
+  ): Promise<boolean> {
+    const p = this.#deliverParts(rec, key, text);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p)).catch(() => {});
+    return p;
+  }
+
+  async #deliverParts(
     rec: { readonly platformId: string; readonly chatId: number },
     key: string,
     text: string,
@@ -211,7 +240,7 @@ export class PlatformGateway {
           this.host.releasePart(key, i);
           return false;
         }
-        const outcome = await this.adapter.send(rec.chatId, part, this.#abort.signal);
+        const outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
         if (outcome.status === 'sent') {
           this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
           break;

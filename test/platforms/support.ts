@@ -142,3 +142,18 @@ export async function eventuallyAsync<T>(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The reply keys a runtime logged as delivered (recorded sent), from its JSON log lines on stderr. */
+export function deliveredKeys(p: StartedProcess): string[] {
+  const keys: string[] = [];
+  for (const line of p.stderr().split('\n')) {
+    if (!line.includes('platform: reply delivered')) continue;
+    try {
+      const key = (JSON.parse(line) as { key?: unknown }).key;
+      if (typeof key === 'string') keys.push(key);
+    } catch {
+      // Not a JSON log line.
+    }
+  }
+  return keys;
+}
