@@ -47,6 +47,40 @@ describe('platform journals in SQLite', () => {
     again.close();
   });
 
+  it('law: however batches overlap or repeat (lost confirmations), each update is queued exactly once and the offset only grows', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 8 }), { maxLength: 12 }),
+        (batches) => {
+          const { store } = open();
+          const inbound = store.platforms.inbound;
+          const queued: number[] = [];
+          let offset = 0;
+          for (const batch of batches) {
+            const ids = [...new Set(batch)].sort((a, b) => a - b);
+            queued.push(
+              ...inbound
+                .queue(
+                  'tg',
+                  ids.map((id) => msg(id)),
+                )
+                .map((r) => r.updateId),
+            );
+            const next = inbound.offset('tg');
+            expect(next).toBeGreaterThanOrEqual(offset);
+            if (ids.length > 0) expect(next).toBe(Math.max(offset, (ids.at(-1) as number) + 1));
+            offset = next;
+          }
+          const all = new Set(batches.flat());
+          expect([...queued].sort((a, b) => a - b)).toEqual([...all].sort((a, b) => a - b));
+          expect(inbound.open('tg').map((r) => r.updateId)).toEqual([...all].sort((a, b) => a - b));
+          store.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it('a message text holding a registered secret is stored redacted', () => {
     const { store } = open();
     store.redactor.registerSecret('sekrit-value-123456');
