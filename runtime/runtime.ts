@@ -60,6 +60,8 @@ import { GoalHost } from './goals/goal-host.ts';
 import { createGoalExecutors } from '../actors/tools/goal.ts';
 import { GOAL_SURFACE, withGoalTools } from '../policy/goal-tools.ts';
 import type { GoalAction, GoalControl, GoalRecord, IterationRecord } from '../store/index.ts';
+import { PlatformHost } from './platforms/host.ts';
+import { preflightPlatformTokens } from './platforms/preflight.ts';
 
 export { RUNTIME_FILE };
 
@@ -98,6 +100,11 @@ export interface RuntimeOptions {
   readonly onRunEvent?: RunFeedListener;
   /** Finds the OS sandbox for shell and git children; defaults to detecting bubblewrap. */
   readonly detectSandbox?: () => SandboxStatus;
+  /**
+   * The platform gateways will run (`snotra start`): every `surfaces.platforms[]` bot token must
+   * resolve before anything is written (a missing one is a ConfigError naming the field).
+   */
+  readonly platforms?: boolean;
 }
 
 /** How a headless run is started (`submit`). */
@@ -148,6 +155,7 @@ export class Runtime {
   #inspector!: Inspector;
   #goals!: GoalHost;
   readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
+  #platforms!: PlatformHost;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -215,6 +223,7 @@ export class Runtime {
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+    if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
@@ -345,6 +354,14 @@ export class Runtime {
       onChange: (goal) => {
         for (const l of rt.#goalListeners) l(goal);
       },
+    });
+    rt.#platforms = new PlatformHost({
+      store,
+      platforms: loaded.config.surfaces.platforms,
+      secrets,
+      logger,
+      send: (agentId, message) => rt.send(agentId, message),
+      waitForRun: (runId) => rt.waitForRun(runId),
     });
     const executors = {
       spawn_agent: createSpawnAgentExecutor(rt.#delegation),
@@ -498,6 +515,11 @@ export class Runtime {
       text,
     });
     return runId;
+  }
+
+  /** Platform replies (surfaces.platforms): journals, pairing and runs for the platform gateways. */
+  get platforms(): PlatformHost {
+    return this.#platforms;
   }
 
   /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
@@ -669,11 +691,15 @@ export class Runtime {
       surface: message.surface,
       interaction: message.interaction,
       message: message.text,
-      // A goal iteration runs on what its goal has left (recorded with the iteration).
-      budget: (message.surface === GOAL_SURFACE ? this.#goals.budgetFor(runId) : null) ?? {
-        ...DEFAULT_BUDGET,
-        ...def?.budget,
-      },
+      // A goal iteration runs on what its goal has left (recorded with the iteration); a platform
+      // message within its turn cap.
+      budget: this.#platforms.limitBudget(
+        message,
+        (message.surface === GOAL_SURFACE ? this.#goals.budgetFor(runId) : null) ?? {
+          ...DEFAULT_BUDGET,
+          ...def?.budget,
+        },
+      ),
       startedAt: this.clock(),
     });
   }

@@ -61,6 +61,19 @@ export type {
   IterationBudget,
   IterationRecord,
 } from './goals/types.ts';
+export { PlatformStore, DEFAULT_PAIRING_LIMITS } from './platforms/index.ts';
+export type {
+  InboundRecord,
+  InboundStatus,
+  InboundUpdate,
+  OutboundRecord,
+  OutboundStatus,
+  PartResult,
+  PairedChat,
+  PairingLimits,
+  IssueRefusal,
+  ConfirmRefusal,
+} from './platforms/index.ts';
 
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';

@@ -10,6 +10,7 @@ import type { Redactor } from './redaction/redactor.ts';
 import { RunSnapshots } from './snapshots/store.ts';
 import { ScheduleJournal } from './schedule/journal.ts';
 import { GoalStore } from './goals/goals.ts';
+import { PlatformStore } from './platforms/index.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -32,6 +33,8 @@ export class Store {
   readonly schedule: ScheduleJournal;
   /** Goal loops: their state, iteration journal and control requests. */
   readonly goals: GoalStore;
+  /** Platform replies: inbound and outbound journals, pairing. */
+  readonly platforms: PlatformStore;
 
   /** @internal Use `openStore`. */
   constructor(
@@ -47,6 +50,7 @@ export class Store {
     this.snapshots = new RunSnapshots(ctx);
     this.schedule = new ScheduleJournal(ctx);
     this.goals = new GoalStore(ctx);
+    this.platforms = new PlatformStore(ctx, this.audit);
   }
 
   /** The absolute path of the database file. */

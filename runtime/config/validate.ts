@@ -95,6 +95,10 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
   config.surfaces.goalLoops.forEach((g, i) => unknownAgent(g.agent, `surfaces.goalLoops[${i}].agent`));
   if (config.surfaces.chat?.agent !== undefined)
     unknownAgent(config.surfaces.chat.agent, 'surfaces.chat.agent');
+  config.surfaces.platforms.forEach((p, i) => {
+    unknownAgent(p.agent, `surfaces.platforms[${i}].agent`);
+    problems.push(...checkPlatform(p, `surfaces.platforms[${i}]`));
+  });
 
   // Without a registry (its own problems are reported) tool names cannot be checked.
   let names: string[] | null = null;
@@ -123,6 +127,44 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
     });
   }
   if (problems.length > 0) throw new ConfigError(file, problems);
+}
+
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * What the schema cannot see of one platform connection: `apiBase` is an http(s) URL without
+ * credentials, query or fragment (the bot token is appended to its path, so anything else there
+ * would end up beside it), plain http only to a loopback server (the token would travel in
+ * clear text); `allowedChats` has no duplicates.
+ */
+function checkPlatform(p: Config['surfaces']['platforms'][number], at: string): string[] {
+  const problems: string[] = [];
+  if (p.apiBase !== undefined) {
+    let url: URL | null = null;
+    try {
+      url = new URL(p.apiBase);
+    } catch {
+      problems.push(`${at}.apiBase: ${JSON.stringify(p.apiBase)} is not a URL`);
+    }
+    if (url !== null) {
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        problems.push(`${at}.apiBase: expected an http(s) URL, got ${JSON.stringify(url.protocol)}`);
+      else if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname))
+        problems.push(
+          `${at}.apiBase: plain http is only allowed to a loopback server (the bot token would travel in clear text); use https`,
+        );
+      if (url.username !== '' || url.password !== '')
+        problems.push(`${at}.apiBase: must not hold credentials (the token is a secret reference)`);
+      if (url.search !== '' || url.hash !== '')
+        problems.push(`${at}.apiBase: must not have a query or fragment`);
+    }
+  }
+  const seen = new Set<number>();
+  p.allowedChats?.forEach((c, j) => {
+    if (seen.has(c)) problems.push(`${at}.allowedChats[${j}]: duplicate chat id ${c}`);
+    seen.add(c);
+  });
+  return problems;
 }
 
 type Kind = 'dir' | 'file' | 'other' | 'missing' | 'unreadable';

@@ -28,6 +28,12 @@ export const AuditKind = {
   agentSpawned: 'agent_spawned',
   /** A run ended failed; `detail` holds its reason code and message (redacted). */
   runFailed: 'run_failed',
+  /** A local user paired a messaging platform chat (`detail`: platform, chat, by whom). */
+  platformPaired: 'platform_paired',
+  /** A local user unpaired a platform chat. */
+  platformUnpaired: 'platform_unpaired',
+  /** A platform reply part was cut mid-send by a crash: it may or may not have arrived, and is not resent. */
+  platformReplyUnknown: 'platform_reply_unknown',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

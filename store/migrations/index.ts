@@ -4,6 +4,7 @@ import { compactHotPath } from './003-compact-hot-path.ts';
 import { scheduleJournal } from './004-schedule-journal.ts';
 import { approvalDecisionReason } from './005-approval-decision-reason.ts';
 import { goals } from './006-goals.ts';
+import { platforms } from './007-platforms.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -16,10 +17,11 @@ export const MIGRATIONS: readonly Migration[] = [
   scheduleJournal,
   approvalDecisionReason,
   goals,
+  platforms,
 ];
 
 /** The schema version this code writes. */
-export const SCHEMA_VERSION: number = MIGRATIONS.length;
+export const SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
 /**
  * The SQLite `application_id` stamped into every Snotra database ("SNOT" in ASCII), so a

@@ -33,6 +33,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   runs: 'persisted runs and their outcome',
   grants: 'session and standing approvals humans gave',
   goal: 'goal loops: their state, and starting, pausing, resuming or cancelling one',
+  platforms: 'messaging platform chats: pairing and what was not delivered',
 };
 
 /** Every command and subcommand of `snotra`. */
@@ -267,6 +268,33 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     options: [JSON_OUT, ...STATE],
     examples: ['snotra grants revoke grant-123'],
     run: async (argv, io, cwd) => (await import('./grants.ts')).grantsCommand(['revoke', ...argv], io, cwd),
+  },
+  {
+    path: ['platforms', 'list'],
+    summary: 'paired chats, open pairing codes and undelivered replies',
+    usage: '[--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra platforms list', 'snotra platforms list --json'],
+    run: async (argv, io, cwd) =>
+      (await import('./platforms.ts')).platformsCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['platforms', 'pair'],
+    summary: 'pair the chat a bot gave CODE to (the code works once, for ten minutes)',
+    usage: 'ID CODE [--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra platforms pair telegram 7KQ2-M9XD'],
+    run: async (argv, io, cwd) =>
+      (await import('./platforms.ts')).platformsCommand(['pair', ...argv], io, cwd),
+  },
+  {
+    path: ['platforms', 'unpair'],
+    summary: 'stop answering a chat (audited)',
+    usage: 'ID CHAT [--json] [--state-dir D] [--config F]',
+    options: [JSON_OUT, ...STATE],
+    examples: ['snotra platforms unpair telegram 123456789'],
+    run: async (argv, io, cwd) =>
+      (await import('./platforms.ts')).platformsCommand(['unpair', ...argv], io, cwd),
   },
   {
     path: ['audit'],

@@ -5,6 +5,7 @@ import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
 import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
+import { startPlatforms, type Platforms } from '../platforms/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { logOutput } from './log-output.ts';
 
@@ -49,13 +50,17 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       loaded,
       model: modelFromConfig(loaded),
       secretStore: secretStoreFromConfig(loaded),
+      platforms: true,
       logLevel,
       ...(logDestination === undefined ? {} : { logDestination }),
     });
     let sidecar: Sidecar | null = null;
+    let platforms: Platforms | null = null;
     try {
       sidecar = await sidecarOf(runtime, loaded.config.sidecar, sidecarToken);
+      platforms = await startPlatforms(runtime);
     } catch (err) {
+      await sidecar?.close();
       await runtime.stop();
       throw err;
     }
@@ -69,6 +74,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
           agents: Object.keys(loaded.config.agents),
           roots: loaded.config.workspace.roots.map((r) => ({ id: r.id, path: r.path, access: r.access })),
           sidecar: sidecar?.url ?? null,
+          platforms: loaded.config.surfaces.platforms.map((p) => p.id),
           // The OS sandbox shell and git children run in; without one, why (and allow-mode shell asks a human).
           sandbox: runtime.policyEnv.sandbox.name,
           ...(runtime.policyEnv.sandbox.name === 'none'
@@ -78,6 +84,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       );
     }
     const signal = await stopSignal;
+    await platforms.close();
     await sidecar?.close();
     await runtime.stop();
     io.stdout(`${JSON.stringify({ event: 'stopped', signal })}\n`);

@@ -269,7 +269,15 @@ describe('config validation at load (start, policy check, runs, inbox)', () => {
       /duplicate goal loop id "g"$/,
     );
     await expectRefused(
-      { ...common, surfaces: { platforms: [{ id: 'tg' }, { id: 'tg' }] } },
+      {
+        ...common,
+        surfaces: {
+          platforms: [
+            { id: 'tg', kind: 'telegram', agent: 'assistant', token: { secret: 'bot' } },
+            { id: 'tg', kind: 'telegram', agent: 'assistant', token: { secret: 'bot' } },
+          ],
+        },
+      },
       'surfaces.platforms[1].id',
       /duplicate platform id "tg"$/,
     );

@@ -85,6 +85,9 @@ describe('audit log', () => {
       'mode_changed',
       'agent_spawned',
       'run_failed',
+      'platform_paired',
+      'platform_unpaired',
+      'platform_reply_unknown',
     ]);
   });
 

@@ -1,0 +1,93 @@
+import { userInfo } from 'node:os';
+import type { OutboundRecord, PairedChat } from '../../store/index.ts';
+import { descendsFrom } from '../control/ancestry.ts';
+import { openLocalStore, runtimePid } from '../control/local-store.ts';
+import { hashPairingCode, normalizePairingCode } from './pairing-code.ts';
+
+/** Pairing refused because it came from a process the runtime started (an agent's shell). */
+export class PairingFromAgentError extends Error {
+  readonly code = 'pairing_from_agent_process';
+}
+
+/** What `snotra platforms list` shows. */
+export interface PlatformsView {
+  readonly chats: PairedChat[];
+  /** Unexpired, unused pairing codes per connection (never the codes). */
+  readonly pendingCodes: Record<string, number>;
+  /** Reply parts that failed or whose outcome is unknown (newest first). */
+  readonly undelivered: OutboundRecord[];
+}
+
+function refuseFromAgent(stateDir: string, what: string): void {
+  const pid = runtimePid(stateDir);
+  if (pid !== null && descendsFrom(pid))
+    throw new PairingFromAgentError(
+      `platform chats cannot be ${what} from a process started by the runtime (an agent’s tool)`,
+    );
+}
+
+/**
+ * Confirms a pairing code as the local user: the chat it was given to is paired (durable,
+ * audited), the code is used up. Refused from a process the runtime started, for a code that
+ * is malformed, unknown, used or expired, and after too many wrong codes.
+ */
+export function pairAsLocalUser(
+  stateDir: string,
+  platformId: string,
+  code: string,
+): { ok: true; chat: PairedChat; user: string } | { ok: false; reason: string; message: string } {
+  refuseFromAgent(stateDir, 'paired');
+  const canonical = normalizePairingCode(code);
+  if (canonical === null)
+    return {
+      ok: false,
+      reason: 'invalid_code',
+      message: 'a pairing code is 8 letters and digits, as the bot sent it (e.g. "7KQ2-M9XD")',
+    };
+  const user = `local:${userInfo().username}`;
+  const store = openLocalStore(stateDir, false);
+  try {
+    const r = store.platforms.pairing.confirm(platformId, hashPairingCode(platformId, canonical), user);
+    if (r.paired) return { ok: true, chat: r.chat, user };
+    return {
+      ok: false,
+      reason: r.reason,
+      message:
+        r.reason === 'too_many_failures'
+          ? `too many wrong codes for ${JSON.stringify(platformId)} lately; wait ten minutes and ask the bot for a new code`
+          : `no open pairing code matches for ${JSON.stringify(platformId)} (wrong, used or expired: codes last ten minutes)`,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+/** Unpairs a chat as the local user (audited); false when it was not paired. */
+export function unpairAsLocalUser(
+  stateDir: string,
+  platformId: string,
+  chatId: number,
+): { ok: boolean; user: string } {
+  refuseFromAgent(stateDir, 'unpaired');
+  const user = `local:${userInfo().username}`;
+  const store = openLocalStore(stateDir, false);
+  try {
+    return { ok: store.platforms.pairing.unpair(platformId, chatId, user), user };
+  } finally {
+    store.close();
+  }
+}
+
+/** Paired chats, open pairing codes (counts) and undelivered reply parts of a state dir. */
+export function listPlatforms(stateDir: string): PlatformsView {
+  const store = openLocalStore(stateDir, true);
+  try {
+    return {
+      chats: store.platforms.pairing.chats(),
+      pendingCodes: store.platforms.pairing.pendingCodes(),
+      undelivered: store.platforms.outbound.undelivered(),
+    };
+  } finally {
+    store.close();
+  }
+}

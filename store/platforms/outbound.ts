@@ -1,0 +1,220 @@
+import type { Statement } from 'better-sqlite3';
+import type { AuditLog } from '../audit/log.ts';
+import { AuditKind, newAuditRecord } from '../audit/types.ts';
+import { assertWritable, toStoredText, type StoreContext } from '../context.ts';
+
+/** The state of one reply part. */
+export type OutboundStatus = 'sending' | 'sent' | 'failed' | 'unknown';
+
+/** How one part's request ended. */
+export type PartResult =
+  | { readonly status: 'sent'; readonly remoteId: number }
+  | { readonly status: 'failed' | 'unknown'; readonly error: string };
+
+/** One part of a reply, as the outbound journal holds it. */
+export interface OutboundRecord {
+  readonly key: string;
+  readonly part: number;
+  readonly parts: number;
+  readonly platformId: string;
+  readonly chatId: number;
+  readonly status: OutboundStatus;
+  /** The platform's id of the sent message. */
+  readonly remoteId: number | null;
+  /** Why it failed (the platform's description, redacted). */
+  readonly error: string | null;
+  readonly updatedAt: number;
+}
+
+interface OutboundRow {
+  key: string;
+  part: number;
+  parts: number;
+  platform_id: string;
+  chat_id: number;
+  status: OutboundStatus;
+  remote_id: number | null;
+  error: string | null;
+  updated_at: number;
+}
+
+const toRecord = (r: OutboundRow): OutboundRecord => ({
+  key: r.key,
+  part: r.part,
+  parts: r.parts,
+  platformId: r.platform_id,
+  chatId: r.chat_id,
+  status: r.status,
+  remoteId: r.remote_id,
+  error: r.error,
+  updatedAt: r.updated_at,
+});
+
+const DURABLE = { durable: true } as const;
+
+/**
+ * The outbound journal: exactly what was sent of each reply (idempotency key
+ * `telegram:<chatId>:<messageId>`, one row per part). A part is written `sending` durably
+ * before its request and `sent` only after the platform answered ok, so a restart never sends
+ * a `sent` part again. A part still `sending` at boot was cut mid-request: whether it arrived is
+ * unknown, and the platform has no idempotency key to ask with; it becomes `unknown` (audited)
+ * and is never resent — a repeated message is worse than a missing one we can name.
+ */
+export class PlatformOutbound {
+  readonly #s: {
+    get: Statement<[string, number], OutboundRow>;
+    insert: Statement<OutboundRow>;
+    finish: Statement<{
+      key: string;
+      part: number;
+      status: OutboundStatus;
+      remote_id: number | null;
+      error: string | null;
+      updated_at: number;
+    }>;
+    cut: Statement<[string], OutboundRow>;
+    release: Statement<[string, number]>;
+    byKey: Statement<[string], OutboundRow>;
+    undelivered: Statement<[], OutboundRow>;
+  } | null;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {
+    const db = ctx.db;
+    const present =
+      (db
+        .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'platform_outbound'")
+        .pluck()
+        .get() as number) > 0;
+    this.#s = !present
+      ? null
+      : {
+          get: db.prepare('SELECT * FROM platform_outbound WHERE key = ? AND part = ?'),
+          insert: db.prepare(
+            `INSERT INTO platform_outbound (key, part, parts, platform_id, chat_id, status, remote_id, error, updated_at)
+             VALUES (@key, @part, @parts, @platform_id, @chat_id, @status, @remote_id, @error, @updated_at)`,
+          ),
+          finish: db.prepare(
+            `UPDATE platform_outbound SET status = @status, remote_id = @remote_id, error = @error,
+               updated_at = @updated_at WHERE key = @key AND part = @part AND status = 'sending'`,
+          ),
+          cut: db.prepare("SELECT * FROM platform_outbound WHERE platform_id = ? AND status = 'sending'"),
+          release: db.prepare(
+            "DELETE FROM platform_outbound WHERE key = ? AND part = ? AND status = 'sending'",
+          ),
+          byKey: db.prepare('SELECT * FROM platform_outbound WHERE key = ? ORDER BY part'),
+          undelivered: db.prepare(
+            "SELECT * FROM platform_outbound WHERE status IN ('failed', 'unknown') ORDER BY updated_at DESC LIMIT 100",
+          ),
+        };
+  }
+
+  /**
+   * Claims a part for sending: writes it `sending` (durably) and returns null when it was never
+   * tried; otherwise returns the record as it is (sent, failed or unknown: do not send).
+   */
+  begin(input: {
+    key: string;
+    part: number;
+    parts: number;
+    platformId: string;
+    chatId: number;
+  }): OutboundRecord | null {
+    const s = this.#writable('begin');
+    return this.ctx.tx.run(() => {
+      const existing = s.get.get(input.key, input.part);
+      if (existing !== undefined) return toRecord(existing);
+      s.insert.run({
+        key: input.key,
+        part: input.part,
+        parts: input.parts,
+        platform_id: input.platformId,
+        chat_id: input.chatId,
+        status: 'sending',
+        remote_id: null,
+        error: null,
+        updated_at: this.ctx.clock(),
+      });
+      return null;
+    }, DURABLE);
+  }
+
+  /**
+   * Records how a part's request ended: `sent` (with the platform's id), `failed` (the platform
+   * answered no) or `unknown` (no answer after the request may have left: never resent).
+   */
+  finish(key: string, part: number, result: PartResult): void {
+    const s = this.#writable('finish');
+    this.ctx.tx.run(
+      () =>
+        s.finish.run({
+          key,
+          part,
+          status: result.status,
+          remote_id: result.status === 'sent' ? result.remoteId : null,
+          error: result.status === 'sent' ? null : toStoredText(this.ctx, result.error),
+          updated_at: this.ctx.clock(),
+        }),
+      DURABLE,
+    );
+  }
+
+  /**
+   * Gives a claimed part back when it is known not to have been sent (the platform refused it
+   * with "try again later" and the runtime is stopping): the next start sends it.
+   */
+  release(key: string, part: number): void {
+    const s = this.#writable('release');
+    this.ctx.tx.run(() => s.release.run(key, part), DURABLE);
+  }
+
+  /**
+   * At start: every part of `platformId` still `sending` was cut by a crash mid-request. Each
+   * becomes `unknown` (audited `platform_reply_unknown`) and is never resent. Returns them.
+   */
+  markCut(platformId: string): OutboundRecord[] {
+    const s = this.#writable('markCut');
+    return this.ctx.tx.run(() => {
+      const cut = s.cut.all(platformId);
+      const at = this.ctx.clock();
+      for (const row of cut) {
+        s.finish.run({
+          key: row.key,
+          part: row.part,
+          status: 'unknown',
+          remote_id: null,
+          error: 'cut by a restart mid-request; not resent',
+          updated_at: at,
+        });
+        const event = newAuditRecord(AuditKind.platformReplyUnknown, at, {
+          platform: platformId,
+          key: row.key,
+          part: row.part,
+          parts: row.parts,
+        });
+        event.surface = 'platform';
+        event.status = 'unknown';
+        this.audit.record(event);
+      }
+      return cut.map((r) => ({ ...toRecord(r), status: 'unknown' as const }));
+    }, DURABLE);
+  }
+
+  /** The parts of one reply, in order. */
+  parts(key: string): OutboundRecord[] {
+    return (this.#s?.byKey.all(key) ?? []).map(toRecord);
+  }
+
+  /** Parts that failed or whose outcome is unknown, newest first (at most 100). */
+  undelivered(): OutboundRecord[] {
+    return (this.#s?.undelivered.all() ?? []).map(toRecord);
+  }
+
+  #writable(operation: string) {
+    assertWritable(this.ctx, `platform outbound ${operation}`);
+    if (this.#s === null) throw new Error(`${this.ctx.file}: platform journal missing (schema older than 7)`);
+    return this.#s;
+  }
+}

@@ -1,0 +1,270 @@
+import type { InboundRecord, PlatformHost, Route, RunOutcome } from '../../runtime/platforms/host.ts';
+import { replyKey } from '../../runtime/platforms/host.ts';
+import type { PlatformConfig } from '../../runtime/config/schema.ts';
+import type { RunFeedEvent } from '../../runtime/events.ts';
+import { PlatformError, type PlatformAdapter } from './port.ts';
+import { splitMessage } from './split.ts';
+
+/** Most tries of one part the platform refused with "try again" (rate limit, server error). */
+const MAX_SEND_TRIES = 5;
+/** How long a stop waits for requests in flight. */
+const STOP_GRACE_MS = 5_000;
+/** Tries to handle one message before it waits for the next start. */
+const MAX_HANDLE_TRIES = 4;
+/** Longest wait between two polls after a failure. */
+const MAX_BACKOFF_MS = 60_000;
+
+/** The text a finished run's message gets back. */
+export function replyText(outcome: RunOutcome): string {
+  if (outcome.status === 'completed') {
+    const text = outcome.text?.trim() ?? '';
+    return text === '' ? 'Done.' : (outcome.text as string);
+  }
+  if (outcome.status === 'denied') return `This request was denied on the host (${outcome.reason}).`;
+  return `This request failed (${outcome.reason}).`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * One platform connection: polls the adapter, queues each update durably before the offset that
+ * confirms it is used, routes every message through the host (ignored, pairing instructions or
+ * one unattended run) and delivers the reply through the outbound journal, split at the
+ * platform's limit. At start it resumes what a restart cut: parts cut mid-send become
+ * `unknown` (never resent), queued messages are routed, runs are waited for and answered.
+ */
+export class PlatformGateway {
+  /** Stops polling, waits and new parts at once. */
+  readonly #abort = new AbortController();
+  /** Cuts requests in flight: only once they had `STOP_GRACE_MS` to finish. */
+  readonly #sendAbort = new AbortController();
+  readonly #inflight = new Set<Promise<boolean>>();
+  readonly #handling = new Set<string>();
+  /** Failed attempts to handle a message (it is tried again a few times, then at the next start). */
+  readonly #failures = new Map<string, number>();
+  /** Replies in flight: run id → the message it answers. */
+  readonly #runs = new Map<string, InboundRecord>();
+  #loop: Promise<void> | null = null;
+  #unsubscribe: () => void = () => {};
+
+  constructor(
+    private readonly host: PlatformHost,
+    private readonly config: PlatformConfig,
+    private readonly adapter: PlatformAdapter,
+    private readonly onRunEvent: (listener: (e: RunFeedEvent) => void) => () => void,
+  ) {}
+
+  /** Resumes cut work and starts polling. */
+  start(): void {
+    const log = this.host.logger;
+    for (const cut of this.host.markCut(this.config.id)) {
+      log.warn(
+        { platform: this.config.id, key: cut.key, part: cut.part, parts: cut.parts },
+        'platform: a reply part was cut mid-send by a restart; it may not have arrived and is not resent',
+      );
+      // The chat learns that something may be missing: a notice under its own key (sent at most once).
+      void this.#deliver(
+        cut,
+        `${cut.key}:cut:${cut.part}`,
+        `A restart interrupted a reply (part ${cut.part + 1} of ${cut.parts}); it may be missing here. It is not sent again, so nothing arrives twice.`,
+      ).catch(() => {});
+    }
+    this.#unsubscribe = this.onRunEvent((e) => this.#onRunEvent(e));
+    for (const rec of this.host.open(this.config.id)) void this.#handle(rec);
+    this.#loop = this.#poll();
+  }
+
+  /**
+   * Stops polling; a reply part whose request is in flight gets up to `STOP_GRACE_MS` to be
+   * answered (so a graceful stop rarely leaves an unknown part), the rest waits for the next start.
+   */
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    this.#unsubscribe();
+    await this.#loop;
+    if (this.#inflight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#inflight]),
+        new Promise((r) => (timer = setTimeout(r, STOP_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.#sendAbort.abort();
+  }
+
+  async #poll(): Promise<void> {
+    const signal = this.#abort.signal;
+    const log = this.host.logger;
+    let backoff = 1_000;
+    while (!signal.aborted) {
+      try {
+        const updates = await this.adapter.receive(this.host.offset(this.config.id), signal);
+        if (signal.aborted) break;
+        // Durable before the next getUpdates confirms them (its offset is computed from this).
+        for (const rec of this.host.queue(this.config.id, updates)) void this.#handle(rec);
+        backoff = 1_000;
+      } catch (err) {
+        if (signal.aborted) break;
+        const e = err instanceof PlatformError ? err : null;
+        const wait = Math.min(MAX_BACKOFF_MS, Math.max(e?.retryAfterMs ?? 0, backoff));
+        log.warn(
+          {
+            platform: this.config.id,
+            code: e?.code ?? 'error',
+            err: this.host.redact(e?.message ?? 'receiving updates failed'),
+            retryInMs: wait,
+          },
+          'platform: receiving updates failed',
+        );
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        await sleep(wait, signal);
+      }
+    }
+  }
+
+  async #handle(rec: InboundRecord): Promise<void> {
+    const id = `${rec.platformId}\0${rec.updateId}`;
+    if (this.#handling.has(id)) return;
+    this.#handling.add(id);
+    try {
+      const route: Route = await this.host.route(rec);
+      if (route.kind === 'ignore') return;
+      if (route.kind === 'reply') {
+        if (await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), route.text))
+          this.host.replied(rec);
+        return;
+      }
+      this.#runs.set(route.runId, rec);
+      const outcome = await this.host.waitForRun(route.runId);
+      this.#runs.delete(route.runId);
+      if (this.#abort.signal.aborted) return;
+      if (!this.host.isPaired(rec)) {
+        // Unpaired while its run went on: the chat is no longer trusted with an answer.
+        this.host.logger.info(
+          { platform: rec.platformId, chatId: rec.chatId, runId: route.runId },
+          'platform: chat unpaired before its reply; not answered',
+        );
+        this.host.replied(rec);
+      } else if (
+        await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), replyText(outcome))
+      ) {
+        this.host.replied(rec);
+      }
+    } catch (err) {
+      if (this.#abort.signal.aborted) return;
+      const tries = (this.#failures.get(id) ?? 0) + 1;
+      this.#failures.set(id, tries);
+      this.host.logger.error(
+        {
+          platform: rec.platformId,
+          chatId: rec.chatId,
+          updateId: rec.updateId,
+          tries,
+          err: this.host.redact((err as Error).message),
+        },
+        tries < MAX_HANDLE_TRIES
+          ? 'platform: a message could not be handled; trying again'
+          : 'platform: a message could not be handled; it is tried again at the next start',
+      );
+      // Safe to repeat: routing, the run id and every reply part are idempotent.
+      if (tries < MAX_HANDLE_TRIES) setTimeout(() => void this.#handle(rec), 2_000 * tries).unref();
+    } finally {
+      this.#handling.delete(id);
+    }
+  }
+
+  /** A platform run that parks gets one notice that a human on the host must decide. */
+  #onRunEvent(e: RunFeedEvent): void {
+    if (e.type !== 'run.parked') return;
+    const rec = this.#runs.get(e.runId);
+    if (rec === undefined) return;
+    const key = `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}:parked:${e.approvalId}`;
+    void this.#deliver(
+      rec,
+      key,
+      'This request needs an approval on the host; it waits in the Inbox. The answer comes here once it is decided.',
+    ).catch(() => {});
+  }
+
+  /**
+   * Sends a text under an idempotency key, part by part: a part already sent (or failed, or
+   * cut mid-send) is never sent again; a new part is recorded `sending` durably first and
+   * `sent` only once the platform answered ok. Returns false when a stop cut it short (the rest
+   * is sent at the next start).
+   */
+  #deliver(
+    rec: { readonly platformId: string; readonly chatId: number },
+    key: string,
+    text: string,
+  ): Promise<boolean> {
+    const p = this.#deliverParts(rec, key, text);
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p)).catch(() => {});
+    return p;
+  }
+
+  async #deliverParts(
+    rec: { readonly platformId: string; readonly chatId: number },
+    key: string,
+    text: string,
+  ): Promise<boolean> {
+    const redacted = this.host.redact(text);
+    const parts = splitMessage(redacted, this.adapter.messageLimit).filter((p) => p.trim() !== '');
+    if (parts.length === 0) parts.push('Done.');
+    const log = this.host.logger;
+    for (const [i, part] of parts.entries()) {
+      if (this.#abort.signal.aborted) return false;
+      const prior = this.host.beginPart({
+        key,
+        part: i,
+        parts: parts.length,
+        platformId: rec.platformId,
+        chatId: rec.chatId,
+      });
+      if (prior !== null) continue;
+      for (let attempt = 1; ; attempt++) {
+        if (this.#abort.signal.aborted) {
+          // Stopping before this try: the part surely was not sent, and the next start sends it.
+          this.host.releasePart(key, i);
+          return false;
+        }
+        const outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
+        if (outcome.status === 'sent') {
+          this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
+          break;
+        }
+        if (outcome.status === 'unknown') {
+          this.host.finishPart(key, i, { status: 'unknown', error: outcome.error });
+          log.warn(
+            { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
+            'platform: no answer to a reply part; it may not have arrived and is not resent',
+          );
+          break;
+        }
+        if (outcome.retryAfterMs === undefined || attempt >= MAX_SEND_TRIES) {
+          this.host.finishPart(key, i, { status: 'failed', error: outcome.error });
+          log.warn(
+            { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
+            'platform: a reply part was refused',
+          );
+          break;
+        }
+        await sleep(Math.min(outcome.retryAfterMs, MAX_BACKOFF_MS), this.#abort.signal);
+      }
+    }
+    log.info({ platform: rec.platformId, key, parts: parts.length }, 'platform: reply delivered');
+    return true;
+  }
+}
