@@ -8,7 +8,7 @@ import { compileArgumentCheck, McpSchemaError, toolDigest } from './schema.ts';
 import type { ListedTool, McpServerSpec } from './types.ts';
 
 /** MCP tool names: 1–128 of `A-Z a-z 0-9 _ - . /` (no `:`, which separates our namespace). */
-const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 
 /** Requests one `tools/list` page. */
 export type PageRequest = (cursor: string | undefined) => Promise<unknown>;
