@@ -17,6 +17,8 @@ import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { Runtime, type RuntimeOptions } from '../../runtime/runtime.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { eventually } from '../support/runtime.ts';
+import type { Observation, RunOutcome, TranscriptEntry } from '../../machines/run/types.ts';
+import type { ApprovalRecord } from '../../store/index.ts';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO, 'node_modules/.bin');
@@ -125,3 +127,40 @@ export function ready(rt: Runtime, id: string, timeoutMs = 60_000): Promise<unkn
 }
 
 export { eventually };
+
+/** One scripted run: each call in its own model step, then a final answer. */
+export function script(calls: readonly { tool: string; args: unknown }[]): ScriptedStep[] {
+  return [
+    ...calls.map((c, i) => ({ respond: { kind: 'calls' as const, calls: [{ id: `c${i + 1}`, ...c }] } })),
+    { respond: { kind: 'final' as const, text: 'done' } },
+  ];
+}
+
+/** What the model saw in run `runId` (its transcript's observations, as persisted). */
+export function observations(rt: Runtime, runId: string): Observation[] {
+  const snap = rt.store.snapshots.get(runId)?.snapshot as
+    { context?: { transcript?: TranscriptEntry[] } } | undefined;
+  return (snap?.context?.transcript ?? []).flatMap((e) => (e.role === 'observation' ? [e.observation] : []));
+}
+
+/**
+ * Runs `agent` once (attended); every approval request goes to `decide` (default: approve).
+ * Resolves with the outcome and what the model saw.
+ */
+export async function runOnce(
+  rt: Runtime,
+  agent: string,
+  decide: (approval: ApprovalRecord) => Promise<'approved' | 'denied'> = async () => 'approved',
+): Promise<{ runId: string; outcome: RunOutcome; seen: Observation[]; approvals: ApprovalRecord[] }> {
+  const approvals: ApprovalRecord[] = [];
+  const off = rt.onApproval((a) => {
+    approvals.push(a);
+    void decide(a).then((d) => rt.decide(a.id, d, 'tester'));
+  });
+  try {
+    const { runId, outcome } = await rt.chat(agent, 'go');
+    return { runId, outcome, seen: observations(rt, runId), approvals };
+  } finally {
+    off();
+  }
+}
