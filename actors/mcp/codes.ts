@@ -2,6 +2,10 @@
 export const McpErrorCode = {
   /** The server is not running (starting, crashed and waiting to restart, or stopped). */
   serverUnavailable: 'mcp_server_unavailable',
+  /** The server did not start: the program is missing, it exited or did not answer `initialize` and `tools/list` in time. */
+  startFailed: 'mcp_start_failed',
+  /** `tools/list` after `notifications/tools/list_changed` failed: the server's tools left the catalog. */
+  listFailed: 'mcp_list_failed',
   /** The server's process exited or its connection closed while the call was running. */
   serverCrashed: 'mcp_server_crashed',
   /** The tool is not in the server's current listing (renamed, removed, filtered out). */

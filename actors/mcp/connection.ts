@@ -173,7 +173,7 @@ export class McpConnection {
     child.stderr.on('error', () => {});
     const stdin = child.stdin;
     if (stdin === null) {
-      this.#fail('mcp_start_failed', 'the server process has no stdin pipe');
+      this.#fail(McpErrorCode.startFailed, 'the server process has no stdin pipe');
       await child.terminate();
       this.#crashed(generation);
       return;
@@ -194,7 +194,7 @@ export class McpConnection {
           : `exited with code ${exit.exitCode}`;
       const stderr = tail.text();
       this.#fail(
-        McpErrorCode.serverCrashed,
+        this.#state === 'ready' ? McpErrorCode.serverCrashed : McpErrorCode.startFailed,
         `the server process ${how}${stderr ? `; its last output: ${stderr.slice(-1000)}` : ''}`,
       );
       void client.close().catch(() => {});
@@ -221,7 +221,9 @@ export class McpConnection {
       if (generation !== this.#generation || this.#stopped) return;
       if (!exitedEarly) {
         this.#fail(
-          codeOf(error) === McpErrorCode.invalidResponse ? McpErrorCode.invalidResponse : 'mcp_start_failed',
+          codeOf(error) === McpErrorCode.invalidResponse
+            ? McpErrorCode.invalidResponse
+            : McpErrorCode.startFailed,
           `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${tail.text().slice(-1000)}` : ''}`,
         );
         await child.terminate();
@@ -263,7 +265,10 @@ export class McpConnection {
         try {
           await this.#list(client, generation);
         } catch (error) {
-          this.#fail('mcp_list_failed', `tools/list after list_changed failed: ${(error as Error).message}`);
+          this.#fail(
+            McpErrorCode.listFailed,
+            `tools/list after list_changed failed: ${(error as Error).message}`,
+          );
           // An unreadable catalog is no catalog: nothing of the old one stays callable.
           this.#tools = new Map();
           this.deps.onCatalog(null);
