@@ -158,7 +158,7 @@ export class McpConnection {
       });
     } catch (error) {
       this.#fail(
-        codeOf(error) ?? 'mcp_start_failed',
+        codeOf(error) ?? McpErrorCode.startFailed,
         `the server could not be started: ${(error as Error).message}`,
       );
       this.#crashed(generation);
