@@ -8,6 +8,7 @@ import {
   realpathSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -83,15 +84,14 @@ export function mcpFixture(config: (project: string) => Record<string, unknown>,
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mcp-')));
   const project = join(dir, 'project');
   mkdirSync(project);
-  const loaded = parseConfig(
-    JSON.stringify({
-      stateDir: 'state',
-      workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write', primary: true }] },
-      ...config(project),
-    }),
-    join(dir, 'snotra.config.json'),
-    dir,
-  );
+  const text = JSON.stringify({
+    stateDir: 'state',
+    workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write', primary: true }] },
+    ...config(project),
+  });
+  // Also on disk, for tests that start the runtime as a process.
+  writeFileSync(join(dir, 'snotra.config.json'), text);
+  const loaded = parseConfig(text, join(dir, 'snotra.config.json'), dir);
   const logs: string[] = [];
   return {
     dir,
