@@ -90,6 +90,7 @@ export class McpConnection {
   #ready: Promise<void> | null = null;
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
+  #closedGeneration = -1;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -185,6 +186,8 @@ export class McpConnection {
     const client = new Client({ name: 'snotra-runtime', version: '0.1.0' }, { capabilities: {} });
     this.#client = client;
     let exitedEarly = false;
+    // A limit the server broke (a message too large): it is ended, and that is what is reported.
+    let violation: string | null = null;
     void child.exited.then((exit) => {
       exitedEarly = true;
       if (generation !== this.#generation || this.#stopped) return;
@@ -193,20 +196,26 @@ export class McpConnection {
           ? `was ended by ${exit.signal ?? 'a signal'}`
           : `exited with code ${exit.exitCode}`;
       const stderr = tail.text();
-      this.#fail(
-        this.#state === 'ready' ? McpErrorCode.serverCrashed : McpErrorCode.startFailed,
-        `the server process ${how}${stderr ? `; its last output: ${stderr.slice(-1000)}` : ''}`,
-      );
+      if (violation !== null) this.#fail(McpErrorCode.invalidResponse, violation);
+      else
+        this.#fail(
+          this.#state === 'ready' ? McpErrorCode.serverCrashed : McpErrorCode.startFailed,
+          `the server process ${how}${stderr ? `; its last output: ${stderr.slice(-1000)}` : ''}`,
+        );
       void client.close().catch(() => {});
       this.#crashed(generation);
     });
     transport.onerror = (error) => {
       const code = codeOf(error);
       if (code === 'mcp_message_too_large') {
-        this.#fail(McpErrorCode.invalidResponse, error.message);
+        violation = `${error.message}; the server was ended`;
         // A server that breaks the line limit is restarted, like a crash.
         void child.terminate();
       }
+    };
+    // The connection closed (the process died, a limit was broken): calls in flight have an unknown outcome.
+    client.onclose = () => {
+      if (generation === this.#generation) this.#closedGeneration = generation;
     };
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (generation === this.#generation && this.#state === 'ready') void this.#refresh(generation);
@@ -325,7 +334,9 @@ export class McpConnection {
 
   /** Whether `generation` is still the live process (a call can tell a crash from an error). */
   isCurrent(generation: number): boolean {
-    return generation === this.#generation && this.#state === 'ready';
+    return (
+      generation === this.#generation && this.#state === 'ready' && this.#closedGeneration !== generation
+    );
   }
 
   /** Ends the process tree and any pending restart; the server's tools leave the catalog. */

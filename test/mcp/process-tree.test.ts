@@ -171,4 +171,66 @@ describe('MCP server process trees', () => {
       fx.cleanup();
     }
   }, 120_000);
+
+  it('a server that sends a message over the line limit is ended and reported, the call fails without a retry', async () => {
+    const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const registry = registryFromConfig(fx.loaded);
+    const redactor = new Redactor();
+    const host = createRuntimeMcpHost({
+      config: fx.loaded.config,
+      registry,
+      supervisor,
+      secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
+      redactor,
+      roots: () => [
+        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+      ],
+      limits: { maxLineBytes: 64 * 1024, restartBaseMs: 120_000, restartMaxMs: 120_000 },
+    });
+    try {
+      await host.start();
+      const huge = registry.get('mcp:h:huge');
+      const digest = huge?.status === 'ok' ? huge.digest : undefined;
+      await expect(
+        host.executor('mcp:h:huge')?.execute(
+          {},
+          {
+            runId: 'r',
+            callId: 'c',
+            idempotencyKey: 'k',
+            decision: {
+              decision: 'allow',
+              reason: 'session_approval',
+              risk: 'external',
+              rule: { id: 's', source: 'session-approval' },
+              targets: [],
+              humanRequired: false,
+              step: 7,
+              ...(digest ? { toolDigest: digest } : {}),
+            },
+            roots: [],
+            paths: env.paths,
+            signal: new AbortController().signal,
+            secrets: { resolve: async () => '' },
+          },
+        ),
+      ).rejects.toMatchObject({ code: 'mcp_server_crashed' });
+      const status = await eventually(
+        () => (host.status()[0]?.state === 'crashed' ? host.status()[0] : null),
+        30_000,
+        'crashed',
+      );
+      expect(status.lastError).toEqual({
+        code: 'mcp_invalid_response',
+        message: 'the server sent a message longer than 65536 bytes; the server was ended',
+      });
+      expect(hostileLog(fx.project).filter((l) => l.startsWith('call huge'))).toHaveLength(1);
+    } finally {
+      await host.stop();
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
 });
