@@ -246,14 +246,21 @@ export class McpConnection {
   }
 
   async #list(client: Client, generation: number): Promise<void> {
-    const listing = await readCatalog(
-      (cursor) =>
-        client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never, {
-          timeout: this.deps.limits.startTimeoutMs,
-        }),
-      this.spec,
-      this.deps.limits,
-    );
+    // A server without the tools capability has no catalog (it is not asked).
+    const listing =
+      client.getServerCapabilities()?.tools === undefined
+        ? { tools: [], problems: ['the server does not offer tools'] }
+        : await readCatalog(
+            (cursor) =>
+              client.request(
+                { method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never,
+                {
+                  timeout: this.deps.limits.startTimeoutMs,
+                },
+              ),
+            this.spec,
+            this.deps.limits,
+          );
     if (generation !== this.#generation) return;
     this.#tools = new Map(listing.tools.map((t) => [t.name, t]));
     this.#problems = listing.problems.map((p) => this.deps.redactor.redactString(p));

@@ -22,7 +22,7 @@ function problems(mcp: unknown): string[] {
     load(mcp);
     return [];
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
+    if (err instanceof ConfigError) return [...err.problems];
     throw err;
   }
 }
