@@ -94,6 +94,11 @@ export const Decision = z.strictObject({
    * expected types, the matching rule's own pattern; never an argument's value.
    */
   detail: z.string().min(1).max(400).optional(),
+  /**
+   * Optional: the digest of the tool's declaration the decision was made on (MCP tools listed by a
+   * live server). A call is refused at execution when the tool's digest changed since.
+   */
+  toolDigest: z.string().min(1).max(128).optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 

@@ -67,6 +67,14 @@ function denyWith(d: Denial, risk: ToolRisk, targets: readonly Target[], step: n
  * Interaction (attended/unattended) never changes the result (invariant 6).
  */
 export function evaluate(call: ToolCall, ctx: PolicyContext): Decision {
+  const decision = evaluateCall(call, ctx);
+  const tool = typeof call.tool === 'string' ? ctx.registry.get(call.tool) : undefined;
+  // The declaration decided on travels with the decision (an MCP tool may change under it).
+  if (tool?.status === 'ok' && tool.digest !== undefined) decision.toolDigest = tool.digest;
+  return decision;
+}
+
+function evaluateCall(call: ToolCall, ctx: PolicyContext): Decision {
   // Step 1: the tool exists, is granted, has valid metadata, and its arguments validate.
   const tool = typeof call.tool === 'string' ? ctx.registry.get(call.tool) : undefined;
   if (tool === undefined)

@@ -12,6 +12,12 @@ export type ResolvedTool =
       readonly metadata: ToolSecurityMetadata;
       /** Argument schema; tools without one accept any JSON object. */
       readonly args: z.ZodType<Record<string, unknown>>;
+      /**
+       * For a tool listed by a live MCP server: the digest of what the server declared (input
+       * schema, annotations). Decisions carry it (`Decision.toolDigest`); a call whose tool
+       * changed since its decision is refused at execution.
+       */
+      readonly digest?: string;
     }
   | { readonly status: 'unannotated'; readonly name: string; readonly source: ToolSource }
   | {
@@ -75,22 +81,34 @@ export class ToolRegistry {
     return resolved;
   }
 
-  /** Registers an MCP tool as `mcp:<server>:<tool>` with the user's override and the server's hints. */
+  /**
+   * Registers an MCP tool as `mcp:<server>:<tool>` with the user's override and the server's
+   * hints. A tool listed by a live server comes with `live`: its argument schema (validated before
+   * the policy sees a call) and the digest of its declaration.
+   */
   registerMcp(
     server: string,
     tool: string,
     override?: McpOverride,
     annotations?: McpAnnotations,
+    live?: { readonly args: z.ZodType<Record<string, unknown>>; readonly digest: string },
   ): ResolvedTool {
     const name = mcpToolName(server, tool);
     const resolved: ResolvedTool = {
       status: 'ok',
       name,
       metadata: mcpMetadata(override, annotations),
-      args: anyObject,
+      args: live?.args ?? anyObject,
+      ...(live ? { digest: live.digest } : {}),
     };
     this.#tools.set(name, resolved);
     return resolved;
+  }
+
+  /** Removes every tool of MCP server `server` (it crashed, stopped, or its catalog is replaced). */
+  unregisterMcpServer(server: string): void {
+    const prefix = mcpToolName(server, '');
+    for (const name of [...this.#tools.keys()]) if (name.startsWith(prefix)) this.#tools.delete(name);
   }
 
   #classify(

@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { createActor, type Actor } from 'xstate';
 import { provideRunMachine } from '../actors/run/effects.ts';
 import { toObservation } from '../actors/tools/observation.ts';
-import { createDefaultTools, type DefaultTools } from './tools.ts';
+import { createDefaultTools, withMcpExecutors, type DefaultTools } from './tools.ts';
+import type { McpHost } from '../actors/mcp/index.ts';
 import type { ModelProvider } from '../actors/model/provider.ts';
 import type { SecretResolver, ToolExecutor } from '../actors/tools/types.ts';
 import { agentMachine, type AgentMessage } from '../machines/agent/machine.ts';
@@ -64,6 +65,15 @@ import { PlatformHost } from './platforms/host.ts';
 import { preflightPlatformTokens } from './platforms/preflight.ts';
 
 export { RUNTIME_FILE };
+
+/** The workspace roots of a config (before the runtime's authority state exists). */
+function configRoots(loaded: LoadedConfig): WorkspaceRoot[] {
+  return loaded.config.workspace.roots.map((r) => ({
+    ...r,
+    primary: r.primary ?? false,
+    source: r.source ?? 'workspace',
+  }));
+}
 
 /** Default budgets of a run when the agent's config sets none. */
 export const DEFAULT_BUDGET = { modelCalls: 50, toolCalls: 100, wallTimeMs: 10 * 60_000 } as const;
@@ -246,15 +256,30 @@ export class Runtime {
       loaded,
       options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
     );
+    const secrets: SecretResolver = options.secretStore
+      ? createSecretResolver(options.secretStore, store.redactor)
+      : noSecrets;
+    let runtime: Runtime | null = null;
     const tools: DefaultTools | null =
       options.executors === undefined
         ? createDefaultTools({
             allowPrivateHosts: loaded.config.http.allowPrivateHosts,
             sandbox: policyEnv.sandboxBackend,
+            mcp: {
+              config: loaded.config,
+              registry,
+              secrets,
+              redactor: store.redactor,
+              roots: () => (runtime === null ? configRoots(loaded) : runtime.#roots()),
+              onStatus: (s) => {
+                if (s.state === 'crashed')
+                  logger.warn({ mcpServer: s.id, error: s.lastError }, 'MCP server stopped');
+                else logger.info({ mcpServer: s.id, state: s.state, tools: s.tools }, 'MCP server status');
+              },
+            },
           })
         : null;
     if (tools !== null) undo.push(() => tools.close());
-    let runtime: Runtime | null = null;
     const inspector = new Inspector();
     const runs = new RunHost(
       store,
@@ -319,9 +344,6 @@ export class Runtime {
     );
     rt.#feed.on((e) => logRunEvent(logger, e));
     if (options.onRunEvent !== undefined) rt.#feed.on(options.onRunEvent);
-    const secrets: SecretResolver = options.secretStore
-      ? createSecretResolver(options.secretStore, store.redactor)
-      : noSecrets;
     rt.#authority = new AuthorityState(loaded, registry, store);
     rt.#delegation = new Delegation(
       loaded,
@@ -363,12 +385,18 @@ export class Runtime {
       send: (agentId, message) => rt.send(agentId, message),
       waitForRun: (runId) => rt.waitForRun(runId),
     });
-    const executors = {
-      spawn_agent: createSpawnAgentExecutor(rt.#delegation),
-      ...createGoalExecutors(rt.#goals),
-      ...(options.executors ?? tools?.executors ?? {}),
-      ...options.executorOverrides,
-    };
+    const executors = withMcpExecutors(
+      {
+        spawn_agent: createSpawnAgentExecutor(rt.#delegation),
+        ...createGoalExecutors(rt.#goals),
+        ...(options.executors ?? tools?.executors ?? {}),
+        ...options.executorOverrides,
+      },
+      tools?.mcp ?? null,
+    );
+    // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
+    // fails is reported and retried with backoff, and the runtime starts anyway.
+    await tools?.mcp?.start();
     runs.setMachine(
       provideRunMachine({
         store,
@@ -396,6 +424,11 @@ export class Runtime {
     });
     await rt.#resume(options.syncIntervalMs ?? 1000);
     return rt;
+  }
+
+  /** The MCP client host (configured servers, their status and tools), or null when none is configured. */
+  get mcp(): McpHost | null {
+    return this.tools?.mcp ?? null;
   }
 
   /** Sends a chat message (attended) to an agent and resolves with the run's outcome. */

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Cron } from 'croner';
 import { isMcpToolName } from '../../policy/mcp.ts';
+import { isCredentialLikeName, isNeverSetName } from '../processes/env.ts';
 import { registryFromConfig } from '../policy/registry-from-config.ts';
 import { ConfigError } from './errors.ts';
 import { hasControlChars, type Config } from './schema.ts';
@@ -109,6 +110,9 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
     problems.push(...err.problems);
   }
   const servers = Object.keys(config.mcp.servers);
+  for (const [id, server] of Object.entries(config.mcp.servers)) {
+    problems.push(...mcpEnvProblems(id, server.env));
+  }
   for (const [agent, a] of Object.entries(config.agents)) {
     problems.push(...duplicateIds(a.rules, `agents.${agent}.rules`, 'rule'));
     if (names === null) continue;
@@ -229,4 +233,23 @@ export function checkPaths(config: Config, file: string): void {
     }
   }
   if (problems.length > 0) throw new ConfigError(file, problems);
+}
+
+/**
+ * An MCP server's configured variables, checked as the process supervisor will: never
+ * `NODE_OPTIONS`-like names, and credential-like names only from a secret reference.
+ */
+function mcpEnvProblems(id: string, env: Readonly<Record<string, string | { secret: string }>>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    const at = `mcp.servers.${id}.env.${name}`;
+    if (isNeverSetName(name))
+      out.push(`${at}: this variable can make the server run injected code and is never passed`);
+    else if (isCredentialLikeName(name) && typeof value === 'string') {
+      out.push(
+        `${at}: a credential-like variable must be a secret reference, e.g. { "secret": "${id}-token" }`,
+      );
+    }
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { isBuiltinTool } from '../../policy/builtins.ts';
 import { GOAL_TOOLS } from '../../policy/goal-tools.ts';
-import { isMcpToolName, McpOverride } from '../../policy/mcp.ts';
+import { declaredMcpTools, isMcpToolName, mcpToolFiltered, McpOverride } from '../../policy/mcp.ts';
 import { ToolRegistry } from '../../policy/registry.ts';
 import { ConfigError, formatIssues } from '../config/errors.ts';
 import type { LoadedConfig } from '../config/load.ts';
@@ -42,7 +42,8 @@ export function registryFromConfig(loaded: LoadedConfig): ToolRegistry {
     registry.register(name, source, keys.length === 0 ? undefined : { source, ...entry });
   }
   for (const [server, def] of Object.entries(config.mcp.servers)) {
-    for (const [tool, info] of Object.entries(def.tools)) {
+    for (const [tool, info] of declaredMcpTools(def.tools)) {
+      if (mcpToolFiltered(def.tools, tool) !== null) continue;
       registry.registerMcp(server, tool, overrides.get(`mcp:${server}:${tool}`), info.annotations);
     }
   }

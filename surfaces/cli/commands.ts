@@ -34,6 +34,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
   grants: 'session and standing approvals humans gave',
   goal: 'goal loops: their state, and starting, pausing, resuming or cancelling one',
   platforms: 'messaging platform chats: pairing and what was not delivered',
+  'mcp-servers': 'the configured MCP servers: status, tools and their effective metadata',
 };
 
 /** Every command and subcommand of `snotra`. */
@@ -295,6 +296,26 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     examples: ['snotra platforms unpair telegram 123456789'],
     run: async (argv, io, cwd) =>
       (await import('./platforms.ts')).platformsCommand(['unpair', ...argv], io, cwd),
+  },
+  {
+    path: ['mcp-servers', 'list'],
+    summary:
+      'start each configured MCP server, show its status (state, protocol, tools, last error), stop it',
+    usage: '[--config F] [--json]',
+    options: [['--config F', 'the config file (else ./snotra.config.json)'], JSON_OUT],
+    examples: ['snotra mcp-servers list', 'snotra mcp-servers list --json'],
+    run: async (argv, io, cwd) =>
+      (await import('./mcp-servers.ts')).mcpServersCommand(['list', ...argv], io, cwd),
+  },
+  {
+    path: ['mcp-servers', 'tools'],
+    summary:
+      'the tools of one MCP server with their effective metadata and why (exit 1 when it does not start)',
+    usage: 'ID [--config F] [--json]',
+    options: [['--config F', 'the config file (else ./snotra.config.json)'], JSON_OUT],
+    examples: ['snotra mcp-servers tools github', 'snotra mcp-servers tools fs --json'],
+    run: async (argv, io, cwd) =>
+      (await import('./mcp-servers.ts')).mcpServersCommand(['tools', ...argv], io, cwd),
   },
   {
     path: ['audit'],

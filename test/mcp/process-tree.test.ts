@@ -1,0 +1,236 @@
+/**
+ * MCP server processes belong to the runtime: `snotra start` (a real process) starts them in the
+ * sandbox; after the runtime is SIGKILLed no server process is left (lifeline, `--die-with-parent`).
+ * A server that crashes is reported, its tools leave the catalog, and it is restarted.
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSnotra, stopProcess } from '../support/snotra-process.ts';
+import { eventually, HOSTILE, hostileLog, hostileServer, mcpFixture, ready } from './support.ts';
+import { appendFileSync } from 'node:fs';
+import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
+import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
+import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { createSecretResolver } from '../../runtime/secrets/index.ts';
+import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
+import { Redactor } from '../../store/index.ts';
+
+/** Host pids whose command line contains `marker`. */
+function withMarker(marker: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (cmd.includes(marker) && !/\) Z /.test(stat)) out.push(Number(name));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+const SECRET = 'pt-secret-Kq2-process-tree';
+
+describe('MCP server process trees', () => {
+  it('no server process outlives a SIGKILLed runtime', async () => {
+    const fx = mcpFixture(() => ({}), SECRET);
+    const marker = `marker-${randomUUID()}`;
+    mkdirSync(join(fx.project, '.hostile'), { recursive: true });
+    const config = {
+      stateDir: 'state',
+      workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+      secrets: { backend: 'env' },
+      agents: { a: { mode: 'ask', model: { provider: 'scripted', script: 'script.json' } } },
+      mcp: {
+        servers: {
+          h: { ...hostileServer(fx.project), args: [HOSTILE, marker] },
+          h2: { ...hostileServer(fx.project), args: [HOSTILE, marker, 'second'] },
+        },
+      },
+    };
+    writeFileSync(join(fx.dir, 'script.json'), JSON.stringify([]));
+    writeFileSync(join(fx.dir, 'snotra.config.json'), JSON.stringify(config));
+    const p = startSnotra(['start', '--config', join(fx.dir, 'snotra.config.json')], {
+      SNOTRA_SECRET_HOSTILE_TOKEN: SECRET,
+    });
+    try {
+      await p.ready(60_000);
+      // Both servers run (node + its bwrap + the lifeline watcher hold the marker).
+      await eventually(
+        () => hostileLog(fx.project).filter((l) => l.startsWith('started')).length >= 2,
+        30_000,
+        'servers started',
+      );
+      expect(withMarker(marker).length).toBeGreaterThanOrEqual(2);
+      p.child.kill('SIGKILL');
+      await p.exited;
+      await eventually(() => withMarker(marker).length === 0, 20_000, 'no server process left');
+      expect(withMarker(marker)).toEqual([]);
+      expect(p.stdout() + p.stderr()).not.toContain(SECRET);
+    } finally {
+      if (withMarker(marker).length > 0) await stopProcess(p, 'SIGKILL');
+      fx.cleanup();
+    }
+  }, 120_000);
+
+  it('a crashed server is reported, its tools leave the catalog, and it is restarted with backoff', async () => {
+    const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
+    try {
+      const rt = await fx.start({ assistant: [] });
+      try {
+        await ready(rt, 'h');
+        expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+        const starts = (): number => hostileLog(fx.project).filter((l) => l.startsWith('started')).length;
+        expect(starts()).toBe(1);
+        appendFileSync(join(fx.project, '.hostile/control'), 'crash\n');
+        // Reported (exit code 9), and nothing of its catalog is callable while it is down.
+        const crashed = await eventually(
+          () => {
+            const s = rt.mcp?.status()[0];
+            return s?.lastError?.code === 'mcp_server_crashed' ? s : null;
+          },
+          30_000,
+          'crash reported',
+        );
+        expect(crashed.lastError?.message).toContain('exited with code 9');
+        // Restarted after the backoff: ready again, with its tools back.
+        await eventually(
+          () => rt.mcp?.status()[0]?.restarts === 1 && rt.mcp?.status()[0]?.state === 'ready',
+          30_000,
+          'restarted',
+        );
+        expect(starts()).toBe(2);
+        expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+      } finally {
+        await rt.stop();
+      }
+    } finally {
+      fx.cleanup();
+    }
+  }, 120_000);
+
+  it('while a crashed server waits for its restart, its tools are out of the catalog and calls are refused', async () => {
+    const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const registry = registryFromConfig(fx.loaded);
+    const redactor = new Redactor();
+    const host = createRuntimeMcpHost({
+      config: fx.loaded.config,
+      registry,
+      supervisor,
+      secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
+      redactor,
+      roots: () => [
+        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+      ],
+      limits: { restartBaseMs: 120_000, restartMaxMs: 120_000 },
+    });
+    try {
+      await host.start();
+      const before = registry.get('mcp:h:lookup');
+      expect(before?.status === 'ok' && before.digest).toMatch(/^[0-9a-f]{64}$/);
+      appendFileSync(join(fx.project, '.hostile/control'), 'crash\n');
+      await eventually(() => host.status()[0]?.state === 'crashed', 30_000, 'crashed');
+      expect(registry.names().filter((n) => n.startsWith('mcp:h:'))).toEqual([]);
+      const executor = host.executor('mcp:h:lookup');
+      await expect(
+        executor?.execute(
+          { q: 'x' },
+          {
+            runId: 'r',
+            callId: 'c',
+            idempotencyKey: 'k',
+            decision: {
+              decision: 'allow',
+              reason: 'session_approval',
+              risk: 'external',
+              rule: { id: 's', source: 'session-approval' },
+              targets: [],
+              humanRequired: false,
+              step: 7,
+              ...(before?.status === 'ok' && before.digest ? { toolDigest: before.digest } : {}),
+            },
+            roots: [],
+            paths: env.paths,
+            signal: new AbortController().signal,
+            secrets: { resolve: async () => '' },
+          },
+        ),
+      ).rejects.toMatchObject({ code: 'mcp_server_unavailable' });
+      // Its whole process tree is gone, not only its main program.
+      await eventually(() => supervisor.children.length === 0, 20_000, 'tree ended');
+    } finally {
+      await host.stop();
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
+
+  it('a server that sends a message over the line limit is ended and reported, the call fails without a retry', async () => {
+    const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const registry = registryFromConfig(fx.loaded);
+    const redactor = new Redactor();
+    const host = createRuntimeMcpHost({
+      config: fx.loaded.config,
+      registry,
+      supervisor,
+      secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
+      redactor,
+      roots: () => [
+        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+      ],
+      limits: { maxLineBytes: 64 * 1024, restartBaseMs: 120_000, restartMaxMs: 120_000 },
+    });
+    try {
+      await host.start();
+      const huge = registry.get('mcp:h:huge');
+      const digest = huge?.status === 'ok' ? huge.digest : undefined;
+      await expect(
+        host.executor('mcp:h:huge')?.execute(
+          {},
+          {
+            runId: 'r',
+            callId: 'c',
+            idempotencyKey: 'k',
+            decision: {
+              decision: 'allow',
+              reason: 'session_approval',
+              risk: 'external',
+              rule: { id: 's', source: 'session-approval' },
+              targets: [],
+              humanRequired: false,
+              step: 7,
+              ...(digest ? { toolDigest: digest } : {}),
+            },
+            roots: [],
+            paths: env.paths,
+            signal: new AbortController().signal,
+            secrets: { resolve: async () => '' },
+          },
+        ),
+      ).rejects.toMatchObject({ code: 'mcp_server_crashed' });
+      const status = await eventually(
+        () => (host.status()[0]?.state === 'crashed' ? host.status()[0] : null),
+        30_000,
+        'crashed',
+      );
+      expect(status.lastError).toEqual({
+        code: 'mcp_invalid_response',
+        message: 'the server sent a message longer than 65536 bytes; the server was ended',
+      });
+      expect(hostileLog(fx.project).filter((l) => l.startsWith('call huge'))).toHaveLength(1);
+    } finally {
+      await host.stop();
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
+});
