@@ -3,7 +3,7 @@
 // driven by C concurrent `graph.invoke` calls on distinct thread_ids: park N threads, then resume
 // them, C in flight. bench/peers/run.ts copies this file next to bench.mjs (so the packages
 // resolve from that folder's node_modules) and runs: node langgraph-inflight.mjs DB N C
-/* global process, console, performance */
+/* global performance */
 const [, , db, nArg, cArg] = process.argv;
 const { StateGraph, Annotation, START, END, interrupt, Command } = await import('@langchain/langgraph');
 const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
