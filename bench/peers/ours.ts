@@ -32,6 +32,29 @@ interface Timed {
 }
 
 const counters = { A: 0, B: 0 };
+/**
+ * PEERS_TRACE=1: per-run phase timestamps (runTask called → JetStream ack → model step 0 →
+ * approval requested → parked; decide → decide returned → executor → completed), medians on stderr.
+ */
+const TRACE = process.env.PEERS_TRACE === '1';
+const phases = new Map<string, number[]>();
+const at = new Map<string, number>();
+function markPhase(runId: string, name: string): void {
+  if (!TRACE) return;
+  const now = performance.now();
+  const prev = at.get(runId);
+  at.set(runId, now);
+  if (prev === undefined) return;
+  let list = phases.get(name);
+  if (list === undefined) phases.set(name, (list = []));
+  list.push(now - prev);
+}
+process.on('exit', () => {
+  if (!TRACE) return;
+  const median = (v: number[]): number => [...v].sort((a, b) => a - b)[v.length >> 1] ?? NaN;
+  for (const [name, v] of phases)
+    process.stderr.write(`phase ${name}: median ${median(v).toFixed(3)} ms (n ${v.length})\n`);
+});
 /** More agents than one only so that C runs fit in flight: an agent holds at most 16 live runs. */
 const agentsFor = (c: number): string[] => Array.from({ length: Math.ceil(c / 16) }, (_, i) => `p${i}`);
 
@@ -65,13 +88,18 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     loaded,
     model: {
       step(request) {
+        markPhase(
+          request.runId,
+          request.step === 0 ? 'park: runTask resolved -> model step 0' : 'resume: executor -> model step 1',
+        );
         if (request.step === 0) counters.A++; // the side effect before the approval point
         return scripted.step(request);
       },
     },
     executorOverrides: {
       'bench.notify': {
-        async execute() {
+        async execute(_args, ctx) {
+          markPhase(ctx.runId, 'resume: decide returned -> executor');
           counters.B++; // the approved call
           return { ok: true };
         },
@@ -82,7 +110,13 @@ async function openRuntime(dir: string, agents: readonly string[]) {
   // Parked = the approval is pending (fsynced) and the run has no live actor (`run.parked`).
   const parkedWaiters = new Map<string, (approvalId: string) => void>();
   rt.onRunEvent((e) => {
-    if (e.type === 'run.parked') parkedWaiters.get(e.runId)?.(e.approvalId);
+    if (e.type === 'approval.requested')
+      markPhase(e.runId, 'park: model step 0 -> approval requested (fsynced)');
+    if (e.type === 'run.parked') {
+      markPhase(e.runId, 'park: approval requested -> parked');
+      parkedWaiters.get(e.runId)?.(e.approvalId);
+    }
+    if (e.type === 'run.completed') markPhase(e.runId, 'resume: model step 1 -> completed');
   });
   let seq = 0;
   const park = async (): Promise<{ runId: string; approvalId: string }> => {
@@ -90,14 +124,22 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     const agent = agents[seq % agents.length] ?? 'p0';
     const runId = `${agent}:${messageId}`;
     const parked = new Promise<string>((resolve) => parkedWaiters.set(runId, resolve));
-    await rt.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', { messageId });
+    at.delete(runId);
+    markPhase(runId, 'start');
+    const sent = rt.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', { messageId });
+    await sent;
+    markPhase(runId, 'park: runTask called -> JetStream ack');
     const approvalId = await parked;
     parkedWaiters.delete(runId);
     return { runId, approvalId };
   };
   const resume = async (runId: string, approvalId: string): Promise<void> => {
+    at.delete(runId);
+    markPhase(runId, 'start');
     const done = rt.waitForRun(runId);
+    markPhase(runId, 'resume: waitForRun (reads the snapshot)');
     const r = rt.decide(approvalId, 'approved', 'bench');
+    markPhase(runId, 'resume: decide (fsynced)');
     if (!r.ok) throw new Error(`decide ${approvalId}: ${r.reason}`);
     const outcome = await done;
     if (outcome.status !== 'completed') throw new Error(`run ${runId} ${outcome.status}: ${outcome.reason}`);
