@@ -5,7 +5,7 @@ import { AuditLog } from './audit/log.ts';
 import type { StoreContext } from './context.ts';
 import type { TransactionOptions } from './durability.ts';
 import { StateErrorCode, StoreStateError } from './errors.ts';
-import { GroupSync, type GroupSyncStats, type SyncFile } from './group-sync.ts';
+import { GroupSync, fdatasyncFile, type GroupSyncStats, type SyncFile } from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
@@ -44,10 +44,20 @@ export class Store {
     syncFile?: SyncFile,
   ) {
     const wal = `${ctx.file}-wal`;
+    const flush = syncFile ?? fdatasyncFile;
     this.#sync = new GroupSync(
       () => (ctx.readonly ? [] : [existsSync(wal) ? wal : ctx.file]),
       ctx.file,
-      syncFile,
+      async (path) => {
+        try {
+          await flush(path);
+        } catch (error) {
+          // The WAL is removed when the last connection closes, after SQLite checkpointed it into
+          // the database file and synced that file: what it held is then in the database file.
+          if (path !== wal || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          await flush(ctx.file);
+        }
+      },
     );
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);

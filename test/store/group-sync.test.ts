@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GroupSync } from '../../store/group-sync.ts';
+import { GroupSync, fdatasyncFile } from '../../store/group-sync.ts';
 import { Redactor, StoreStateError, openStore } from '../../store/index.ts';
 import { approvalInput, callInput, openTemp, tempDir, track } from './helpers.ts';
 
@@ -68,6 +68,31 @@ describe('group commit (store.sync and durable: deferred)', () => {
     const nested = () => store.transaction(() => store.transaction(() => 1, { durable: 'deferred' }));
     expect(nested).toThrow(/durable/);
     expect(store.approvals.get('appr-1')).toBeNull();
+  });
+
+  it('a sync still in flight when the store closes (WAL removed) flushes the database file instead', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'snotra.db');
+    const flushed: string[] = [];
+    let release = (): void => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const store = openStore({
+      path,
+      redactor: new Redactor(),
+      syncFile: async (file) => {
+        await gate;
+        flushed.push(file);
+        await fdatasyncFile(file);
+      },
+    });
+    store.transaction(() => store.approvals.create(approvalInput(1, Date.now())), { durable: 'deferred' });
+    const pending = store.sync();
+    store.close(); // checkpoints the WAL into the database file, syncs it, removes the WAL
+    release();
+    await pending;
+    expect(flushed).toEqual([`${path}-wal`, path]);
+    const reopened = track(openStore({ path, redactor: new Redactor() }));
+    expect(reopened.approvals.get('appr-1')?.status).toBe('pending');
   });
 
   it('refuses sync inside an open transaction (it could not cover it)', async () => {
