@@ -47,8 +47,15 @@ export const CONNECTION_PRAGMAS: readonly string[] = [
 
 /** Options of one transaction. */
 export interface TransactionOptions {
-  /** fsync the WAL before the commit returns (survives power loss). Default false. */
-  readonly durable?: boolean;
+  /**
+   * `true`: fsync the WAL before the commit returns (survives power loss). `'deferred'`: the
+   * group-commit form — commit like a normal transaction (it survives a process crash at once)
+   * and become durable against power loss when a later `store.sync()` resolves; durable writes
+   * (approvals, grants, durable `beginCall`) are allowed inside, and the caller must await
+   * `store.sync()` before it reports or acts on them. Concurrent callers then share one fsync.
+   * Default false.
+   */
+  readonly durable?: boolean | 'deferred';
 }
 
 /**
@@ -185,6 +192,15 @@ export class TransactionRunner {
       this.flush();
       return result;
     };
+    if (options.durable === 'deferred') {
+      // Durable writes inside are allowed: the caller awaits store.sync() before acting on them.
+      this.outerDurable = true;
+      try {
+        return this.own(() => this.invoke(() => this.runner.immediate(body)));
+      } finally {
+        this.outerDurable = false;
+      }
+    }
     if (!durable) return this.own(() => this.invoke(() => this.runner.immediate(body)));
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
@@ -197,7 +213,7 @@ export class TransactionRunner {
   }
 
   private assertDurability(options: TransactionOptions): void {
-    if (options.durable === true && !this.outerDurable) {
+    if ((options.durable === true || options.durable === 'deferred') && !this.outerDurable) {
       throw new StoreStateError(
         StateErrorCode.durabilityMismatch,
         'a durable write (approval, grant, revoke or durable beginCall) was called inside a non-durable ' +

@@ -38,6 +38,7 @@ export const StateErrorCode = {
   durabilityMismatch: 'durability_mismatch',
   readonlyStore: 'readonly_store',
   transactionDoomed: 'transaction_doomed',
+  syncFailed: 'sync_failed',
 } as const;
 export type StateErrorCode = (typeof StateErrorCode)[keyof typeof StateErrorCode];
 

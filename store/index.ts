@@ -106,3 +106,5 @@ export {
   MAX_SNAPSHOT_BYTES,
 } from './snapshots/format.ts';
 export type { RunSnapshot } from './snapshots/format.ts';
+
+export type { GroupSyncStats, SyncFile } from './group-sync.ts';

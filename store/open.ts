@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { StoreContext } from './context.ts';
 import { CONNECTION_PRAGMAS, TransactionRunner } from './durability.ts';
 import { OpenErrorCode, StoreError, StoreOpenError } from './errors.ts';
+import type { SyncFile } from './group-sync.ts';
 import { SCHEMA_VERSION } from './migrations/index.ts';
 import { assertUsable, migrate, readSchemaInfo } from './migrations/run.ts';
 import type { Redactor } from './redaction/redactor.ts';
@@ -29,6 +30,8 @@ export interface OpenStoreOptions {
    * read-write opens, off for read-only ones). A damaged file is refused (`database_corrupt`).
    */
   readonly integrityCheck?: boolean;
+  /** @internal How `store.sync()` flushes a file (tests inject faults and timing). Default fdatasync. */
+  readonly syncFile?: SyncFile;
 }
 
 /**
@@ -106,7 +109,7 @@ export function openStore(options: OpenStoreOptions): Store {
       tx: new TransactionRunner(db),
       readonly,
     };
-    return new Store(ctx, version);
+    return new Store(ctx, version, options.syncFile);
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;

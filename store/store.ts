@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { ApprovalInbox } from './approvals/inbox.ts';
 import { AuditLog } from './audit/log.ts';
 import type { StoreContext } from './context.ts';
 import type { TransactionOptions } from './durability.ts';
+import { StateErrorCode, StoreStateError } from './errors.ts';
+import { GroupSync, fdatasyncFile, type GroupSyncStats, type SyncFile } from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
@@ -36,12 +39,32 @@ export class Store {
   /** Platform replies: inbound and outbound journals, pairing. */
   readonly platforms: PlatformStore;
 
+  readonly #sync: GroupSync;
+
   /** @internal Use `openStore`. */
   constructor(
     private readonly ctx: StoreContext,
     /** The schema version of the open file. */
     readonly schemaVersion: number,
+    /** @internal How a file is flushed to stable storage (tests inject faults and timing). */
+    syncFile?: SyncFile,
   ) {
+    const wal = `${ctx.file}-wal`;
+    const flush = syncFile ?? fdatasyncFile;
+    this.#sync = new GroupSync(
+      () => (ctx.readonly ? [] : [existsSync(wal) ? wal : ctx.file]),
+      ctx.file,
+      async (path) => {
+        try {
+          await flush(path);
+        } catch (error) {
+          // The WAL is removed when the last connection closes, after SQLite checkpointed it into
+          // the database file and synced that file: what it held is then in the database file.
+          if (path !== wal || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          await flush(ctx.file);
+        }
+      },
+    );
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
     this.approvals = new ApprovalInbox(ctx, this.audit);
@@ -76,6 +99,31 @@ export class Store {
    */
   transaction<T>(fn: () => T, options: TransactionOptions = {}): T {
     return this.ctx.tx.run(fn, options);
+  }
+
+  /**
+   * Group commit: resolves once every transaction committed before the call survives power loss
+   * (one fdatasync of the WAL, shared by every caller waiting at the same time). Pair it with
+   * `transaction(fn, { durable: 'deferred' })`: commit, then `await store.sync()` before
+   * reporting or acting on the write. Rejects with `sync_failed` after a failed flush, and keeps
+   * rejecting (the file's state on disk is unknown) until the store is reopened.
+   */
+  sync(): Promise<void> {
+    if (this.ctx.db.inTransaction) {
+      return Promise.reject(
+        new StoreStateError(
+          StateErrorCode.durabilityMismatch,
+          'store.sync() was called inside an open transaction, which it cannot cover; call it after the ' +
+            'transaction commits',
+        ),
+      );
+    }
+    return this.#sync.sync();
+  }
+
+  /** @internal Counters of `sync` (calls, fsyncs started), for tests and benchmarks. */
+  get syncStats(): GroupSyncStats {
+    return this.#sync.stats;
   }
 
   /** `PRAGMA integrity_check`: 'ok' or the problems SQLite found. */

@@ -62,6 +62,10 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
       timeout: options.connectTimeoutMs ?? 5000,
       reconnect,
       maxReconnectAttempts: reconnect ? -1 : 0,
+      // No Error (with a captured stack) built per request and per timer: JetStream publishes
+      // are requests, so that was one stack capture per message on the hot path. Failures still
+      // arrive as the client's typed errors, wrapped in a BusError naming the subject.
+      noAsyncTraces: true,
     });
   } catch (err) {
     if (err instanceof natsErrors.AuthorizationError) {

@@ -1,0 +1,264 @@
+/**
+ * The project's side of the LangGraph.js comparison (bench/peers/run.ts spawns it), through the
+ * public entry point: `Runtime.start` in this process with a real embedded nats-server, a real
+ * SQLite file, a scripted model and a no-op tool executor.
+ *
+ * The scenario matches `../shared/peers/langgraph/bench.mjs`: an unattended run whose only step
+ * increments counter A (the model step that proposes the call: the work before the approval
+ * point), needs approval for its call (external risk, agent in `ask` mode: the approval is
+ * fsynced and audited, the run parks with its snapshot stored and no live actor), then on
+ * approval the no-op executor increments counter B and the run completes. A counts model steps
+ * 0 asked of the model, B executor calls.
+ *
+ * Modes (argv; one JSON line on stdout, progress on stderr):
+ *   inproc DIR N     park N runs one at a time, measure the state file, resume them one at a time
+ *   park DIR N       park N runs one at a time and exit (the runtime is stopped)
+ *   resume DIR N     a fresh process: start the runtime on DIR and resume every parked run
+ *   inflight DIR N C park N runs with C in flight, then resume them with C in flight
+ */
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+
+const T0 = performance.now(); // before the heavy imports, like bench.mjs
+const [, , mode, dirArg, nArg, cArg] = process.argv;
+
+interface Timed {
+  per_s: number;
+  total_ms: number;
+  p50_ms: number;
+  p99_ms: number;
+  cpu_ms: number;
+}
+
+const counters = { A: 0, B: 0 };
+/**
+ * PEERS_TRACE=1: per-run phase timestamps (runTask called → JetStream ack → model step 0 →
+ * approval requested → parked; decide → decide returned → executor → completed), medians on stderr.
+ */
+const TRACE = process.env.PEERS_TRACE === '1';
+const phases = new Map<string, number[]>();
+const at = new Map<string, number>();
+function markPhase(runId: string, name: string): void {
+  if (!TRACE) return;
+  const now = performance.now();
+  const prev = at.get(runId);
+  at.set(runId, now);
+  if (prev === undefined) return;
+  let list = phases.get(name);
+  if (list === undefined) phases.set(name, (list = []));
+  list.push(now - prev);
+}
+process.on('exit', () => {
+  if (!TRACE) return;
+  const median = (v: number[]): number => [...v].sort((a, b) => a - b)[v.length >> 1] ?? NaN;
+  for (const [name, v] of phases)
+    process.stderr.write(`phase ${name}: median ${median(v).toFixed(3)} ms (n ${v.length})\n`);
+});
+/** More agents than one only so that C runs fit in flight: an agent holds at most 16 live runs. */
+const agentsFor = (c: number): string[] => Array.from({ length: Math.ceil(c / 16) }, (_, i) => `p${i}`);
+
+async function openRuntime(dir: string, agents: readonly string[]) {
+  const [{ ScriptedModel }, { parseConfig }, { Runtime }] = await Promise.all([
+    import('../../actors/model/scripted.ts'),
+    import('../../runtime/config/load.ts'),
+    import('../../runtime/runtime.ts'),
+  ]);
+  const tImported = performance.now();
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(dir, 'project'), { recursive: true });
+  const budget = { modelCalls: 5, toolCalls: 5, wallTimeMs: 24 * 60 * 60_000 };
+  const agentConfig = Object.fromEntries(agents.map((a) => [a, { mode: 'ask', budget }]));
+  const loaded = parseConfig(
+    JSON.stringify({
+      stateDir: 'state',
+      workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+      tools: { 'bench.notify': { source: 'extension', risk: 'external', approvalDefault: 'allow' } },
+      agents: agentConfig,
+    }),
+    join(dir, 'snotra.config.json'),
+    dir,
+  );
+  const script = [
+    { respond: { kind: 'calls', calls: [{ id: 'c1', tool: 'bench.notify', args: { channel: '#ops' } }] } },
+    { respond: { kind: 'final', text: 'done' } },
+  ] as const;
+  const scripted = new ScriptedModel(Object.fromEntries(agents.map((a) => [a, script])));
+  const rt = await Runtime.start({
+    loaded,
+    model: {
+      step(request) {
+        markPhase(
+          request.runId,
+          request.step === 0 ? 'park: runTask resolved -> model step 0' : 'resume: executor -> model step 1',
+        );
+        if (request.step === 0) counters.A++; // the side effect before the approval point
+        return scripted.step(request);
+      },
+    },
+    executorOverrides: {
+      'bench.notify': {
+        async execute(_args, ctx) {
+          markPhase(ctx.runId, 'resume: decide returned -> executor');
+          counters.B++; // the approved call
+          return { ok: true };
+        },
+      },
+    },
+    logDestination: new Writable({ write: (_c, _e, cb) => cb() }),
+  });
+  // Parked = the approval is pending (fsynced) and the run has no live actor (`run.parked`).
+  const parkedWaiters = new Map<string, (approvalId: string) => void>();
+  rt.onRunEvent((e) => {
+    if (e.type === 'approval.requested')
+      markPhase(e.runId, 'park: model step 0 -> approval requested (fsynced)');
+    if (e.type === 'run.parked') {
+      markPhase(e.runId, 'park: approval requested -> parked');
+      parkedWaiters.get(e.runId)?.(e.approvalId);
+    }
+    if (e.type === 'run.completed') markPhase(e.runId, 'resume: model step 1 -> completed');
+  });
+  let seq = 0;
+  const park = async (): Promise<{ runId: string; approvalId: string }> => {
+    const messageId = `m${process.pid}-${seq++}`;
+    const agent = agents[seq % agents.length] ?? 'p0';
+    const runId = `${agent}:${messageId}`;
+    const parked = new Promise<string>((resolve) => parkedWaiters.set(runId, resolve));
+    at.delete(runId);
+    markPhase(runId, 'start');
+    const sent = rt.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', { messageId });
+    await sent;
+    markPhase(runId, 'park: runTask called -> JetStream ack');
+    const approvalId = await parked;
+    parkedWaiters.delete(runId);
+    return { runId, approvalId };
+  };
+  const resume = async (runId: string, approvalId: string): Promise<void> => {
+    at.delete(runId);
+    markPhase(runId, 'start');
+    const done = rt.waitForRun(runId);
+    markPhase(runId, 'resume: waitForRun (reads the snapshot)');
+    const r = rt.decide(approvalId, 'approved', 'bench');
+    markPhase(runId, 'resume: decide (fsynced)');
+    if (!r.ok) throw new Error(`decide ${approvalId}: ${r.reason}`);
+    const outcome = await done;
+    if (outcome.status !== 'completed') throw new Error(`run ${runId} ${outcome.status}: ${outcome.reason}`);
+  };
+  return { rt, park, resume, tImported };
+}
+
+/** Runs `fn(i)` for i < n with `c` in flight; latency per call, rate, and this process's CPU time. */
+async function timed(n: number, c: number, fn: (i: number) => Promise<void>): Promise<Timed> {
+  const lat = new Float64Array(n);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      const i = next++;
+      const a = performance.now();
+      await fn(i);
+      lat[i] = performance.now() - a;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(c, n) }, worker));
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  lat.sort();
+  return {
+    per_s: (n * 1000) / ms,
+    total_ms: ms,
+    p50_ms: lat[n >> 1] ?? NaN,
+    p99_ms: lat[Math.floor(n * 0.99)] ?? NaN,
+    cpu_ms: (cpu.user + cpu.system) / 1000,
+  };
+}
+
+/** The state file after a TRUNCATE checkpoint, and its bytes per table (dbstat). */
+async function diskBytes(dir: string) {
+  const { default: Database } = await import('better-sqlite3');
+  const stateDir = join(dir, 'state');
+  const dbFile = readdirSync(stateDir).find((f) => f.endsWith('.db') || f.endsWith('.sqlite'));
+  if (dbFile === undefined) throw new Error(`no SQLite file in ${stateDir}`);
+  const path = join(stateDir, dbFile);
+  const raw = ['', '-wal', '-shm']
+    .map((s) => path + s)
+    .filter(existsSync)
+    .reduce((s, f) => s + statSync(f).size, 0);
+  const db = new Database(path);
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const tables = db
+      .prepare('select name, sum(pgsize) bytes from dbstat group by name order by bytes desc')
+      .all() as Array<{ name: string; bytes: number }>;
+    return {
+      file: dbFile,
+      journal_mode: db.pragma('journal_mode', { simple: true }),
+      raw_db_wal_shm: raw,
+      db_after_wal_truncate: statSync(path).size,
+      tables: Object.fromEntries(tables.map((t) => [t.name, t.bytes])),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function progress(what: string): void {
+  process.stderr.write(`ours ${mode}: ${what}\n`);
+}
+
+const dir = dirArg ?? '';
+const n = Number(nArg ?? 1000);
+if (mode === 'inproc') {
+  const { rt, park, resume } = await openRuntime(dir, ['p0']);
+  const parked: Array<{ runId: string; approvalId: string }> = [];
+  const p = await timed(n, 1, async () => void parked.push(await park()));
+  progress(`parked ${n}`);
+  // Measured with the runtime running (its connection open), like LangGraph's saver.
+  const disk = await diskBytes(dir);
+  const r = await timed(n, 1, async (i) => {
+    const x = parked[i];
+    if (x !== undefined) await resume(x.runId, x.approvalId);
+  });
+  await rt.stop();
+  console.log(JSON.stringify({ park: p, resume: r, disk, counters }));
+} else if (mode === 'park') {
+  const { rt, park } = await openRuntime(dir, ['p0']);
+  await timed(n, 1, async () => void (await park()));
+  await rt.stop();
+  writeFileSync(join(dir, 'parked-counters.json'), JSON.stringify(counters));
+} else if (mode === 'resume') {
+  const { rt, resume, tImported } = await openRuntime(dir, ['p0']);
+  const tOpened = performance.now();
+  const pending = rt.store.approvals.listPending();
+  if (pending.length !== n) throw new Error(`expected ${n} pending approvals, found ${pending.length}`);
+  const r = await timed(n, 1, async (i) => {
+    const a = pending[i];
+    if (a?.runId) await resume(a.runId, a.id);
+  });
+  await rt.stop();
+  console.log(
+    JSON.stringify({
+      import_ms: tImported - T0,
+      open_ms: tOpened - tImported,
+      resume: r,
+      counters,
+      first_line_to_done_ms: performance.now() - T0,
+    }),
+  );
+} else if (mode === 'inflight') {
+  const c = Number(cArg ?? 64);
+  const { rt, park, resume } = await openRuntime(dir, agentsFor(c));
+  const parked: Array<{ runId: string; approvalId: string }> = [];
+  const p = await timed(n, c, async () => void parked.push(await park()));
+  const r = await timed(n, c, async (i) => {
+    const x = parked[i];
+    if (x !== undefined) await resume(x.runId, x.approvalId);
+  });
+  await rt.stop();
+  console.log(JSON.stringify({ park: p, resume: r, counters, in_flight: c }));
+} else {
+  throw new Error(
+    `bench/peers/ours.ts: unknown mode ${JSON.stringify(mode)} (inproc, park, resume, inflight)`,
+  );
+}

@@ -1,0 +1,293 @@
+/**
+ * Side by side with LangGraph.js (`npm run bench:peers`): the LangGraph bench of
+ * `../shared/peers/langgraph` against the project's equivalent (bench/peers/ours.ts), in
+ * interleaved pairs of fresh processes, printing each ratio ours / theirs with its median and
+ * spread (min–max of the pairs' ratios). Higher is better for rates, lower for times and bytes.
+ *
+ * Each pair runs, alternating which side goes first: `inproc` (N parked one at a time, the state
+ * file measured, N resumed one at a time), `park` then a fresh `resume` process timed spawn to
+ * exit, and the in-flight variant (N parked, then resumed, C at once: LangGraph with C concurrent
+ * `graph.invoke` on distinct thread_ids). Counters A (work before the approval point) and B (the
+ * approved call) are the correctness columns: A = N for the project, A = 2N for LangGraph (it
+ * re-runs the interrupted node on resume).
+ *
+ * Set-up: the peer folder is copied to a cache folder keyed by the hash of its lockfile
+ * (`$XDG_CACHE_HOME/snotra-peers` or `node_modules/.cache/snotra-peers`) and `npm ci` runs there
+ * once (better-sqlite3 builds from source, ~1.5 min); the source is never written (read-only in CI).
+ *
+ * Env: N (runs per phase, default 1000), PAIRS (default 5), IN_FLIGHT (default 64),
+ * PEER_DIR (default ../shared/peers/langgraph beside the repository).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { summarize } from '../stats.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+const N = Number(process.env.N ?? 1000);
+const PAIRS = Number(process.env.PAIRS ?? 5);
+const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 64);
+const PEER_DIR = resolve(process.env.PEER_DIR ?? join(repo, '../shared/peers/langgraph'));
+for (const [name, v] of Object.entries({ N, PAIRS, IN_FLIGHT }))
+  if (!Number.isInteger(v) || v < 1) throw new Error(`bench:peers: env ${name} must be a positive integer`);
+
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
+
+/** The peer's folder with its dependencies installed, from the cache when its lockfile is unchanged. */
+function peerSetup(): string {
+  const lock = join(PEER_DIR, 'package-lock.json');
+  if (!existsSync(lock)) throw new Error(`bench:peers: no package-lock.json in PEER_DIR ${PEER_DIR}`);
+  const key = createHash('sha256').update(readFileSync(lock)).digest('hex').slice(0, 16);
+  const root = process.env.XDG_CACHE_HOME
+    ? join(process.env.XDG_CACHE_HOME, 'snotra-peers')
+    : join(repo, 'node_modules/.cache/snotra-peers');
+  const dir = join(root, `langgraph-${key}`);
+  if (!existsSync(join(dir, '.installed'))) {
+    mkdirSync(root, { recursive: true });
+    const tmp = mkdtempSync(join(root, 'install-'));
+    for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PEER_DIR, f), join(tmp, f));
+    log(`bench:peers: npm ci in ${tmp} (once per lockfile; better-sqlite3 builds from source)`);
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: tmp,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    writeFileSync(join(tmp, '.installed'), `${key}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  }
+  // The scripts are copied every time (cheap), so the cache never runs a stale bench.
+  copyFileSync(join(PEER_DIR, 'bench.mjs'), join(dir, 'bench.mjs'));
+  copyFileSync(join(here, 'langgraph-inflight.mjs'), join(dir, 'langgraph-inflight.mjs'));
+  return dir;
+}
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Spawns a child, returns its last stdout line as JSON and its wall time spawn to exit. */
+function child(cmd: readonly string[], cwd: string): { out: Json | null; wall_ms: number } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, cmd, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const wall = performance.now() - t;
+  if (r.status !== 0) throw new Error(`bench:peers: ${cmd.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const last = r.stdout.trim().split('\n').pop() ?? '';
+  return { out: last ? (JSON.parse(last) as Json) : null, wall_ms: wall };
+}
+
+const peer = peerSetup();
+const ours = (args: readonly (string | number)[]) =>
+  child(['--import', 'tsx', join(here, 'ours.ts'), ...args.map(String)], repo);
+const theirs = (args: readonly (string | number)[]) => child(['bench.mjs', ...args.map(String)], peer);
+const theirsInflight = (args: readonly (string | number)[]) =>
+  child(['langgraph-inflight.mjs', ...args.map(String)], peer);
+
+interface Side {
+  inproc(k: number): Json;
+  fresh(k: number): Json;
+  inflight(k: number): Json;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'snotra-peers-'));
+const lgDb = (name: string): string => join(work, `${name}.db`);
+const sides: Record<'ours' | 'theirs', Side> = {
+  ours: {
+    inproc: (k) => {
+      const d = join(work, `ours-inproc-${k}`);
+      const o = ours(['inproc', d, N]).out ?? {};
+      rmSync(d, { recursive: true, force: true });
+      return {
+        park_per_s: o.park.per_s,
+        park_p50_ms: o.park.p50_ms,
+        park_cpu_ms_per_run: o.park.cpu_ms / N,
+        resume_per_s: o.resume.per_s,
+        resume_p50_ms: o.resume.p50_ms,
+        resume_cpu_ms_per_run: o.resume.cpu_ms / N,
+        bytes_per_parked_run: o.disk.db_after_wal_truncate / N,
+        raw_bytes_per_parked_run: o.disk.raw_db_wal_shm / N,
+        A: o.counters.A,
+        B: o.counters.B,
+        tables: o.disk.tables,
+      };
+    },
+    fresh: (k) => {
+      const d = join(work, `ours-parked-${k}`);
+      ours(['park', d, N]);
+      const b = ours(['resume', d, N]);
+      rmSync(d, { recursive: true, force: true });
+      const o = b.out ?? {};
+      return {
+        fresh_spawn_to_exit_ms: b.wall_ms,
+        fresh_import_ms: o.import_ms,
+        fresh_open_ms: o.open_ms,
+        fresh_resume_all_ms: o.resume.total_ms,
+        fresh_A: o.counters.A,
+        fresh_B: o.counters.B,
+      };
+    },
+    inflight: (k) => {
+      const d = join(work, `ours-inflight-${k}`);
+      const o = ours(['inflight', d, N, IN_FLIGHT]).out ?? {};
+      rmSync(d, { recursive: true, force: true });
+      return inflightFigures(o);
+    },
+  },
+  theirs: {
+    inproc: (k) => {
+      const db = lgDb(`lg-inproc-${k}`);
+      const o = theirs(['inproc', db, N]).out ?? {};
+      clean(db);
+      return {
+        park_per_s: o.park.per_s,
+        park_p50_ms: o.park.p50_ms,
+        resume_per_s: o.resume.per_s,
+        resume_p50_ms: o.resume.p50_ms,
+        bytes_per_parked_run: o.disk.db_after_wal_truncate / N,
+        raw_bytes_per_parked_run: o.disk.raw_db_wal_shm / N,
+        A: o.counters.A,
+        B: o.counters.B,
+      };
+    },
+    fresh: (k) => {
+      const db = lgDb(`lg-parked-${k}`);
+      theirs(['park', db, N]);
+      const b = theirs(['resume', db, N]);
+      clean(db);
+      const o = b.out ?? {};
+      return {
+        fresh_spawn_to_exit_ms: b.wall_ms,
+        fresh_import_ms: o.import_ms,
+        fresh_open_ms: o.open_ms,
+        fresh_resume_all_ms: o.resume.total_ms,
+        fresh_A: o.counters.A,
+        fresh_B: o.counters.B,
+      };
+    },
+    inflight: (k) => {
+      const db = lgDb(`lg-inflight-${k}`);
+      const o = theirsInflight([db, N, IN_FLIGHT]).out ?? {};
+      clean(db);
+      return inflightFigures(o);
+    },
+  },
+};
+
+function inflightFigures(o: Json): Json {
+  return {
+    inflight_park_per_s: o.park.per_s,
+    inflight_resume_per_s: o.resume.per_s,
+    inflight_cpu_ms_per_run: (o.park.cpu_ms + o.resume.cpu_ms) / N,
+    inflight_A: o.counters.A,
+    inflight_B: o.counters.B,
+  };
+}
+
+function clean(db: string): void {
+  for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+}
+
+/** Metric → whether higher is better. */
+const METRICS: Record<string, boolean> = {
+  park_per_s: true,
+  park_p50_ms: false,
+  resume_per_s: true,
+  resume_p50_ms: false,
+  bytes_per_parked_run: false,
+  raw_bytes_per_parked_run: false,
+  fresh_spawn_to_exit_ms: false,
+  fresh_resume_all_ms: false,
+  fresh_open_ms: false,
+  inflight_park_per_s: true,
+  inflight_resume_per_s: true,
+  inflight_cpu_ms_per_run: false,
+};
+const COUNTERS = ['A', 'B', 'fresh_A', 'fresh_B', 'inflight_A', 'inflight_B'];
+
+const load0 = loadavg();
+const pairs: Array<{ ours: Json; theirs: Json }> = [];
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+  if (execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' }).trim())
+    commit += '+dirty';
+} catch {
+  // not a git checkout: the commit stays unknown
+}
+log(
+  `bench:peers: N=${N} PAIRS=${PAIRS} IN_FLIGHT=${IN_FLIGHT} commit ${commit}, load ${load0.map((x) => x.toFixed(1)).join(' ')}`,
+);
+for (let k = 0; k < PAIRS; k++) {
+  const order: Array<'ours' | 'theirs'> = k % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours'];
+  const got: Record<string, Json> = { ours: {}, theirs: {} };
+  for (const phase of ['inproc', 'fresh', 'inflight'] as const) {
+    for (const side of order) Object.assign(got[side] ?? {}, sides[side][phase](k));
+  }
+  pairs.push({ ours: got.ours ?? {}, theirs: got.theirs ?? {} });
+  log(`pair ${k}: ${JSON.stringify(pairs[k])}`);
+}
+rmSync(work, { recursive: true, force: true });
+
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+const rows = Object.entries(METRICS).map(([m, higher]) => {
+  const o = summarize(pairs.map((p) => p.ours[m] as number));
+  const t = summarize(pairs.map((p) => p.theirs[m] as number));
+  const ratio = summarize(pairs.map((p) => (p.ours[m] as number) / (p.theirs[m] as number)));
+  return {
+    metric: m,
+    better: higher ? 'higher' : 'lower',
+    ours: r2(o.median),
+    theirs: r2(t.median),
+    ratio: r2(ratio.median),
+    ratio_min: r2(ratio.min),
+    ratio_max: r2(ratio.max),
+  };
+});
+const counters = Object.fromEntries(
+  COUNTERS.map((c) => [c, { ours: pairs.map((p) => p.ours[c]), theirs: pairs.map((p) => p.theirs[c]) }]),
+);
+const load1 = loadavg();
+
+const table = [
+  `| measure (better) | ours median | LangGraph median | ratio ours/theirs median | ratio min–max |`,
+  `| --- | --- | --- | --- | --- |`,
+  ...rows.map(
+    (r) =>
+      `| ${r.metric} (${r.better}) | ${r.ours} | ${r.theirs} | **${r.ratio}** | ${r.ratio_min}–${r.ratio_max} |`,
+  ),
+  '',
+  `| counter (N = ${N}) | ours | LangGraph |`,
+  `| --- | --- | --- |`,
+  ...Object.entries(counters).map(
+    ([c, v]) => `| ${c} | ${[...new Set(v.ours)].join(', ')} | ${[...new Set(v.theirs)].join(', ')} |`,
+  ),
+].join('\n');
+log(table);
+const oursTables = pairs[0]?.ours.tables as Record<string, number> | undefined;
+console.log(
+  JSON.stringify({
+    node: process.version,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    commit,
+    N,
+    pairs: PAIRS,
+    in_flight: IN_FLIGHT,
+    loadavg: { start: load0, end: load1 },
+    ratios: rows,
+    counters,
+    ours_bytes_per_run_by_table: oursTables
+      ? Object.fromEntries(Object.entries(oursTables).map(([t, b]) => [t, r2(b / N)]))
+      : null,
+  }),
+);
