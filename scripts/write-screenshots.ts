@@ -120,17 +120,10 @@ try {
   const page = browser.contexts()[0]!.pages()[0]!;
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
   mkdirSync(OUT, { recursive: true });
-  await page.waitForFunction(`document.querySelector('[data-testid=feed]')?.textContent === 'live'`, null, {
-    timeout: 30_000,
-  });
+  // Waits by selector, not by a script predicate: the page's CSP forbids eval, which polling needs.
+  await page.locator('[data-testid=feed]', { hasText: /^live$/ }).waitFor({ timeout: 30_000 });
   // Inbox: the scheduled (unattended) run parked on its shell call.
-  await page.waitForFunction(
-    `document.querySelector('[data-testid=inbox-badge]')?.textContent === '1'`,
-    null,
-    {
-      timeout: 60_000,
-    },
-  );
+  await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 60_000 });
   await page.click('button[data-tab=inbox]');
   await page.locator('.inbox [data-testid=approval-card]').waitFor();
   await page.locator('.inbox input.reason').fill('checked: only the build target');
@@ -164,6 +157,7 @@ try {
   await page
     .locator('.actors [data-testid=machine-graph][data-machine=goal] .state.current')
     .waitFor({ timeout: 15_000 });
+  await page.locator('nav').scrollIntoViewIfNeeded();
   await shot('actors');
   await page.close();
   const code = await exited;
