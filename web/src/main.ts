@@ -70,6 +70,8 @@ onChange((what, event) => {
     feed.textContent = state.feed;
     feed.className = `feed ${state.feed}`;
     banner.hidden = state.feed !== 'unauthorized';
+    // Back after a gap: goal changes made meanwhile are read again.
+    if (event === undefined && state.feed === 'live' && !goals.el.hidden) goals.refresh();
     if (event !== undefined) {
       chat.onEvent(event);
       runs.runChanged(event.runId);
