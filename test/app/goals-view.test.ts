@@ -2,7 +2,7 @@
 // `snotra app --headless`: controls clicked on the page reach the runtime (checked with
 // `snotra goal show --json`, which reads the store), a control made from the CLI reaches the page
 // through the live events feed, and neither the page nor the actor tree shows the objective.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -146,6 +146,26 @@ describe('snotra app --headless: the Goals view', () => {
     const current = page.locator('.actors [data-testid=machine-graph][data-machine=goal] .state.current');
     await current.waitFor({ timeout: 15_000 });
     expect(await current.getAttribute('data-state')).toBe('goal.active.parked');
+
+    // The terminal view (`snotra inspect`, over the control socket) shows the same goal node and its run under it.
+    const term = spawn(process.execPath, [BIN, 'inspect', '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const termExited = new Promise((r) => term.once('exit', r));
+    let out = '';
+    term.stdout.on('data', (d) => (out += String(d)));
+    try {
+      await until(async () => out.includes('\n\n'), 30_000, 'the first tree from snotra inspect');
+      const lines = out.split('\n');
+      const at = lines.findIndex((l) => /[├└]─ g {2}goal {2}active\.parked {2}\(active\) {2}PARKED/.test(l));
+      expect(at, out).toBeGreaterThan(0);
+      expect(lines[at]).toContain('iterations 1/3');
+      expect(lines[at + 1]).toMatch(/^ {3}\s*└─ worker:goal:g:1:1 {2}run {2}waiting_for_approval/);
+      expect(out).not.toContain('invoices');
+    } finally {
+      term.kill('SIGTERM');
+      await termExited;
+    }
 
     // Cancel from the page: the goal stops, its parked run ends, nothing ran.
     await page.click('button[data-tab=goals]');
