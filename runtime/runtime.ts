@@ -376,6 +376,7 @@ export class Runtime {
       onChange: (goal) => {
         for (const l of rt.#goalListeners) l(goal);
       },
+      inspect: (goalId, e) => inspector.onGoalInspection(goalId, e),
     });
     rt.#platforms = new PlatformHost({
       store,
@@ -601,6 +602,7 @@ export class Runtime {
     // Calls cut by a crash: never silently re-run (see executeOnce).
     this.store.ledger.markInterrupted();
     for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
+    this.#inspector.seedGoals(this.loaded.config.surfaces.goalLoops, this.store);
     this.#inspector.seed(this.store);
     this.approvals.rearm();
     for (const run of this.store.snapshots.list()) {

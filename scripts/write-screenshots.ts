@@ -26,6 +26,7 @@ writeFileSync(
     agents: {
       assistant: { mode: 'ask', model: { provider: 'scripted', script: 'assistant.json' } },
       nightly: { mode: 'ask', model: { provider: 'scripted', script: 'nightly.json' } },
+      researcher: { mode: 'ask', model: { provider: 'scripted', script: 'researcher.json' } },
     },
     surfaces: {
       scheduled: [
@@ -35,6 +36,15 @@ writeFileSync(
           cron: fireAt,
           message: 'run the nightly build',
           missed: 'run-once',
+        },
+      ],
+      goalLoops: [
+        {
+          id: 'weekly-digest',
+          agent: 'researcher',
+          objective: 'Summarise the week in digest.md until the team signs it off.',
+          maxIterations: 5,
+          budget: { modelCalls: 40, toolCalls: 20 },
         },
       ],
     },
@@ -74,6 +84,18 @@ writeFileSync(
     { expect: { kind: 'tool.result', tool: 'shell' }, respond: { kind: 'final', text: 'built' } },
   ]),
 );
+writeFileSync(
+  join(dir, 'researcher.json'),
+  JSON.stringify([
+    {
+      respond: {
+        kind: 'calls',
+        calls: [{ id: 'r1', tool: 'shell', args: { command: 'git log --since=1.week > week.txt' } }],
+      },
+    },
+    { expect: { kind: 'tool.result', tool: 'shell' }, respond: { kind: 'final', text: 'collected' } },
+  ]),
+);
 
 const app = spawn(
   process.execPath,
@@ -98,17 +120,10 @@ try {
   const page = browser.contexts()[0]!.pages()[0]!;
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
   mkdirSync(OUT, { recursive: true });
-  await page.waitForFunction(`document.querySelector('[data-testid=feed]')?.textContent === 'live'`, null, {
-    timeout: 30_000,
-  });
+  // Waits by selector, not by a script predicate: the page's CSP forbids eval, which polling needs.
+  await page.locator('[data-testid=feed]', { hasText: /^live$/ }).waitFor({ timeout: 30_000 });
   // Inbox: the scheduled (unattended) run parked on its shell call.
-  await page.waitForFunction(
-    `document.querySelector('[data-testid=inbox-badge]')?.textContent === '1'`,
-    null,
-    {
-      timeout: 60_000,
-    },
-  );
+  await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 60_000 });
   await page.click('button[data-tab=inbox]');
   await page.locator('.inbox [data-testid=approval-card]').waitFor();
   await page.locator('.inbox input.reason').fill('checked: only the build target');
@@ -129,10 +144,20 @@ try {
   await page.locator('[data-testid=run-list] li', { hasText: 'assistant:' }).first().click();
   await page.locator('[data-testid=timeline] li[data-kind=completed]').waitFor({ timeout: 15_000 });
   await shot('runs');
-  // Actors: the live tree (where GET /v1/actors exists) and a machine graph.
+  // Goals: the goal loop started from the page; its first iteration's run parks on its shell call.
+  await page.click('button[data-tab=goals]');
+  const goal = page.locator('[data-testid=goal-card][data-goal="weekly-digest"]');
+  await goal.locator('button[data-action=start]').click();
+  await goal.locator('.badge.parked').waitFor({ state: 'visible', timeout: 30_000 });
+  await shot('goals');
+  // Actors: the live tree (agents → goal → its parked run → the approval; the parked nightly run)
+  // and the goal machine's graph with the goal's state highlighted.
   await page.click('button[data-tab=actors]');
-  await page.selectOption('[data-testid=machine]', 'run');
-  await page.locator('.actors [data-testid=machine-graph][data-machine=run]').waitFor({ timeout: 15_000 });
+  await page.locator('[data-testid=actor-tree] button.actor.kind-goal').click();
+  await page
+    .locator('.actors [data-testid=machine-graph][data-machine=goal] .state.current')
+    .waitFor({ timeout: 15_000 });
+  await page.locator('nav').scrollIntoViewIfNeeded();
   await shot('actors');
   await page.close();
   const code = await exited;

@@ -93,7 +93,14 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
     const bad = checkCron(s.cron, `surfaces.scheduled[${i}].cron`);
     if (bad !== null) problems.push(bad);
   });
-  config.surfaces.goalLoops.forEach((g, i) => unknownAgent(g.agent, `surfaces.goalLoops[${i}].agent`));
+  config.surfaces.goalLoops.forEach((g, i) => {
+    unknownAgent(g.agent, `surfaces.goalLoops[${i}].agent`);
+    // The live actor tree (GET /v1/actors, snotra inspect) names agents and goals by their ids.
+    if (Object.hasOwn(config.agents, g.id))
+      problems.push(
+        `surfaces.goalLoops[${i}].id: ${JSON.stringify(g.id)} is also an agent's id; a goal loop needs an id of its own`,
+      );
+  });
   if (config.surfaces.chat?.agent !== undefined)
     unknownAgent(config.surfaces.chat.agent, 'surfaces.chat.agent');
   config.surfaces.platforms.forEach((p, i) => {

@@ -1,4 +1,4 @@
-import { createActor, fromPromise, type Actor, type SnapshotFrom } from 'xstate';
+import { createActor, fromPromise, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { goalMachine, iterationMessageId, iterationRunId } from '../../machines/goal/machine.ts';
 import type { BeginIterationInput, GoalContext, GoalSpent } from '../../machines/goal/types.ts';
 import type { Budget, RunContext, RunOutcome } from '../../machines/run/types.ts';
@@ -34,6 +34,8 @@ export interface GoalHostDeps {
   readonly log: (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, msg: string) => void;
   /** Hears every change of a goal's stored state (after it is written). Must not throw. */
   readonly onChange?: (goal: GoalRecord) => void;
+  /** Receives XState's inspection events of every goal machine (the live actor tree). Must not throw. */
+  readonly inspect?: (goalId: string, event: InspectionEvent) => void;
   /** The goal machine to host; default `goalMachine` (the model-based tests pass a broken one). */
   readonly machine?: typeof goalMachine;
 }
@@ -238,10 +240,12 @@ export class GoalHost {
       budget: goal.budget,
     };
     const snapshot = stored?.epoch === goal.epoch ? stored.snapshot : null;
+    const hook = this.deps.inspect;
+    const inspect = hook === undefined ? {} : { inspect: (e: InspectionEvent) => hook(goal.goalId, e) };
     const actor =
       snapshot === null
-        ? createActor(this.#machine, { input })
-        : createActor(this.#machine, { input, snapshot: snapshot as never });
+        ? createActor(this.#machine, { input, ...inspect })
+        : createActor(this.#machine, { input, snapshot: snapshot as never, ...inspect });
     this.#live.set(goal.goalId, actor);
     let wasRunning = false;
     actor.subscribe({

@@ -1,9 +1,20 @@
 import type { InspectionEvent } from 'xstate';
 import type { AgentContext } from '../../machines/agent/machine.ts';
+import type { GoalContext } from '../../machines/goal/types.ts';
 import type { RunContext } from '../../machines/run/types.ts';
 import type { ApprovalRecord, Store } from '../../store/index.ts';
+import type { GoalLoopConfig } from '../config/schema.ts';
+import { goalStatusOf } from '../goals/goal-host.ts';
 import { statusOf } from '../runs/run-host.ts';
-import { agentFields, approvalFields, runFields, storedRunFields } from './nodes.ts';
+import {
+  agentFields,
+  approvalFields,
+  GOAL_NOT_STARTED,
+  goalFields,
+  runFields,
+  storedGoalFields,
+  storedRunFields,
+} from './nodes.ts';
 import { statePath } from './state-path.ts';
 import { ActorTree, DEFAULT_TREE_CAPACITY } from './tree.ts';
 import type { ActorEvent, ActorTreeSnapshot } from './types.ts';
@@ -30,6 +41,8 @@ interface SnapshotLike {
  */
 export class Inspector {
   readonly #tree: ActorTree;
+  /** The epoch each goal's node shows: a stale machine (an older epoch) changes nothing. */
+  readonly #goalEpochs = new Map<string, number>();
 
   constructor(options: { readonly capacity?: number } = {}) {
     this.#tree = new ActorTree(options.capacity ?? DEFAULT_TREE_CAPACITY);
@@ -77,6 +90,64 @@ export class Inspector {
     const s = e.snapshot as unknown as SnapshotLike;
     if (s.status !== 'active') return;
     this.#tree.put(agentFields(s.context as AgentContext, statePath(s.value)), causeOf(e.event));
+  }
+
+  /**
+   * An inspection event of a goal machine (GoalHost's hook): the goal's node follows its
+   * snapshots, and stays after the machine reached a final state (a configured goal is always
+   * shown). Reads the state value, the status and the counters: never the objective or evidence.
+   */
+  onGoalInspection(goalId: string, e: InspectionEvent): void {
+    if (e.type !== '@xstate.snapshot' || e.actorRef.sessionId !== e.rootId) return;
+    const s = e.snapshot as unknown as SnapshotLike;
+    if (s.status !== 'active' && s.status !== 'done') return;
+    const ctx = s.context as GoalContext;
+    if (ctx.goalId !== goalId || ctx.epoch < (this.#goalEpochs.get(goalId) ?? 0)) return;
+    this.#goalEpochs.set(goalId, ctx.epoch);
+    const state = statePath(s.value);
+    this.#tree.put(
+      goalFields({
+        goalId,
+        agentId: ctx.agentId,
+        state,
+        status: goalStatusOf(s as Parameters<typeof goalStatusOf>[0]),
+        parked: state === 'active.parked',
+        iteration: ctx.iteration,
+        maxIterations: ctx.maxIterations,
+        budget: ctx.budget,
+        used: ctx.used,
+      }),
+      causeOf(e.event),
+    );
+  }
+
+  /**
+   * Every configured goal loop as a node, from its stored record (at boot, before the goal
+   * machines are restored): a goal never started shows `not_started` and its configured limits.
+   * One read of each goal's row; no snapshot decoded.
+   */
+  seedGoals(goals: readonly GoalLoopConfig[], store: Store): void {
+    for (const g of goals) {
+      const record = store.goals.get(g.id);
+      if (record !== null) {
+        this.#goalEpochs.set(g.id, record.epoch);
+        this.#tree.put(storedGoalFields(record), 'store');
+        continue;
+      }
+      this.#tree.put(
+        goalFields({
+          goalId: g.id,
+          agentId: g.agent,
+          state: GOAL_NOT_STARTED,
+          parked: false,
+          iteration: 0,
+          maxIterations: g.maxIterations,
+          budget: g.budget ?? {},
+          used: { modelCalls: 0, toolCalls: 0 },
+        }),
+        'store',
+      );
+    }
   }
 
   /** An approval was opened (its row is committed); a pending one joins the tree under its run. */

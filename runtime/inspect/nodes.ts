@@ -1,6 +1,14 @@
 import type { AgentContext } from '../../machines/agent/machine.ts';
 import type { RunContext } from '../../machines/run/types.ts';
-import type { ApprovalRecord, RunStatus, RunSummary } from '../../store/index.ts';
+import { GOAL_SURFACE } from '../../policy/goal-tools.ts';
+import type {
+  ApprovalRecord,
+  GoalBudget,
+  GoalRecord,
+  GoalUsage,
+  RunStatus,
+  RunSummary,
+} from '../../store/index.ts';
 import type { ActorFields } from './types.ts';
 
 /** The approval machine's state for a stored approval status. */
@@ -26,6 +34,7 @@ export function runFields(ctx: RunContext, state: string, status: RunStatus): Ac
     status,
     agentId: ctx.agentId,
     ...(ctx.parentRunId === null ? {} : { parentRunId: ctx.parentRunId }),
+    ...goalOf(ctx.surface, ctx.agentId, ctx.runId),
     budgets: {
       modelCalls: { used: ctx.used.modelCalls, limit: ctx.budget.modelCalls },
       toolCalls: { used: ctx.used.toolCalls, limit: ctx.budget.toolCalls },
@@ -48,7 +57,62 @@ export function storedRunFields(summary: RunSummary): ActorFields {
     status: summary.status,
     agentId: summary.agentId,
     ...(summary.parentRunId === null ? {} : { parentRunId: summary.parentRunId }),
+    ...goalOf(summary.surface, summary.agentId, summary.runId),
   };
+}
+
+/** The rest of a goal iteration's run id after `<agent>:` (machines/goal iterationRunId). */
+const ITERATION_RUN = /^goal:([A-Za-z0-9_.-]{1,64}):\d+:\d+$/;
+
+/** `{ goalId }` for the run of a goal loop's iteration (surface `goal`, id from its identity), else `{}`. */
+export function goalOf(surface: string, agentId: string, runId: string): { goalId?: string } {
+  if (surface !== GOAL_SURFACE || !runId.startsWith(`${agentId}:`)) return {};
+  const goalId = ITERATION_RUN.exec(runId.slice(agentId.length + 1))?.[1];
+  return goalId === undefined ? {} : { goalId };
+}
+
+/** What a goal node shows: ids, the machine's state, status, parked and the counters (never the objective or evidence). */
+export interface GoalView {
+  readonly goalId: string;
+  readonly agentId: string;
+  readonly state: string;
+  /** The stored status; absent for a configured goal never started. */
+  readonly status?: string;
+  readonly parked: boolean;
+  readonly iteration: number;
+  readonly maxIterations: number;
+  readonly budget: GoalBudget;
+  readonly used: Pick<GoalUsage, 'modelCalls' | 'toolCalls'>;
+}
+
+/** The state a configured goal that was never started shows (it has no machine yet). */
+export const GOAL_NOT_STARTED = 'not_started';
+
+/** A goal loop as a node: its state, status, parked, and iterations, model and tool calls against their limits. */
+export function goalFields(g: GoalView): ActorFields {
+  return {
+    id: g.goalId,
+    kind: 'goal',
+    machine: 'goal',
+    state: g.state,
+    parked: g.parked,
+    ...(g.status === undefined ? {} : { status: g.status }),
+    agentId: g.agentId,
+    budgets: {
+      iterations: { used: g.iteration, limit: g.maxIterations },
+      modelCalls: { used: g.used.modelCalls, limit: g.budget.modelCalls ?? null },
+      toolCalls: { used: g.used.toolCalls, limit: g.budget.toolCalls ?? null },
+    },
+  };
+}
+
+/**
+ * A goal from its stored record alone (at boot, before its machine is restored, or a goal that
+ * has stopped): the goal machine's state of that status (a final status is its final state).
+ */
+export function storedGoalFields(r: GoalRecord): ActorFields {
+  const state = r.status === 'active' ? (r.parked ? 'active.parked' : 'active.running') : r.status;
+  return goalFields({ ...r, state, status: r.status, parked: r.status === 'active' && r.parked });
 }
 
 /** An agent as a node: its state and its live runs against the cap. */
@@ -88,6 +152,8 @@ export function sameFields(a: ActorFields, b: ActorFields): boolean {
     a.status !== b.status ||
     a.parentRunId !== b.parentRunId ||
     a.runId !== b.runId ||
+    a.goalId !== b.goalId ||
+    a.agentId !== b.agentId ||
     a.tool !== b.tool
   )
     return false;

@@ -59,6 +59,7 @@ export class ActorTree {
     if (sameFields(prev, fields)) return;
     const moved =
       prev.parentRunId !== fields.parentRunId ||
+      prev.goalId !== fields.goalId ||
       prev.runId !== fields.runId ||
       prev.agentId !== fields.agentId;
     if (moved) this.#unlink(prev);
@@ -78,11 +79,12 @@ export class ActorTree {
     this.#reparented(children);
   }
 
-  /** The ids a node may hang under: the run it belongs to, then its agent. */
+  /** The ids a node may hang under: the run it belongs to, then its goal (a goal's runs), then its agent. */
   #refs(f: ActorFields): string[] {
     if (f.kind === 'agent') return [];
-    const owner = f.kind === 'approval' ? f.runId : f.parentRunId;
-    return [owner, f.agentId].filter((r): r is string => r !== undefined && r !== f.id);
+    const owner = f.kind === 'approval' ? f.runId : f.kind === 'run' ? f.parentRunId : undefined;
+    const goal = f.kind === 'run' ? f.goalId : undefined;
+    return [owner, goal, f.agentId].filter((r): r is string => r !== undefined && r !== f.id);
   }
 
   #link(f: ActorFields): void {
@@ -125,21 +127,28 @@ export class ActorTree {
     return () => this.#listeners.delete(listener);
   }
 
-  /** The id of a node's parent in the tree now: a run's parent run, else its agent; an approval's run. */
+  /**
+   * The id of a node's parent in the tree now: a run's parent run, else its goal (the run of a
+   * goal's iteration), else its agent; an approval's run; a goal's agent. A parent of the wrong
+   * kind (an id clash) is not followed.
+   */
   parentOf(f: ActorFields): string | null {
-    const present = (id: string | undefined) => id !== undefined && id !== f.id && this.#nodes.has(id);
+    const present = (id: string | undefined, kind: ActorFields['kind']) =>
+      id !== undefined && id !== f.id && this.#nodes.get(id)?.kind === kind;
     if (f.kind === 'approval') {
-      if (present(f.runId)) return f.runId as string;
-      return present(f.agentId) ? (f.agentId as string) : null;
+      if (present(f.runId, 'run')) return f.runId as string;
+      return present(f.agentId, 'agent') ? (f.agentId as string) : null;
     }
-    if (f.kind === 'run' || f.kind === 'goal') {
-      if (present(f.parentRunId)) return f.parentRunId as string;
-      return present(f.agentId) ? (f.agentId as string) : null;
+    if (f.kind === 'run') {
+      if (present(f.parentRunId, 'run')) return f.parentRunId as string;
+      if (present(f.goalId, 'goal')) return f.goalId as string;
+      return present(f.agentId, 'agent') ? (f.agentId as string) : null;
     }
+    if (f.kind === 'goal') return present(f.agentId, 'agent') ? (f.agentId as string) : null;
     return null;
   }
 
-  /** The nested tree now: agents at the top, then runs, sub-agent runs and approvals, in creation order. */
+  /** The nested tree now: agents at the top, then goals and runs, a goal's runs, sub-agent runs and approvals, in creation order. */
   snapshot(): ActorTreeSnapshot & { omitted?: number } {
     const built = new Map<string, ActorNode>();
     for (const [id, f] of this.#nodes) built.set(id, { ...f, children: [] });

@@ -21,26 +21,28 @@ export interface BudgetUse {
 
 /** One actor without its children: what an `actor.*` event carries. */
 export interface ActorFields {
-  /** Stable: agent id, run id, approval id. */
+  /** Stable: agent id, run id, approval id, goal id. */
   readonly id: string;
   readonly kind: ActorKind;
   /** A machine name `GET /v1/machines/:name` accepts. */
   readonly machine: string;
   /** The machine's current state value as a dotted path (`running.thinking`). */
   readonly state: string;
-  /** A run waiting on an unattended approval (or such an approval). */
+  /** A run waiting on an unattended approval (or such an approval, or a goal whose current run waits so). */
   readonly parked: boolean;
-  /** The run's or approval's status where the store has one (`pending`, `waiting_for_approval`). */
+  /** The run's, approval's or goal's status where the store has one (`pending`, `waiting_for_approval`, `paused`). */
   readonly status?: string;
   readonly agentId?: string;
   readonly runId?: string;
   readonly parentRunId?: string;
+  /** Runs of a goal loop's iterations: the goal they belong to (they hang under it, not their agent). */
+  readonly goalId?: string;
   /** Approvals: the tool's name, never its arguments. */
   readonly tool?: string;
   readonly budgets?: Readonly<Record<string, BudgetUse>>;
 }
 
-/** A node of the tree: agents → runs → sub-agent runs and approvals. */
+/** A node of the tree: agents → goals and runs → (a goal's iteration runs) → sub-agent runs and approvals. */
 export interface ActorNode extends ActorFields {
   readonly children: ActorNode[];
 }

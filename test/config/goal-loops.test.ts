@@ -83,3 +83,17 @@ describe('surfaces.goalLoops', () => {
     expect(problems([{ id: 'a b', agent: 'worker', objective: 'x' }]).join('\n')).toMatch(/goalLoops.*id/);
   });
 });
+
+describe('surfaces.goalLoops ids beside agent ids', () => {
+  it('refuses a goal whose id is also an agent id (the actor tree names both by id); a look-alike id is fine', () => {
+    expect(problems([{ id: 'worker', agent: 'worker', objective: 'x' }])).toEqual([
+      `surfaces.goalLoops[0].id: "worker" is also an agent's id; a goal loop needs an id of its own`,
+    ]);
+    expect(
+      load([{ id: 'worker-goal', agent: 'worker', objective: 'x' }]).config.surfaces.goalLoops,
+    ).toHaveLength(1);
+    expect(load([{ id: 'Worker', agent: 'worker', objective: 'x' }]).config.surfaces.goalLoops).toHaveLength(
+      1,
+    );
+  });
+});

@@ -5,17 +5,20 @@ import { LocalTree } from '../../surfaces/cli/inspect/render.ts';
 
 type Op =
   | { op: 'agent'; a: number }
-  | { op: 'run'; a: number; parent: number | null; state: number }
+  | { op: 'goal'; g: number; a: number; state: number }
+  | { op: 'run'; a: number; parent: number | null; goal: number | null; state: number }
   | { op: 'approval'; run: number }
   | { op: 'remove'; pick: number }
   | { op: 'restore'; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('agent' as const), a: fc.nat(2) }),
+  fc.record({ op: fc.constant('goal' as const), g: fc.nat(2), a: fc.nat(2), state: fc.nat(2) }),
   fc.record({
     op: fc.constant('run' as const),
     a: fc.nat(2),
     parent: fc.option(fc.nat(12), { nil: null }),
+    goal: fc.option(fc.nat(2), { nil: null }),
     state: fc.nat(3),
   }),
   fc.record({ op: fc.constant('approval' as const), run: fc.nat(12) }),
@@ -24,6 +27,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const STATES = ['running.thinking', 'running.acting', 'waiting_for_approval', 'resuming'];
+const GOAL_STATES = ['active.running', 'active.parked', 'paused'];
 
 /**
  * Applies the ops to a tree. A run's parent is an older run (as delegation makes them), so
@@ -37,6 +41,17 @@ function apply(tree: ActorTree, ops: readonly Op[], removed: ActorFields[] = [])
     if (o.op === 'agent') {
       tree.put({ id: `agent${o.a}`, kind: 'agent', machine: 'agent', state: 'ready', parked: false });
       ids.push(`agent${o.a}`);
+    } else if (o.op === 'goal') {
+      // A goal node (its state changes when put again); its agent may not exist yet.
+      tree.put({
+        id: `goal${o.g}`,
+        kind: 'goal',
+        machine: 'goal',
+        state: GOAL_STATES[o.state] as string,
+        parked: o.state === 1,
+        agentId: `agent${o.a}`,
+      });
+      ids.push(`goal${o.g}`);
     } else if (o.op === 'run') {
       // Re-putting the last run changes its state; otherwise a new run (its parent may not exist yet).
       const n = o.state === 3 && runs > 0 ? runs - 1 : runs++;
@@ -50,6 +65,8 @@ function apply(tree: ActorTree, ops: readonly Op[], removed: ActorFields[] = [])
         parked: o.state === 2,
         agentId: `agent${o.a}`,
         ...parent,
+        // A goal's iteration run (it hangs under its goal unless it has a parent run).
+        ...(o.goal === null ? {} : { goalId: `goal${o.goal}` }),
       };
       tree.put(f);
       ids.push(id);
@@ -84,7 +101,7 @@ function canonical(nodes: readonly ActorNode[]): unknown[] {
 }
 
 describe('a client applying the actor.* changes in order keeps the same tree as GET /v1/actors', () => {
-  it('for any sequence of creations, changes and removals, parents arriving late or leaving first (property)', () => {
+  it('for any sequence of creations, changes and removals of agents, goals, runs and approvals, parents arriving late or leaving first (property)', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 60 }), fc.nat(60), (ops, cut) => {
         const tree = new ActorTree();
@@ -131,6 +148,49 @@ describe('a client applying the actor.* changes in order keeps the same tree as 
       ['actor.state', 'c', 'p', 'parent'],
       ['actor.stopped', 'p', 'lead', null],
       ['actor.state', 'c', 'lead', 'parent'],
+    ]);
+  });
+
+  it('a goal iteration run hangs under its goal (not its agent) once the goal is there, and moves back under its agent when the goal goes', () => {
+    const tree = new ActorTree();
+    const events: ActorEvent[] = [];
+    tree.on((e) => events.push(e));
+    tree.put({ id: 'worker', kind: 'agent', machine: 'agent', state: 'ready', parked: false });
+    tree.put({
+      id: 'worker:goal:g:1:1',
+      kind: 'run',
+      machine: 'run',
+      state: 'waiting_for_approval',
+      parked: true,
+      agentId: 'worker',
+      goalId: 'g',
+    });
+    tree.put({
+      id: 'g',
+      kind: 'goal',
+      machine: 'goal',
+      state: 'active.parked',
+      parked: true,
+      agentId: 'worker',
+    });
+    const shape = (nodes: readonly ActorNode[]): unknown => nodes.map((n) => [n.id, shape(n.children)]);
+    expect(shape(tree.snapshot().actors)).toEqual([['worker', [['g', [['worker:goal:g:1:1', []]]]]]]);
+    tree.remove('g');
+    expect(events.map((e) => [e.type, e.actor.id, e.actor.parentId, e.cause ?? null])).toEqual([
+      ['actor.created', 'worker', null, null],
+      ['actor.created', 'worker:goal:g:1:1', 'worker', null],
+      ['actor.created', 'g', 'worker', null],
+      ['actor.state', 'worker:goal:g:1:1', 'g', 'parent'],
+      ['actor.stopped', 'g', 'worker', null],
+      ['actor.state', 'worker:goal:g:1:1', 'worker', 'parent'],
+    ]);
+    // A node of another kind under the goal's id is not taken for the goal.
+    const clash = new ActorTree();
+    clash.put({ id: 'g', kind: 'agent', machine: 'agent', state: 'ready', parked: false });
+    clash.put({ id: 'r', kind: 'run', machine: 'run', state: 'resuming', parked: false, goalId: 'g' });
+    expect(shape(clash.snapshot().actors)).toEqual([
+      ['g', []],
+      ['r', []],
     ]);
   });
 });

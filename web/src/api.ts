@@ -56,6 +56,8 @@ export const paths = {
   audit: (id: string) => `/v1/runs/${seg(id)}/audit`,
   actors: '/v1/actors',
   machine: (name: string) => `/v1/machines/${seg(name)}`,
+  goals: '/v1/goals',
+  goal: (id: string, action: GoalAction) => `/v1/goals/${seg(id)}/${action}`,
   events: '/v1/events',
 } as const;
 
@@ -65,4 +67,11 @@ export type Decision =
 
 export function decide(approvalId: string, d: Decision): Promise<unknown> {
   return postJson(paths.decision(approvalId), d);
+}
+
+export type GoalAction = 'start' | 'pause' | 'resume' | 'cancel';
+
+/** A human's control of a goal; the body is an empty JSON object. */
+export function goalAction(goalId: string, action: GoalAction): Promise<unknown> {
+  return postJson(paths.goal(goalId, action), {});
 }

@@ -1,19 +1,27 @@
-// The Snotra web app: Inbox, Chat, Runs and Actors over the sidecar of this page's own origin.
+// The Snotra web app: Inbox, Chat, Runs, Goals and Actors over the sidecar of this page's own origin.
 import { actorsView } from './actors.ts';
 import { chatView } from './chat.ts';
 import { h } from './dom.ts';
 import { connectEvents } from './events.ts';
+import { goalsView } from './goals.ts';
 import { inboxView, markResolved } from './inbox.ts';
 import { runsView } from './runs.ts';
 import { applyFrame, onChange, refreshAgents, refreshInbox, refreshRuns, setFeed, state } from './state.ts';
 
-type Tab = 'inbox' | 'chat' | 'runs' | 'actors';
+type Tab = 'inbox' | 'chat' | 'runs' | 'goals' | 'actors';
 
 const inbox = inboxView();
 const chat = chatView();
 const runs = runsView();
+const goals = goalsView();
 const actors = actorsView();
-const views: Record<Tab, HTMLElement> = { inbox: inbox.el, chat: chat.el, runs: runs.el, actors: actors.el };
+const views: Record<Tab, HTMLElement> = {
+  inbox: inbox.el,
+  chat: chat.el,
+  runs: runs.el,
+  goals: goals.el,
+  actors: actors.el,
+};
 
 const badge = h(
   'span',
@@ -26,7 +34,7 @@ const banner = h(
   { class: 'banner', hidden: true },
   'This page has no access to the runtime. Open it with `snotra app`, which starts the runtime and gives this window its token.',
 );
-const tabs = (['inbox', 'chat', 'runs', 'actors'] as const).map((t) =>
+const tabs = (['inbox', 'chat', 'runs', 'goals', 'actors'] as const).map((t) =>
   h(
     'button',
     { type: 'button', class: 'tab', 'data-tab': t, onclick: () => select(t) },
@@ -39,6 +47,7 @@ function select(tab: Tab): void {
   for (const [name, el] of Object.entries(views)) el.hidden = name !== tab;
   for (const b of tabs) b.classList.toggle('active', b.dataset.tab === tab);
   if (tab === 'actors') actors.refresh();
+  if (tab === 'goals') goals.refresh();
 }
 
 document
@@ -55,10 +64,14 @@ onChange((what, event) => {
   else if (what === 'agents') chat.update();
   else if (what === 'actors') {
     if (!actors.el.hidden) actors.refresh();
+  } else if (what === 'goals') {
+    if (!goals.el.hidden) goals.refresh();
   } else if (what === 'feed') {
     feed.textContent = state.feed;
     feed.className = `feed ${state.feed}`;
     banner.hidden = state.feed !== 'unauthorized';
+    // Back after a gap: goal changes made meanwhile are read again.
+    if (event === undefined && state.feed === 'live' && !goals.el.hidden) goals.refresh();
     if (event !== undefined) {
       chat.onEvent(event);
       runs.runChanged(event.runId);

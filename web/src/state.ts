@@ -1,7 +1,14 @@
 // What the page knows, refreshed from the API and kept current by the live feed.
 import { ApiError, getJson, paths } from './api.ts';
 import type { FeedStatus, Frame } from './events.ts';
-import type { ApprovalDetails, ApprovalRecord, ApprovalRequested, FeedEvent, RunSummary } from './wire.ts';
+import type {
+  ActorEvent,
+  ApprovalDetails,
+  ApprovalRecord,
+  ApprovalRequested,
+  FeedEvent,
+  RunSummary,
+} from './wire.ts';
 
 export interface State {
   feed: FeedStatus;
@@ -31,7 +38,7 @@ export const state: State = {
   actorSeq: 0,
 };
 
-type Listener = (what: 'feed' | 'inbox' | 'runs' | 'agents' | 'actors', event?: FeedEvent) => void;
+type Listener = (what: 'feed' | 'inbox' | 'runs' | 'agents' | 'actors' | 'goals', event?: FeedEvent) => void;
 const listeners = new Set<Listener>();
 
 export function onChange(l: Listener): void {
@@ -116,8 +123,11 @@ const RUN_EVENTS = new Set(['run.started', 'run.parked', 'run.completed', 'run.f
 
 export function applyFrame(f: Frame): void {
   if (f.type.startsWith('actor.')) {
-    state.actorSeq = (f.data as { seq?: number }).seq ?? state.actorSeq + 1;
+    const e = f.data as ActorEvent;
+    state.actorSeq = e.seq ?? state.actorSeq + 1;
     emit('actors');
+    // A goal's node changes with its status, parked, iteration and usage: the Goals view re-reads.
+    if (e.actor?.kind === 'goal') emit('goals');
     return;
   }
   const e = f.data as FeedEvent;

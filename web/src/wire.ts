@@ -112,6 +112,38 @@ export type FeedEvent =
 export interface ActorEvent {
   readonly type: 'actor.created' | 'actor.state' | 'actor.stopped';
   readonly seq: number;
+  readonly actor?: { readonly kind?: string; readonly id?: string };
+}
+
+/** A goal's stored state as `GET /v1/goals` lists it (the page does not show objective or evidence). */
+export interface GoalRecord {
+  readonly goalId: string;
+  readonly status: string;
+  readonly stopReason: string | null;
+  readonly parked: boolean;
+  readonly iteration: number;
+  readonly maxIterations: number;
+  readonly budget: {
+    readonly modelCalls?: number;
+    readonly toolCalls?: number;
+    readonly wallTimeMs?: number;
+  };
+  readonly used: { readonly modelCalls: number; readonly toolCalls: number; readonly wallTimeMs: number };
+}
+
+export interface GoalIteration {
+  readonly iteration: number;
+  readonly runId: string;
+  readonly status: string;
+  readonly outcome: string | null;
+}
+
+/** One configured goal loop: its stored state (null when never started) and its current epoch's iterations. */
+export interface GoalEntry {
+  readonly id: string;
+  readonly agent: string;
+  readonly record: GoalRecord | null;
+  readonly iterations: readonly GoalIteration[];
 }
 
 export interface RunSummary {
@@ -148,6 +180,7 @@ export interface ActorNode {
   readonly parked: boolean;
   readonly status?: string;
   readonly tool?: string;
+  readonly goalId?: string;
   readonly budgets?: Readonly<Record<string, { readonly used: number; readonly limit: number | null }>>;
   readonly children: readonly ActorNode[];
 }
