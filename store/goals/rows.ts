@@ -95,13 +95,13 @@ export function prepare(ctx: StoreContext) {
          max_iterations = excluded.max_iterations, budget = excluded.budget, used_model_calls = 0,
          used_tool_calls = 0, used_wall_ms = 0, evidence = NULL, snapshot = NULL,
          started_at = excluded.started_at, updated_at = excluded.updated_at`,
-    ),
+    ) as Statement,
     save: db.prepare(
       `UPDATE goals SET status = @status, stop_reason = @stop_reason, parked = @parked, iteration = @iteration,
          used_model_calls = @used_model_calls, used_tool_calls = @used_tool_calls, used_wall_ms = @used_wall_ms,
          evidence = @evidence, snapshot = @snapshot, updated_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch`,
-    ),
+    ) as Statement,
     iteration: db.prepare(
       'SELECT * FROM goal_iterations WHERE goal_id = ? AND epoch = ? AND iteration = ?',
     ) as Statement<[string, number, number], IterationRow>,
@@ -116,24 +116,24 @@ export function prepare(ctx: StoreContext) {
     insertIteration: db.prepare(
       `INSERT INTO goal_iterations (goal_id, epoch, iteration, run_id, budget, status, started_at)
        VALUES (@goal_id, @epoch, @iteration, @run_id, @budget, 'started', @started_at)`,
-    ),
+    ) as Statement,
     endIteration: db.prepare(
       `UPDATE goal_iterations SET status = 'ended', outcome = @outcome, model_calls = @model_calls,
          tool_calls = @tool_calls, wall_ms = @wall_ms, ended_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch AND iteration = @iteration AND status = 'started'
          AND epoch = (SELECT epoch FROM goals WHERE goal_id = @goal_id)`,
-    ),
+    ) as Statement,
     billStopped: db.prepare(
       `UPDATE goals SET used_model_calls = used_model_calls + @model_calls,
          used_tool_calls = used_tool_calls + @tool_calls, used_wall_ms = used_wall_ms + @wall_ms, updated_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch AND status IN ('complete', 'budget_limited', 'failed', 'cancelled')`,
-    ),
+    ) as Statement,
     claim: db.prepare(
       `UPDATE goal_iterations SET claim = ? WHERE goal_id = ? AND epoch = ? AND iteration = ? AND claim IS NULL`,
-    ),
+    ) as Statement,
     insertControl: db.prepare(
       'INSERT INTO goal_controls (goal_id, action, requested_by, requested_at) VALUES (?, ?, ?, ?)',
-    ),
+    ) as Statement,
     pending: db.prepare('SELECT * FROM goal_controls WHERE applied_at IS NULL ORDER BY seq') as Statement<
       [],
       ControlRow
@@ -141,6 +141,6 @@ export function prepare(ctx: StoreContext) {
     control: db.prepare('SELECT * FROM goal_controls WHERE seq = ?') as Statement<[number], ControlRow>,
     applied: db.prepare(
       'UPDATE goal_controls SET applied_at = ?, result = ? WHERE seq = ? AND applied_at IS NULL',
-    ),
+    ) as Statement,
   };
 }
