@@ -14,6 +14,7 @@ import {
   waitForApproval,
   waitForStatus,
 } from '../state.ts';
+import type { SurfaceName } from '../drivers/types.ts';
 import { completed, scripted, started, type ContractCase } from './case.ts';
 
 export const case07: ContractCase = {
@@ -84,6 +85,9 @@ export const case08: ContractCase = {
   },
 };
 
+/** Surfaces whose runs belong to no task, so no standing approval can be given on them. */
+const TASKLESS: readonly SurfaceName[] = ['chat', 'platform'];
+
 export const case09: ContractCase = {
   n: 9,
   title: 'a standing approval matches only its exact target',
@@ -92,11 +96,14 @@ export const case09: ContractCase = {
     chat: 'a chat run belongs to no task and standing approvals are owned by tasks: "always" is refused (grant_not_eligible), the next call to the same target asks again',
     subagent:
       'the grant is given on a first child of the task; a child spawned after it inherits it (a running child’s envelope is fixed at its spawn)',
+    goal: 'the goal’s runs belong to task `goal:<id>`: the grant holds for that goal’s runs',
+    platform:
+      'a platform message’s run belongs to no task (a remote chat may not earn standing grants): "always" is refused (grant_not_eligible), the same target asks again',
   },
   agents: ({ http }, surface) => {
     const a = http.url('/c9-a');
     const get = (url: string) => ({ url, method: 'GET' });
-    if (surface === 'chat') {
+    if (TASKLESS.includes(surface)) {
       return [
         {
           id: 'c9',
@@ -164,7 +171,7 @@ export const case09: ContractCase = {
         : await ctx.rt.trigger('c9');
     const first = await waitForApproval(folder.stateDir, grantOn, 1);
     const always = await decide(ctx.rt, first.id, { decision: 'approve', scope: 'always' });
-    if (surface === 'chat') {
+    if (TASKLESS.includes(surface)) {
       expect(always.status).toBe(400);
       expect((always.json() as { error: { code: string } }).error.code).toBe('grant_not_eligible');
       await approveOnce(ctx.rt, first.id);
