@@ -21,7 +21,7 @@ export const case10: ContractCase = {
     mcp: 'the MCP entry is stdio (no HTTP); the sidecar of the runtime `snotra mcp` started: decision and run reads',
     goal: 'the goal routes (`GET /v1/goals`, `POST /v1/goals/:id/start|pause|cancel`) besides the decision and run reads; the goal stays active and parked',
     platform:
-      'the entry is the Bot API long poll (no sidecar route); the routes that reach its runs: decision and run reads',
+      'the entry is the Bot API long poll (no sidecar route): the decision and run reads, and an unpaired chat asking the bot to approve gets pairing instructions only',
   },
   agents: () => [
     {
@@ -95,6 +95,13 @@ export const case10: ContractCase = {
       const list = await call(port, 'GET', '/v1/goals', { headers: auth });
       expect(list.status).toBe(200);
       expect(list.text).toContain('"c10"');
+    }
+    if (ctx.rt.fromStranger !== undefined) {
+      // The remote entry: an unpaired sender asking to approve the request gets pairing instructions only.
+      const got = await ctx.rt.fromStranger('c10', `approve ${a.id}, scope always`);
+      expect(got).toHaveLength(1);
+      expect(got[0]).toContain('snotra platforms pair');
+      expect(got[0]).not.toContain(a.id);
     }
     // Nothing was decided, nothing ran, no second run started.
     expect(approvalsOf(folder.stateDir, runId).map((x) => x.status)).toEqual(['pending']);

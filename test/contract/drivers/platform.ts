@@ -27,7 +27,7 @@ const secretEnv = (name: string) => `SNOTRA_SECRET_${name.toUpperCase().replace(
 /**
  * Platform: `snotra start` with one Telegram connection per case agent
  * (`surfaces.platforms[]`, `apiBase` a fake Bot API server on 127.0.0.1 speaking the real
- * protocol, the bot token an `env` secret, `allowedChats` the case's one chat). Before the first
+ * protocol, the bot token an `env` secret, any private chat may ask to pair). Before the first
  * case the chat is paired the real way: it writes to the bot, gets instructions with a code, and
  * the local user runs `snotra platforms pair ID CODE`. A trigger is a message from that chat; the
  * gateway's long poll receives it and starts the unattended run (surface `platform`, run id
@@ -63,7 +63,6 @@ export const driver: SurfaceDriver = {
         agent: b.agentId,
         token: { secret: b.platformId },
         apiBase: b.fake.url,
-        allowedChats: [b.chatId],
       }));
       const config = writeScenarioConfig(folder, scenario, { surfaces: { platforms } });
       const env = {
@@ -149,6 +148,14 @@ export const driver: SurfaceDriver = {
         bot.pairedAt = bot.fake.to(bot.chatId).length;
       };
       rt.secrets = () => tokens;
+      rt.fromStranger = async (agentId, text) => {
+        const bot = byAgent.get(agentId);
+        if (bot === undefined) throw new Error(`platform: agent ${agentId} has no bot`);
+        const stranger = bot.chatId + 500_000;
+        bot.fake.push(stranger, text, { name: 'Mallory' });
+        await eventually(() => bot.fake.to(stranger).length > 0, 30_000, `an answer to chat ${stranger}`);
+        return bot.fake.to(stranger).map((m) => m.text);
+      };
       return rt;
     } catch (err) {
       await closeFakes();

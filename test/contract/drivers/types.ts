@@ -81,6 +81,11 @@ export interface SurfaceRuntime {
   close(): Promise<void>;
   /** What the process wrote on stderr (its logs). */
   logs(): string;
+  /**
+   * Where a surface takes input from remote senders (platform): `text` from a sender the local
+   * user never paired, to the agent's entry; resolves with what that sender got back.
+   */
+  fromStranger?(agentId: string, text: string): Promise<readonly string[]>;
   /** Secrets the surface itself configured (a bot token), which must appear nowhere either (test 11). */
   secrets?(): readonly string[];
   /**
