@@ -15,7 +15,7 @@ import type { SurfaceDriver } from './types.ts';
  * When the run completes, the goal must have accounted exactly that one iteration and stopped
  * at its cap (`budget_limited: max_iterations`: the script never claims completion).
  */
-export const driver: SurfaceDriver = {
+export const goalDriver: SurfaceDriver = {
   surface: 'goal',
   interaction: 'unattended',
   entry:

@@ -35,7 +35,7 @@ const secretEnv = (name: string) => `SNOTRA_SECRET_${name.toUpperCase().replace(
  * received its answer exactly once (besides the one notice per parked approval), and no message
  * to it may hold a configured secret.
  */
-export const driver: SurfaceDriver = {
+export const platformDriver: SurfaceDriver = {
   surface: 'platform',
   interaction: 'unattended',
   entry:
