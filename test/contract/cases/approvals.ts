@@ -10,6 +10,7 @@ import {
   auditOf,
   decide,
   denyWithReason,
+  readState,
   runs,
   waitForApproval,
   waitForStatus,
@@ -42,6 +43,14 @@ export const case07: ContractCase = {
     expect(approvalsOf(folder.stateDir, runId).map((x) => [x.id, x.status])).toEqual([[a.id, 'pending']]);
     expect(runs(folder.stateDir).find((r) => r.runId === runId)?.status).toBe('waiting_for_approval');
     expect(existsSync(join(folder.project, 'c7.txt'))).toBe(false);
+    if (ctx.driver.surface === 'goal') {
+      // The goal machine came back where it was: still on its first iteration, parked, no new run.
+      expect(readState(folder.stateDir, (s) => s.goals.get('c7'))).toMatchObject({
+        status: 'active',
+        parked: true,
+        iteration: 1,
+      });
+    }
     await approveOnce(ctx.rt, a.id);
     await completed(ctx, runId, 'c7 done');
     expect(readFileSync(join(folder.project, 'c7.txt'), 'utf8')).toBe('seven');
@@ -74,11 +83,13 @@ export const case08: ContractCase = {
       decide(ctx.rt, a.id, { decision: 'approve' }),
     ]);
     expect([x.status, y.status].sort()).toEqual([200, 409]);
-    await completed(ctx, runId, 'c8 done');
+    const done = await completed(ctx, runId, 'c8 done');
     expect(http.hits('/c8')).toBe(1);
     await ctx.rt.restart();
     const again = await decide(ctx.rt, a.id, { decision: 'approve' });
     expect(again.status).toBe(409);
+    // What the surface did at the run's end holds after the restart too (no second iteration, no second answer).
+    if (done.outcome !== null) await ctx.rt.settled?.(runId, done.outcome);
     expect(http.hits('/c8')).toBe(1);
     expect(started(folder.stateDir, runId)).toHaveLength(1);
     expect(runs(folder.stateDir).find((r) => r.runId === runId)?.status).toBe('completed');

@@ -19,6 +19,10 @@ interface Bot {
   readonly fake: FakeTelegram;
   /** How many messages the chat had got when pairing was done (instructions only). */
   pairedAt: number;
+  /** How many `getUpdates` the bot had got when the runtime was last (re)started. */
+  polls: number;
+  /** The run of the one message the matrix sends from this chat. */
+  runId: string | null;
 }
 
 /** `tg-c10` → `SNOTRA_SECRET_TG_C10` (the `env` secrets backend's naming). */
@@ -50,6 +54,8 @@ export const platformDriver: SurfaceDriver = {
           chatId: 7_100_000 + i,
           fake: await FakeTelegram.start(botToken()),
           pairedAt: 0,
+          polls: 0,
+          runId: null,
         })),
     );
     const tokens = bots.map((b) => b.fake.token);
@@ -77,13 +83,20 @@ export const platformDriver: SurfaceDriver = {
         const text = texts.get(agentId);
         if (bot === undefined || text === null || text === undefined)
           throw new Error(`platform: agent ${agentId} has no chat`);
+        if (bot.runId !== null) throw new Error(`platform: chat of ${agentId} already carried ${bot.runId}`);
         const { messageId } = bot.fake.push(bot.chatId, text);
         const runId = `${agentId}:platform:${bot.platformId}:${bot.chatId}:${messageId}`;
         const run = await findRun(folder.stateDir, (r) => r.runId === runId, `the platform run ${runId}`);
         expect(run).toMatchObject({ agentId, surface: 'platform', parentRunId: null });
+        bot.runId = runId;
         byRun.set(runId, bot);
         return runId;
       });
+      const restart = rt.restart;
+      rt.restart = async () => {
+        for (const b of bots) b.polls = b.fake.offsets.length;
+        await restart();
+      };
       const close = rt.close;
       rt.close = async () => {
         await close();
@@ -128,6 +141,8 @@ export const platformDriver: SurfaceDriver = {
       rt.settled = async (runId, outcome) => {
         const bot = byRun.get(runId);
         if (bot === undefined) return; // a child of the message's run: its answer is the parent's
+        // The runtime now running has polled the bot (a restarted gateway re-handles open messages first).
+        await eventually(() => bot.fake.offsets.length > bot.polls, 30_000, `a poll of ${bot.platformId}`);
         const answer = outcome.text ?? '';
         expect(answer, 'a completed platform run has an answer to send').not.toBe('');
         const answers = () =>
@@ -144,8 +159,6 @@ export const platformDriver: SurfaceDriver = {
         for (const m of bot.fake.to(bot.chatId))
           for (const s of secrets)
             expect(m.text.includes(s), `a secret in a message to the chat`).toBe(false);
-        // Consumed: the next message of this chat (none in the matrix) would start from here.
-        bot.pairedAt = bot.fake.to(bot.chatId).length;
       };
       rt.secrets = () => tokens;
       rt.fromStranger = async (agentId, text) => {
