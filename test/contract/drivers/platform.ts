@@ -4,7 +4,7 @@ import { botToken, cli } from '../../platforms/support.ts';
 import { eventually } from '../../support/runtime.ts';
 import { writeScenarioConfig } from '../config.ts';
 import { CONTRACT_SECRET } from '../fixture.ts';
-import { findRun } from '../state.ts';
+import { approvalsOf, findRun } from '../state.ts';
 import { startRuntimeProcess } from './start-process.ts';
 import type { SurfaceDriver } from './types.ts';
 
@@ -156,6 +156,15 @@ export const platformDriver: SurfaceDriver = {
           `the answer of ${runId} in chat ${bot.chatId}`,
         );
         expect(answers().map((m) => m.text)).toEqual([answer]);
+        // One notice per approval the run parked on (a restart does not repeat one).
+        const approvals = approvalsOf(folder.stateDir, runId).length;
+        const notices = () => bot.fake.to(bot.chatId).filter((m) => m.text.startsWith(PARKED_NOTICE)).length;
+        await eventually(
+          () => notices() >= approvals,
+          30_000,
+          `${approvals} parked notices to ${bot.chatId}`,
+        );
+        expect(notices()).toBe(approvals);
         for (const m of bot.fake.to(bot.chatId))
           for (const s of secrets)
             expect(m.text.includes(s), `a secret in a message to the chat`).toBe(false);
