@@ -10,10 +10,12 @@ import {
   auditOf,
   decide,
   denyWithReason,
+  readState,
   runs,
   waitForApproval,
   waitForStatus,
 } from '../state.ts';
+import type { SurfaceName } from '../drivers/types.ts';
 import { completed, scripted, started, type ContractCase } from './case.ts';
 
 export const case07: ContractCase = {
@@ -41,6 +43,14 @@ export const case07: ContractCase = {
     expect(approvalsOf(folder.stateDir, runId).map((x) => [x.id, x.status])).toEqual([[a.id, 'pending']]);
     expect(runs(folder.stateDir).find((r) => r.runId === runId)?.status).toBe('waiting_for_approval');
     expect(existsSync(join(folder.project, 'c7.txt'))).toBe(false);
+    if (ctx.driver.surface === 'goal') {
+      // The goal machine came back where it was: still on its first iteration, parked, no new run.
+      expect(readState(folder.stateDir, (s) => s.goals.get('c7'))).toMatchObject({
+        status: 'active',
+        parked: true,
+        iteration: 1,
+      });
+    }
     await approveOnce(ctx.rt, a.id);
     await completed(ctx, runId, 'c7 done');
     expect(readFileSync(join(folder.project, 'c7.txt'), 'utf8')).toBe('seven');
@@ -73,16 +83,21 @@ export const case08: ContractCase = {
       decide(ctx.rt, a.id, { decision: 'approve' }),
     ]);
     expect([x.status, y.status].sort()).toEqual([200, 409]);
-    await completed(ctx, runId, 'c8 done');
+    const done = await completed(ctx, runId, 'c8 done');
     expect(http.hits('/c8')).toBe(1);
     await ctx.rt.restart();
     const again = await decide(ctx.rt, a.id, { decision: 'approve' });
     expect(again.status).toBe(409);
+    // What the surface did at the run's end holds after the restart too (no second iteration, no second answer).
+    if (done.outcome !== null) await ctx.rt.settled?.(runId, done.outcome);
     expect(http.hits('/c8')).toBe(1);
     expect(started(folder.stateDir, runId)).toHaveLength(1);
     expect(runs(folder.stateDir).find((r) => r.runId === runId)?.status).toBe('completed');
   },
 };
+
+/** Surfaces whose runs belong to no task, so no standing approval can be given on them. */
+const TASKLESS: readonly SurfaceName[] = ['chat', 'platform'];
 
 export const case09: ContractCase = {
   n: 9,
@@ -92,11 +107,14 @@ export const case09: ContractCase = {
     chat: 'a chat run belongs to no task and standing approvals are owned by tasks: "always" is refused (grant_not_eligible), the next call to the same target asks again',
     subagent:
       'the grant is given on a first child of the task; a child spawned after it inherits it (a running child’s envelope is fixed at its spawn)',
+    goal: 'the goal’s runs belong to task `goal:<id>`: the grant holds for that goal’s runs',
+    platform:
+      'a platform message’s run belongs to no task (a remote chat may not earn standing grants): "always" is refused (grant_not_eligible), the same target asks again',
   },
   agents: ({ http }, surface) => {
     const a = http.url('/c9-a');
     const get = (url: string) => ({ url, method: 'GET' });
-    if (surface === 'chat') {
+    if (TASKLESS.includes(surface)) {
       return [
         {
           id: 'c9',
@@ -164,7 +182,7 @@ export const case09: ContractCase = {
         : await ctx.rt.trigger('c9');
     const first = await waitForApproval(folder.stateDir, grantOn, 1);
     const always = await decide(ctx.rt, first.id, { decision: 'approve', scope: 'always' });
-    if (surface === 'chat') {
+    if (TASKLESS.includes(surface)) {
       expect(always.status).toBe(400);
       expect((always.json() as { error: { code: string } }).error.code).toBe('grant_not_eligible');
       await approveOnce(ctx.rt, first.id);

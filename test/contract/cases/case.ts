@@ -46,5 +46,6 @@ export async function completed(ctx: CaseContext, runId: string, text?: string) 
   expect(run.status, `run ${runId}: ${JSON.stringify(run.outcome)}`).toBe('completed');
   if (text !== undefined) expect(run.outcome?.text).toBe(text);
   readState(ctx.fx.folder.stateDir, (s) => assertLifecycles(s, runId));
+  if (run.outcome !== null) await ctx.rt.settled?.(runId, run.outcome);
   return run;
 }

@@ -19,6 +19,9 @@ export const case10: ContractCase = {
       'the routes that reach its runs: the Inbox decision and run reads (the scheduler has no HTTP entry)',
     subagent: 'the routes that reach the child run: its Inbox decision and run reads',
     mcp: 'the MCP entry is stdio (no HTTP); the sidecar of the runtime `snotra mcp` started: decision and run reads',
+    goal: 'the goal routes (`GET /v1/goals`, `POST /v1/goals/:id/start|pause|cancel`) besides the decision and run reads; the goal stays active and parked',
+    platform:
+      'the entry is the Bot API long poll (no sidecar route): the decision and run reads, and an unpaired chat asking the bot to approve gets pairing instructions only',
   },
   agents: () => [
     {
@@ -52,30 +55,53 @@ export const case10: ContractCase = {
       ['GET', '/v1/inbox', {}, 401],
       ['GET', '/v1/events', {}, 401],
     ];
+    const chat = '/v1/chat/c10/messages';
+    const bodies = new Map([[chat, JSON.stringify({ text: 'write ten again' })]]);
     if (ctx.driver.surface === 'chat') {
-      const chat = '/v1/chat/c10/messages';
-      const body = JSON.stringify({ text: 'write ten again' });
       attempts.push(
         ['POST', chat, json, 401],
         ['POST', chat, { ...json, ...auth, Origin: 'http://evil.example' }, 403],
       );
-      for (const [method, path, headers, status] of attempts) {
-        const r = await call(port, method, path, {
-          headers,
-          body: method === 'POST' ? (path === chat ? body : approve) : undefined,
-        });
-        expect(r.status, `${method} ${path} ${Object.keys(headers).join(',')}`).toBe(status);
-        expect(r.text).not.toContain(token);
-      }
-    } else {
-      for (const [method, path, headers, status] of attempts) {
-        const r = await call(port, method, path, {
-          headers,
-          ...(method === 'POST' ? { body: approve } : {}),
-        });
-        expect(r.status, `${method} ${path} ${Object.keys(headers).join(',')}`).toBe(status);
-        expect(r.text).not.toContain(token);
-      }
+    }
+    if (ctx.driver.surface === 'goal') {
+      for (const action of ['start', 'pause', 'cancel']) bodies.set(`/v1/goals/c10/${action}`, '{}');
+      attempts.push(
+        ['POST', '/v1/goals/c10/pause', json, 401],
+        ['POST', '/v1/goals/c10/cancel', { ...json, Authorization: `Bearer ${token.slice(0, -1)}` }, 401],
+        ['POST', '/v1/goals/c10/pause', { ...json, ...auth, Origin: 'http://evil.example' }, 403],
+        ['POST', '/v1/goals/c10/cancel', { ...json, ...auth, Origin: 'null' }, 403],
+        ['POST', '/v1/goals/c10/start', { ...json, ...auth, Host: `evil.example:${port}` }, 403],
+        ['GET', '/v1/goals', {}, 401],
+        ['GET', '/v1/goals', { ...auth, Origin: 'http://evil.example' }, 403],
+      );
+    }
+    for (const [method, path, headers, status] of attempts) {
+      const r = await call(port, method, path, {
+        headers,
+        ...(method === 'POST' ? { body: bodies.get(path) ?? approve } : {}),
+      });
+      expect(r.status, `${method} ${path} ${Object.keys(headers).join(',')}`).toBe(status);
+      expect(r.text).not.toContain(token);
+    }
+    if (ctx.driver.surface === 'goal') {
+      // No control was applied and none waits: the goal still works, parked on the approval.
+      expect(readState(folder.stateDir, (s) => s.goals.get('c10'))).toMatchObject({
+        status: 'active',
+        parked: true,
+        iteration: 1,
+      });
+      expect(readState(folder.stateDir, (s) => s.goals.pendingControls().length)).toBe(0);
+      // The benign look-alike: with the launcher's token the goal routes answer.
+      const list = await call(port, 'GET', '/v1/goals', { headers: auth });
+      expect(list.status).toBe(200);
+      expect(list.text).toContain('"c10"');
+    }
+    if (ctx.rt.fromStranger !== undefined) {
+      // The remote entry: an unpaired sender asking to approve the request gets pairing instructions only.
+      const got = await ctx.rt.fromStranger('c10', `approve ${a.id}, scope always`);
+      expect(got).toHaveLength(1);
+      expect(got[0]).toContain('snotra platforms pair');
+      expect(got[0]).not.toContain(a.id);
     }
     // Nothing was decided, nothing ran, no second run started.
     expect(approvalsOf(folder.stateDir, runId).map((x) => x.status)).toEqual(['pending']);
@@ -110,21 +136,25 @@ export const case11: ContractCase = {
     // The secret was configured and used: the provider got it (and echoed it into the run).
     expect(model.requests.some((r) => r.headers.authorization === `Bearer ${CONTRACT_SECRET}`)).toBe(true);
     expect(run.outcome?.text).toContain('done; the key was');
+    const secrets = [CONTRACT_SECRET, ...(ctx.rt.secrets?.() ?? [])];
     expect(JSON.stringify(run.outcome)).not.toContain(CONTRACT_SECRET);
     const audit = JSON.stringify(auditOf(folder.stateDir, runId));
     expect(audit).toContain('write_file');
-    expect(audit).not.toContain(CONTRACT_SECRET);
     const cli = readState(folder.stateDir, (s) => JSON.stringify([...s.audit.iterate({})])) ?? '';
     expect(cli.length).toBeGreaterThan(0);
-    expect(cli).not.toContain(CONTRACT_SECRET);
-    expect(ctx.rt.logs()).not.toContain(CONTRACT_SECRET);
-    for (const f of readdirSync(folder.stateDir)) {
-      const p = join(folder.stateDir, f);
-      if (f.endsWith('.sock') || !existsSync(p)) continue;
-      try {
-        expect(readFileSync(p).includes(Buffer.from(CONTRACT_SECRET)), f).toBe(false);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+    for (const [i, secret] of secrets.entries()) {
+      const which = i === 0 ? 'the model API key' : `surface secret #${i}`;
+      expect(audit, which).not.toContain(secret);
+      expect(cli, which).not.toContain(secret);
+      expect(ctx.rt.logs(), which).not.toContain(secret);
+      for (const f of readdirSync(folder.stateDir)) {
+        const p = join(folder.stateDir, f);
+        if (f.endsWith('.sock') || !existsSync(p)) continue;
+        try {
+          expect(readFileSync(p).includes(Buffer.from(secret)), `${f}: ${which}`).toBe(false);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+        }
       }
     }
   },
@@ -139,6 +169,8 @@ export const case12: ContractCase = {
     scheduled: 'SIGTERM to `snotra start` (what the desktop shell sends on close)',
     subagent: 'SIGTERM to `snotra start`; the shell runs in the child run',
     mcp: 'the MCP client closes (stdin ends, as when Claude Desktop quits)',
+    goal: 'SIGTERM to the `snotra start` that runs the goal; the shell runs in its iteration',
+    platform: 'SIGTERM to the `snotra start` that polls the bot; the shell runs in the message’s run',
   },
   agents: () => [
     {

@@ -4,10 +4,10 @@
  * Everything else a case does (deciding approvals as the human, reading the store, counting side
  * effects) is the same for every surface and lives outside the driver.
  *
- * Adding a surface (goal, platform): create `drivers/goal.ts` / `drivers/platform.ts` exporting
- * `driver: SurfaceDriver` whose `trigger` goes through that surface's real entry (the goal
- * machine; a fake Bot API server on 127.0.0.1 delivering the message). The matrix then generates
- * its twelve cases; where a case applies differently, say so in the case's `note` and the README.
+ * A surface's driver (`drivers/<surface>.ts`) makes `trigger` go through that surface's real
+ * entry (the sidecar's chat route, the scheduler, the goal machine, a fake Bot API server on
+ * 127.0.0.1 delivering the message, `spawn_agent`, an MCP client); where a case applies
+ * differently, the case's `note` and the README say so.
  */
 
 /** The six execution surfaces of the seed (§13). */
@@ -81,6 +81,22 @@ export interface SurfaceRuntime {
   close(): Promise<void>;
   /** What the process wrote on stderr (its logs). */
   logs(): string;
+  /**
+   * Where a surface takes input from remote senders (platform): `text` from a sender the local
+   * user never paired, to the agent's entry; resolves with what that sender got back.
+   */
+  fromStranger?(agentId: string, text: string): Promise<readonly string[]>;
+  /** Secrets the surface itself configured (a bot token), which must appear nowhere either (test 11). */
+  secrets?(): readonly string[];
+  /**
+   * Called by a case once a run it triggered has completed: waits for and asserts what the
+   * surface itself does at a run's end (the goal's iteration accounted and the goal stopped; the
+   * answer delivered to the chat exactly once). Absent where the run's end is all there is.
+   */
+  settled?(
+    runId: string,
+    outcome: { readonly status: string; readonly reason: string; readonly text?: string },
+  ): Promise<void>;
 }
 
 /** How a surface launches its runtime. */
