@@ -89,9 +89,9 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
-  it('holds the build, the bin, the schema, README and package.json, and nothing else', () => {
+  it('holds the build, the bin, the schema, the web app, README and package.json, and nothing else', () => {
     const allowed =
-      /^(dist\/.+\.(js|d\.ts|mjs|d\.mts)|bin\/snotra\.js|schema\/snotra\.config\.schema\.json|README\.md|package\.json)$/;
+      /^(dist\/.+\.(js|d\.ts|mjs|d\.mts)|dist\/surfaces\/sidecar\/app\/(index\.html|assets\/[^/]+\.(js|css|svg|png|ico))|bin\/snotra\.js|schema\/snotra\.config\.schema\.json|README\.md|package\.json)$/;
     expect(packed.filter((f) => !allowed.test(f))).toEqual([]);
     for (const f of [
       'package.json',
@@ -104,6 +104,8 @@ describe('the packed package', () => {
       'dist/surfaces/cli/start.js',
       'dist/actors/tools/search/worker.mjs',
       'dist/runtime/runtime.d.ts',
+      // The web app the sidecar serves (static.ts finds it next to itself).
+      'dist/surfaces/sidecar/app/index.html',
     ])
       expect(packed).toContain(f);
     // No sources, tests, state, build bookkeeping.
