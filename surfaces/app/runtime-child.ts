@@ -4,11 +4,14 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { signalGroup } from '../../runtime/processes/index.ts';
+import { packageFile } from '../cli/package-root.ts';
 
-/** The real CLI entry point (the same `snotra` the user runs). */
-export const SNOTRA_BIN = fileURLToPath(new URL('../../bin/snotra.js', import.meta.url));
+/**
+ * The real CLI entry point (the same `snotra` the user runs), found from the package's folder:
+ * this module runs from the sources and from `dist/`, at different depths.
+ */
+export const SNOTRA_BIN = packageFile('bin/snotra.js');
 
 /** The runtime did not get to its ready line. */
 export class RuntimeStartError extends Error {
