@@ -23,9 +23,32 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
 
 const ANY_OBJECT = { type: 'object', additionalProperties: true } as const;
 
+/**
+ * Generated schemas by zod schema: generating one costs more than the rest of a model step's
+ * set-up (6 % of a park in the profile), and a tool's schema never changes while it is
+ * registered. Frozen, so no caller can change what the next run is offered.
+ */
+const generated = new WeakMap<z.ZodType, Readonly<Record<string, unknown>>>();
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const child of Object.values(v)) deepFreeze(child);
+  }
+  return v;
+}
+
 /** The JSON Schema of a tool's arguments (input side), without the `$schema` marker. */
 export function argumentSchema(schema: z.ZodType | null): Record<string, unknown> {
   if (schema === null) return { ...ANY_OBJECT };
+  const known = generated.get(schema);
+  if (known !== undefined) return known as Record<string, unknown>;
+  const out = deepFreeze(generate(schema));
+  generated.set(schema, out);
+  return out;
+}
+
+function generate(schema: z.ZodType): Record<string, unknown> {
   let json: Record<string, unknown>;
   try {
     json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelTools, WireNames } from '../../actors/model/tool-schemas.ts';
+import { argumentSchema, modelTools, WireNames } from '../../actors/model/tool-schemas.ts';
 import { BUILTIN_TOOLS } from '../../policy/builtins.ts';
 import { ToolRegistry } from '../../policy/registry.ts';
 
@@ -43,5 +43,23 @@ describe('tool schemas for the model', () => {
     for (const n of ['mcp:fs:read', 'mcp_fs_read', 'ext.lookup'])
       expect(wire.fromWire(wire.toWire(n))).toBe(n);
     expect(wire.fromWire('made_up')).toBe('made_up');
+  });
+});
+
+describe('argument schemas are generated once per tool schema', () => {
+  it('returns the same frozen schema for the same zod schema, and a different one for another', async () => {
+    const { z } = await import('zod');
+    const a = z.strictObject({ path: z.string() });
+    const b = z.strictObject({ path: z.string(), limit: z.number().optional() });
+    const first = argumentSchema(a);
+    expect(argumentSchema(a)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.properties)).toBe(true);
+    // Nothing a caller does to it reaches the next run's offer.
+    expect(() => {
+      (first.properties as Record<string, unknown>).extra = { type: 'string' };
+    }).toThrow(TypeError);
+    expect(Object.keys(argumentSchema(a).properties as object)).toEqual(['path']);
+    expect(Object.keys(argumentSchema(b).properties as object)).toEqual(['path', 'limit']);
   });
 });
