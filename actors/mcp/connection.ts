@@ -154,7 +154,12 @@ export class McpConnection {
         args: this.spec.args,
         cwd: place.cwd,
         env,
-        confine: { ...place.confine, network: this.spec.network },
+        // The server's own files stay readable wherever they are (a script under /tmp included).
+        confine: {
+          ...place.confine,
+          network: this.spec.network,
+          programs: [this.spec.command, ...this.spec.args].filter((a) => a.startsWith('/')),
+        },
         label: `mcp:${this.spec.id}`,
       });
     } catch (error) {

@@ -36,6 +36,12 @@ export interface ConfinedRoot {
 export interface Confinement {
   readonly roots: readonly ConfinedRoot[];
   readonly network: boolean;
+  /**
+   * Absolute host paths of the program's own files (an MCP server's script): readable even where
+   * the sandbox puts a private file system (`/tmp`, `/run`), as the rest of the host is. They
+   * grant no write and are no workspace root. Paths that do not exist are ignored.
+   */
+  readonly programs?: readonly string[];
 }
 
 /** A command to run to completion. */

@@ -42,10 +42,11 @@ const PROCESS_FLAGS = [
  */
 function exposedPrivateFolders(plan: SandboxPlan): string[] {
   const out = new Set<string>();
-  for (const root of plan.roots) {
+  // A program's own files there (an MCP server's script under /tmp) are shown the same way.
+  for (const path of [...plan.roots.map((r) => r.path), ...(plan.programs ?? [])]) {
     for (const mount of [PRIVATE_TMP, PRIVATE_RUN]) {
-      if (root.path === mount || !isWithin(root.path, mount)) continue;
-      const rest = root.path.slice(mount.length + 1);
+      if (path === mount || !isWithin(path, mount)) continue;
+      const rest = path.slice(mount.length + 1);
       out.add(`${mount}/${rest.split('/')[0] ?? ''}`);
     }
   }

@@ -29,6 +29,8 @@ export interface SandboxPlan {
   readonly network: boolean;
   /** The working directory (inside a root). */
   readonly cwd: string;
+  /** The program's own files under a private mount (`/tmp`, `/run`), made visible read-only. */
+  readonly programs?: readonly string[];
 }
 
 /** Whether `path` is `dir` or lies beneath it (both absolute, `/`-separated, no trailing `/`). */

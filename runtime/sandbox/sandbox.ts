@@ -65,12 +65,19 @@ export async function planFor(
     throw new SandboxError(`the working directory ${JSON.stringify(dir)} is inside no root of the sandbox`);
   }
   const found = await findProtectedPaths(rules, walked, limits);
+  const programs: string[] = [];
+  for (const p of scope.programs ?? []) {
+    if (!p.startsWith('/')) continue;
+    const real = await realpath(p).catch(() => null);
+    if (real !== null) programs.push(real);
+  }
   return {
     roots,
     readOnly: found.neverWritable,
     hidden: found.sensitive,
     network: scope.network,
     cwd: dir,
+    ...(programs.length > 0 ? { programs } : {}),
   };
 }
 

@@ -152,6 +152,27 @@ describe('bwrapArgs (pure)', () => {
   });
 });
 
+describe('a program whose files are under a private mount', () => {
+  it('gets its top folder there read-only (never writable, never a root); a program elsewhere adds nothing', () => {
+    const plan: SandboxPlan = {
+      roots: [{ path: '/w/project', access: 'read-write' }],
+      readOnly: [],
+      hidden: [],
+      network: false,
+      cwd: '/w/project',
+      programs: ['/tmp/clone/test/fixtures/server.mjs', '/run/tools/bin/server', '/usr/bin/node'],
+    };
+    const m = mounts(bwrapArgs(plan, ['node', '/tmp/clone/test/fixtures/server.mjs']));
+    expect(m.indexOf('--ro-bind /tmp/clone /tmp/clone')).toBeGreaterThan(m.indexOf('--tmpfs /tmp'));
+    expect(m).toContain('--ro-bind /run/tools /run/tools');
+    expect(m.filter((x) => x.startsWith('--bind ') && x.includes('/tmp/clone'))).toEqual([]);
+    expect(m.some((x) => x.includes('/usr/bin/node'))).toBe(false);
+    // Without programs the same plan shows nothing of /tmp.
+    const bare = mounts(bwrapArgs({ ...plan, programs: [] }, ['true']));
+    expect(bare.some((x) => x.includes('/tmp/clone'))).toBe(false);
+  });
+});
+
 describe('pinned folders', () => {
   it('binds every folder between a writable root and a protected path onto itself, shallowest first, and none in read roots', () => {
     const plan: SandboxPlan = {
