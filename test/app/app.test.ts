@@ -97,13 +97,9 @@ beforeAll(async () => {
     'SNOTRA_SIDECAR_TOKEN='.length,
   );
   expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-  await app.page.waitForFunction(
-    `document.querySelector('[data-testid=feed]')?.textContent === 'live'`,
-    null,
-    {
-      timeout: 30_000,
-    },
-  );
+  // Waits go through locators: a string predicate (waitForFunction) is eval in the page, which
+  // the app's CSP refuses as soon as the first check does not already hold.
+  await app.page.locator('[data-testid=feed]', { hasText: /^live$/ }).waitFor({ timeout: 30_000 });
 }, 120_000);
 
 afterAll(async () => {
@@ -228,13 +224,7 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       60_000,
       'the parked run',
     );
-    await page.waitForFunction(
-      `document.querySelector('[data-testid=inbox-badge]')?.textContent === '1'`,
-      null,
-      {
-        timeout: 30_000,
-      },
-    );
+    await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 30_000 });
     await page.click('button[data-tab=inbox]');
     const card = page.locator('.inbox [data-testid=approval-card]');
     await card.waitFor({ timeout: 15_000 });
@@ -263,13 +253,7 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       60_000,
       'the resumed run',
     );
-    await page.waitForFunction(
-      `document.querySelector('[data-testid=inbox-badge]')?.textContent === '0'`,
-      null,
-      {
-        timeout: 15_000,
-      },
-    );
+    await page.locator('[data-testid=inbox-badge]', { hasText: /^0$/ }).waitFor({ timeout: 15_000 });
     // The side effect happened exactly once.
     expect(readFileSync(join(dir, 'project', 'night.log'), 'utf8')).toBe('once\n');
     const [run] = await runsOf('worker');

@@ -74,11 +74,7 @@ beforeAll(async () => {
   token = (env.find((e) => e.startsWith('SNOTRA_SIDECAR_TOKEN=')) ?? '').slice(
     'SNOTRA_SIDECAR_TOKEN='.length,
   );
-  await app.page.waitForFunction(
-    `document.querySelector('[data-testid=feed]')?.textContent === 'live'`,
-    null,
-    { timeout: 30_000 },
-  );
+  await app.page.locator('[data-testid=feed]', { hasText: /^live$/ }).waitFor({ timeout: 30_000 });
 }, 120_000);
 
 afterAll(async () => {
