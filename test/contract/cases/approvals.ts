@@ -45,7 +45,7 @@ export const case07: ContractCase = {
     expect(existsSync(join(folder.project, 'c7.txt'))).toBe(false);
     if (ctx.driver.surface === 'goal') {
       // The goal machine came back where it was: still on its first iteration, parked, no new run.
-      expect(readState(folder.stateDir, (s) => s.goals.get('c7'))).toMatchObject({
+      expect(readState(folder.stateDir, (s) => s.goals.get('goal-c7'))).toMatchObject({
         status: 'active',
         parked: true,
         iteration: 1,

@@ -64,13 +64,18 @@ export const case10: ContractCase = {
       );
     }
     if (ctx.driver.surface === 'goal') {
-      for (const action of ['start', 'pause', 'cancel']) bodies.set(`/v1/goals/c10/${action}`, '{}');
+      for (const action of ['start', 'pause', 'cancel']) bodies.set(`/v1/goals/goal-c10/${action}`, '{}');
       attempts.push(
-        ['POST', '/v1/goals/c10/pause', json, 401],
-        ['POST', '/v1/goals/c10/cancel', { ...json, Authorization: `Bearer ${token.slice(0, -1)}` }, 401],
-        ['POST', '/v1/goals/c10/pause', { ...json, ...auth, Origin: 'http://evil.example' }, 403],
-        ['POST', '/v1/goals/c10/cancel', { ...json, ...auth, Origin: 'null' }, 403],
-        ['POST', '/v1/goals/c10/start', { ...json, ...auth, Host: `evil.example:${port}` }, 403],
+        ['POST', '/v1/goals/goal-c10/pause', json, 401],
+        [
+          'POST',
+          '/v1/goals/goal-c10/cancel',
+          { ...json, Authorization: `Bearer ${token.slice(0, -1)}` },
+          401,
+        ],
+        ['POST', '/v1/goals/goal-c10/pause', { ...json, ...auth, Origin: 'http://evil.example' }, 403],
+        ['POST', '/v1/goals/goal-c10/cancel', { ...json, ...auth, Origin: 'null' }, 403],
+        ['POST', '/v1/goals/goal-c10/start', { ...json, ...auth, Host: `evil.example:${port}` }, 403],
         ['GET', '/v1/goals', {}, 401],
         ['GET', '/v1/goals', { ...auth, Origin: 'http://evil.example' }, 403],
       );
@@ -85,7 +90,7 @@ export const case10: ContractCase = {
     }
     if (ctx.driver.surface === 'goal') {
       // No control was applied and none waits: the goal still works, parked on the approval.
-      expect(readState(folder.stateDir, (s) => s.goals.get('c10'))).toMatchObject({
+      expect(readState(folder.stateDir, (s) => s.goals.get('goal-c10'))).toMatchObject({
         status: 'active',
         parked: true,
         iteration: 1,

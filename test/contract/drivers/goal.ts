@@ -7,14 +7,17 @@ import { startRuntimeProcess } from './start-process.ts';
 import type { SurfaceDriver } from './types.ts';
 
 /**
- * Goal: `snotra start` with one goal loop per case agent (`surfaces.goalLoops[]`, goal id = agent
- * id, objective = the case's message, `maxIterations: 1`: the scripted model answers a run step
+ * Goal: `snotra start` with one goal loop per case agent (`surfaces.goalLoops[]`, goal id
+ * `goal-<agent id>`: a goal may not share an agent's id, objective = the case's message, `maxIterations: 1`: the scripted model answers a run step
  * by step, so a second iteration would play the script again), started by the human's
  * `POST /v1/goals/:id/start` on the sidecar. The goal machine starts the iteration's unattended
  * run (surface `goal`, task `goal:<id>`), whose run id derives from the iteration's identity.
  * When the run completes, the goal must have accounted exactly that one iteration and stopped
  * at its cap (`budget_limited: max_iterations`: the script never claims completion).
  */
+/** The goal of a case agent. */
+const goalOf = (agentId: string): string => `goal-${agentId}`;
+
 export const goalDriver: SurfaceDriver = {
   surface: 'goal',
   interaction: 'unattended',
@@ -23,23 +26,24 @@ export const goalDriver: SurfaceDriver = {
   async start(scenario, folder) {
     const goalLoops = scenario.agents
       .filter((a) => a.text !== null)
-      .map((a) => ({ id: a.id, agent: a.id, objective: a.text, maxIterations: 1 }));
+      .map((a) => ({ id: goalOf(a.id), agent: a.id, objective: a.text, maxIterations: 1 }));
     const config = writeScenarioConfig(folder, scenario, { surfaces: { goalLoops } });
     const started = new Map<string, string>();
     const rt = await startRuntimeProcess(config, scenario.env, (self) => async (agentId) => {
-      if (!goalLoops.some((g) => g.id === agentId)) throw new Error(`goal: agent ${agentId} has no goal`);
+      const goalId = goalOf(agentId);
+      if (!goalLoops.some((g) => g.id === goalId)) throw new Error(`goal: agent ${agentId} has no goal`);
       const { port, token } = self.sidecar();
-      const r = await call(port, 'POST', `/v1/goals/${encodeURIComponent(agentId)}/start`, {
+      const r = await call(port, 'POST', `/v1/goals/${encodeURIComponent(goalId)}/start`, {
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: '{}',
       });
-      if (r.status !== 200) throw new Error(`goal start ${agentId}: HTTP ${r.status} ${r.text}`);
+      if (r.status !== 200) throw new Error(`goal start ${goalId}: HTTP ${r.status} ${r.text}`);
       const goal = (r.json() as { goal: { epoch: number; status: string } }).goal;
       expect(goal.status).toBe('active');
-      const runId = `${agentId}:goal:${agentId}:${goal.epoch}:1`;
+      const runId = `${agentId}:goal:${goalId}:${goal.epoch}:1`;
       const run = await findRun(folder.stateDir, (x) => x.runId === runId, `the goal run ${runId}`);
       expect(run).toMatchObject({ agentId, surface: 'goal', parentRunId: null });
-      started.set(runId, agentId);
+      started.set(runId, goalId);
       return runId;
     });
     rt.settled = async (runId, outcome) => {
