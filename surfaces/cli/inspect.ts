@@ -64,6 +64,12 @@ export async function inspectCommand(argv: string[], io: CliIo, cwd: string): Pr
   }
   const opened = watch;
   if (outputClosed) opened.cancel();
+  // A write that hit EPIPE may be the last one for a while (nothing changes): end at its error,
+  // not at the next write.
+  const offClosed = io.onStdoutClosed?.(() => {
+    outputClosed = true;
+    opened.cancel();
+  });
   const onSignal = () => opened.cancel();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -73,6 +79,7 @@ export async function inspectCommand(argv: string[], io: CliIo, cwd: string): Pr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    offClosed?.();
   }
   if (outputClosed) throw new OutputClosedError('standard output was closed');
   if (how === 'cancelled') return ExitCode.ok;

@@ -11,6 +11,12 @@ export interface CliIo {
    * is not a TTY (then nothing is ever approved inline).
    */
   readonly approvalTerminal?: () => ApprovalTerminal | null;
+  /**
+   * Calls `listener` once when the reader of standard output goes away (EPIPE), so a command
+   * that writes only when something happens (`inspect`) ends then instead of at its next write.
+   * Returns the removal.
+   */
+  readonly onStdoutClosed?: (listener: () => void) => () => void;
 }
 
 /** Exit codes shared by every command (documented in README.md). */

@@ -11,6 +11,7 @@ function readerGone(err: NodeJS.ErrnoException): boolean {
 
 let stdoutClosed = false;
 let listening = false;
+const closedListeners = new Set<() => void>();
 /**
  * The one place that handles a closed output: an EPIPE on stdout stops the command quietly (the
  * next write throws `OutputClosedError`, which `runCli` turns into a silent exit); on stderr it is
@@ -22,6 +23,8 @@ function watchOutput(): void {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     stdoutClosed = true;
     if (!readerGone(err)) process.exitCode = ExitCode.failure;
+    for (const l of [...closedListeners]) l();
+    closedListeners.clear();
   });
   process.stderr.on('error', () => {});
 }
@@ -37,6 +40,14 @@ const processIo: CliIo = {
   },
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
   approvalTerminal: () => openTerminal?.() ?? null,
+  onStdoutClosed: (listener) => {
+    if (stdoutClosed) {
+      queueMicrotask(listener);
+      return () => {};
+    }
+    closedListeners.add(listener);
+    return () => closedListeners.delete(listener);
+  },
 };
 
 /**

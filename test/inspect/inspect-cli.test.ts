@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { inspectCommand } from '../../surfaces/cli/inspect.ts';
+import { OutputClosedError, type CliIo } from '../../surfaces/cli/io.ts';
 import { call, configDir, until } from '../sidecar/client.ts';
 import { BIN, startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 
@@ -106,6 +108,27 @@ describe('snotra inspect', () => {
     } finally {
       p.child.kill('SIGKILL');
     }
+  }, 60_000);
+
+  it('ends at the EPIPE of a write even when no further change comes to write', async () => {
+    // A pipe write "succeeds" and its EPIPE arrives after it: the command must end then, not at a
+    // next write that may never come (nothing changes on an idle runtime).
+    const lines: string[] = [];
+    let closed: (() => void) | null = null;
+    const io: CliIo = {
+      stdout: (t) => void lines.push(t),
+      stderr: () => {},
+      stdinLines: () => (async function* () {})(),
+      onStdoutClosed: (l) => {
+        closed = l;
+        return () => (closed = null);
+      },
+    };
+    const done = inspectCommand(['--json', '--config', configPath], io, dir);
+    await until(() => lines.length > 0, 30_000, 'the first line');
+    expect(closed).not.toBeNull();
+    (closed as unknown as () => void)();
+    await expect(done).rejects.toBeInstanceOf(OutputClosedError);
   }, 60_000);
 
   it('the WebSocket feed carries the same actor.* changes', async () => {
