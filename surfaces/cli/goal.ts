@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { resolveConfig } from '../../runtime/config/load.ts';
 import {
   readGoal,
@@ -11,6 +10,7 @@ import {
 import { NoStateError } from '../../runtime/control/local-store.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
+import { parseStateArgs } from './state-dir.ts';
 
 const USAGE =
   'usage: snotra goal list [--json]\n' +
@@ -56,22 +56,7 @@ function iterationLine(it: IterationRecord): string {
  */
 export async function goalCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        'state-dir': { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStateArgs(rest, USAGE);
   // The config names the goals; with only --state-dir the stored goals are all there is.
   const configured =
     values['state-dir'] !== undefined && values.config === undefined

@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { listGrants, revokeGrant, type GrantView } from '../../runtime/control/grants.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
-import { stateDirOf } from './state-dir.ts';
+import { parseStateArgs, stateDirOf } from './state-dir.ts';
 
 const USAGE =
   'usage: snotra grants list [--json] | snotra grants revoke ID [--json]  (with --state-dir D or --config F)';
@@ -19,22 +18,7 @@ function line(g: GrantView): string {
 /** `snotra grants list|revoke`: the session and standing approvals humans gave, and taking them back. */
 export async function grantsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        'state-dir': { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStateArgs(rest, USAGE);
   const stateDir = stateDirOf(values, cwd);
   switch (action) {
     case 'list': {

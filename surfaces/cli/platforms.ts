@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { listPlatforms, pairAsLocalUser, unpairAsLocalUser } from '../../runtime/platforms/control.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
-import { stateDirOf } from './state-dir.ts';
+import { parseStateArgs, stateDirOf } from './state-dir.ts';
 
 const USAGE =
   'usage: snotra platforms list [--json]\n' +
@@ -13,22 +12,7 @@ const USAGE =
 /** `snotra platforms list|pair|unpair`: the platform chats as the local user manages them. */
 export async function platformsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        'state-dir': { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStateArgs(rest, USAGE);
   const stateDir = stateDirOf(values, cwd);
   switch (action) {
     case 'list': {

@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { listRuns, showRun } from '../../runtime/control/inbox.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
-import { stateDirOf } from './state-dir.ts';
+import { parseStateArgs, stateDirOf } from './state-dir.ts';
 
 const USAGE =
   'usage: snotra runs list [--json] | snotra runs show RUN [--json]  (with --state-dir D or --config F)';
@@ -9,22 +8,7 @@ const USAGE =
 /** `snotra runs list|show`: persisted runs and their state. */
 export async function runsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      options: {
-        'state-dir': { type: 'string' },
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStateArgs(rest, USAGE);
   const stateDir = stateDirOf(values, cwd);
   if (action === 'list') {
     for (const r of listRuns(stateDir)) {
