@@ -58,7 +58,8 @@ export interface Spawner {
 
 /**
  * Runs `request` to completion. Guarantees: when the timeout passes or `request.signal` aborts,
- * the whole tree is ended (SIGTERM, SIGKILL after the grace period) and the result says so; the
+ * the whole tree is ended (SIGTERM, SIGKILL after the grace period) and the result says so (a
+ * program that exited 0 before the cut finished, and is reported as such); the
  * promise settles only after the main program exited and its group was ended; at most
  * `maxOutputBytes` of each stream is kept. Rejects only when the child cannot be started.
  */
@@ -93,9 +94,14 @@ export async function runToCompletion(
   request.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const exit = await child.exited;
+    // What ended the program is settled at its exit: a cancel or timeout that comes while the
+    // group is being reaped did not cut it, and a program that exited 0 finished its work.
+    const clean = exit.exitCode === 0 && exit.signal === null;
+    const cutByTimeout = timedOut && !clean;
+    const cutByCancel = cancelled && !clean;
     await child.finished;
     await Promise.all([closed(child.stdout, 1000), closed(child.stderr, 1000)]);
-    return result(exit.exitCode, exit.signal, out, err, timedOut, cancelled, started);
+    return result(exit.exitCode, exit.signal, out, err, cutByTimeout, cutByCancel, started);
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onAbort);
