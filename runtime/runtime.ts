@@ -850,6 +850,8 @@ export class Runtime {
   #onRunEnded(runId: string, outcome: RunOutcome, ctx: RunContext): void {
     this.#feed.ended(ctx, outcome);
     this.#inspector.runEnded(runId);
+    // A run that ended while a request waited (a cancel, its deadline): the request leaves the Inbox.
+    this.approvals.withdrawForRun(runId, `its run ended ${outcome.status} (${outcome.reason})`);
     this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId });
     if (ctx.surface === GOAL_SURFACE && !this.#stopped) this.#goals.runEnded(runId, outcome, ctx);
     const waiter = this.#waiters.get(runId);

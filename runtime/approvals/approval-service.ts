@@ -95,7 +95,18 @@ export class ApprovalService {
     }
   }
 
-  #finish(approval: ApprovalRecord): void {
+  /**
+   * Withdraws the pending approvals of a run that ended without them (a cancel, a failure):
+   * they leave the Inbox as `expired`, audited with `why`, and their actors stop. Nothing is
+   * delivered: the run has ended and resumes on no decision.
+   */
+  withdrawForRun(runId: string, why: string): ApprovalRecord[] {
+    const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock());
+    for (const approval of withdrawn) this.#finish(approval, false);
+    return withdrawn;
+  }
+
+  #finish(approval: ApprovalRecord, deliver = true): void {
     const actor = this.#actors.get(approval.id);
     if (actor !== undefined) {
       const now = this.clock();
@@ -115,7 +126,7 @@ export class ApprovalService {
       if (t) clearTimeout(t);
       this.#timers.delete(approval.id);
       this.sinks.resolved(approval);
-    }
-    this.sinks.deliver(approval);
+    } else if (!deliver) this.sinks.resolved(approval);
+    if (deliver) this.sinks.deliver(approval);
   }
 }

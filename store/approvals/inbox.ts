@@ -29,6 +29,7 @@ export class ApprovalInbox {
   #insert: Statement<ApprovalRow> | null = null;
   #decide: Statement<[string, string, number, string | null, string, number]> | null = null;
   private readonly expireStmt: Statement<[number, string]>;
+  private readonly pendingOfRun: Statement<[string]>;
   private readonly due: Statement<[number], ApprovalRow>;
   private readonly pending: Statement<{ session: string | null; task: string | null; agent: string | null }>;
   private readonly pendingIdsStmt: Statement<[], { id: string }>;
@@ -40,6 +41,9 @@ export class ApprovalInbox {
     const db = ctx.db;
     this.byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
     this.byCall = db.prepare('SELECT * FROM approvals WHERE call_id = ?');
+    this.pendingOfRun = db.prepare(
+      "SELECT * FROM approvals WHERE status = 'pending' AND run_id = ? ORDER BY created_at, id",
+    );
     this.expireStmt = db.prepare(
       "UPDATE approvals SET status = 'expired', decided_at = ? WHERE id = ? AND status = 'pending'",
     );
@@ -187,6 +191,28 @@ export class ApprovalInbox {
     assertWritable(this.ctx, 'approvals.expireDue');
     return this.ctx.tx.run(
       () => this.due.all(now).map((row) => this.toRecord(this.expireRow(row, now))),
+      DURABLE,
+    );
+  }
+
+  /**
+   * Withdraws every pending approval of `runId` because its run ended without it (cancelled,
+   * failed): each is marked `expired` now, audited with `withdrawn` saying why, so the Inbox
+   * no longer offers a decision that could resume nothing. Returns the withdrawn requests.
+   */
+  withdrawForRun(runId: string, why: string, now: number = this.ctx.clock()): ApprovalRecord[] {
+    assertWritable(this.ctx, 'approvals.withdrawForRun');
+    parseInput(Id, runId, 'approvals.withdrawForRun runId', this.ctx.redactor);
+    // Most runs end with nothing pending: no transaction (and no fsync) for them.
+    if (this.pendingOfRun.all(runId).length === 0) return [];
+    return this.ctx.tx.run(
+      () =>
+        (this.pendingOfRun.all(runId) as ApprovalRow[]).map((row) => {
+          this.expireStmt.run(now, row.id);
+          const withdrawn: ApprovalRow = { ...row, status: ApprovalStatus.expired, decided_at: now };
+          this.record(withdrawn, AuditKind.approvalResolved, now, { withdrawn: why });
+          return this.toRecord(withdrawn);
+        }),
       DURABLE,
     );
   }

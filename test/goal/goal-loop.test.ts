@@ -238,7 +238,19 @@ describe('goal loop', () => {
       stopReason: 'cancelled_by_human',
       parked: false,
     });
-    rt.decide(pending.id, 'approved', 'late-human');
+    // The request left the Inbox with its run, audited as withdrawn; a late decision is refused.
+    expect(rt.store.approvals.listPending({})).toEqual([]);
+    expect(rt.store.approvals.get(pending.id)?.status).toBe('expired');
+    const resolved = rt.store.audit
+      .list({ runId })
+      .filter(
+        (e) =>
+          e.kind === 'approval_resolved' &&
+          (e.detail as { approvalId?: string } | null)?.approvalId === pending.id,
+      );
+    expect(resolved).toHaveLength(1);
+    expect(JSON.stringify(resolved[0]?.detail)).toMatch(/"withdrawn":"its run ended failed \(cancelled: /);
+    expect(rt.decide(pending.id, 'approved', 'late-human')).toMatchObject({ ok: false, reason: 'expired' });
     // The run has ended: nothing resumes it. Restart to let any delivery settle, then check.
     await rt.stop();
     rt = await fx.start(model);
