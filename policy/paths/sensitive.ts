@@ -109,11 +109,22 @@ export function withCaseVariants(keys: readonly string[]): string[] {
 }
 
 /** One regular expression matching any of `globs` (all compiled with `GLOB_OPTIONS`). */
-function unionRegExp(globs: readonly string[]): RegExp {
+function unionRegExp(globs: readonly string[], sourceOf: (glob: string) => string): RegExp {
   if (globs.length === 0) return /(?!)/;
-  const sources = globs.map((g) => picomatch.makeRe(g, GLOB_OPTIONS).source);
+  // A repeated glob (the home dir as configured and as canonical, `/root` twice) adds nothing
+  // to the language but doubles V8's compile time of the expression.
+  const sources = [...new Set(globs)].map(sourceOf);
   return new RegExp(sources.map((source) => `(?:${source})`).join('|'), 'i');
 }
+
+/**
+ * Matches after which a matcher also builds one union of all its rules to reject the common
+ * case (no rule matches) in one pass. V8 compiles that union (~400 globs) in tens of
+ * milliseconds, more than a short-lived process (`snotra policy check`) ever gets back; a
+ * long-lived one pays it once. Either way the result is the same: the union matches exactly
+ * when some rule does.
+ */
+export const UNION_AFTER = 64;
 
 /**
  * Compiles rules. Guarantees: a rule matches a key when the key is one of its patterns' paths or
@@ -123,6 +134,16 @@ function unionRegExp(globs: readonly string[]): RegExp {
 export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): RuleMatcher {
   const globs = new Map<string, string[]>();
   const compiled: { id: string; test: (key: string) => boolean }[] = [];
+  // Each glob is translated once, for its rule and for the union.
+  const sources = new Map<string, string>();
+  const sourceOf = (glob: string): string => {
+    let source = sources.get(glob);
+    if (source === undefined) {
+      source = picomatch.makeRe(glob, GLOB_OPTIONS).source;
+      sources.set(glob, source);
+    }
+    return source;
+  };
   for (const rule of rules) {
     const ruleGlobs = rule.patterns
       .flatMap((p) => expandPattern(p.normalize('NFC'), anchors))
@@ -130,26 +151,31 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
     let test: (key: string) => boolean;
     try {
-      const re = unionRegExp(ruleGlobs);
+      const re = unionRegExp(ruleGlobs, sourceOf);
       test = (key) => re.test(key);
     } catch {
       test = () => true;
     }
     compiled.push({ id: rule.id, test });
   }
-  // One pass over a union of every rule rejects the common case (no rule matches) quickly.
-  let any: (key: string) => boolean;
-  try {
-    const re = unionRegExp([...globs.values()].flat());
-    any = (key) => re.test(key);
-  } catch {
-    any = () => true;
-  }
+  // One pass over a union of every rule rejects the common case (no rule matches) quickly; it
+  // is built once the matcher has been used `UNION_AFTER` times.
+  let any: ((key: string) => boolean) | null = null;
+  let uses = 0;
+  const buildAny = (): ((key: string) => boolean) => {
+    try {
+      const re = unionRegExp([...globs.values()].flat(), sourceOf);
+      return (key) => re.test(key);
+    } catch {
+      return () => true;
+    }
+  };
   return {
     globs,
     match(rawKeys) {
       const keys = withCaseVariants(rawKeys);
-      if (!keys.some(any)) return null;
+      if (any === null && ++uses > UNION_AFTER) any = buildAny();
+      if (any !== null && !keys.some(any)) return null;
       for (const rule of compiled) {
         for (const key of keys) if (rule.test(key)) return rule.id;
       }

@@ -10,8 +10,11 @@ export interface AgentContextDeps {
   readonly registry: ToolRegistry;
   readonly paths: PathGuard;
   readonly shell: CommandAnalyzer;
-  /** Whether shell commands run in an OS sandbox (from `PolicyEnvironment.sandbox`). */
-  readonly sandboxed: boolean;
+  /**
+   * Whether shell commands run in an OS sandbox (from `PolicyEnvironment.sandbox`), or a function
+   * asked for it the first time a decision reads it (the `PolicyChecker` probes only then).
+   */
+  readonly sandboxed: boolean | (() => boolean);
   readonly interaction?: Interaction;
   readonly sessionId?: string | null;
   readonly taskId?: string | null;
@@ -37,7 +40,7 @@ export function agentPolicyContext(
 ): PolicyContext {
   const def = Object.hasOwn(loaded.config.agents, agent) ? loaded.config.agents[agent] : undefined;
   if (def === undefined) throw new UnknownAgentError(agent, Object.keys(loaded.config.agents));
-  return {
+  const ctx: PolicyContext = {
     registry: deps.registry,
     mode: def.mode,
     interaction: deps.interaction ?? def.interaction ?? 'attended',
@@ -54,7 +57,16 @@ export function agentPolicyContext(
     standingApprovals: deps.standingApprovals ?? [],
     paths: deps.paths,
     shell: deps.shell,
-    sandboxed: deps.sandboxed,
+    sandboxed: deps.sandboxed === true,
     delegation: deps.delegation ?? null,
   };
+  const lazy = deps.sandboxed;
+  if (typeof lazy === 'function') {
+    let known: boolean | null = null;
+    Object.defineProperty(ctx, 'sandboxed', {
+      enumerable: true,
+      get: () => (known ??= lazy()),
+    });
+  }
+  return ctx;
 }

@@ -1,11 +1,8 @@
-import { homedir } from 'node:os';
 import type { CommandAnalyzer } from '../../policy/seams.ts';
 import type { SnotraPathGuard } from '../../policy/paths/index.ts';
-import { join } from 'node:path';
-import { createPathGuard } from '../../policy/paths/index.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
 import { withSimpleCommands } from '../../policy/shell/simple-commands.ts';
-import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
+import type { LoadedConfig } from '../config/load.ts';
 import {
   createBubblewrapSandbox,
   detectSandbox,
@@ -13,6 +10,7 @@ import {
   type Sandbox,
   type SandboxStatus,
 } from '../sandbox/index.ts';
+import { createPolicyPaths } from './paths.ts';
 
 /** The I/O-backed parts of the policy for one config: the path guard, the shell analyzer, the OS sandbox. */
 export interface PolicyEnvironment {
@@ -39,20 +37,7 @@ export async function createPolicyEnvironment(
   loaded: LoadedConfig,
   options: PolicyEnvironmentOptions = {},
 ): Promise<PolicyEnvironment> {
-  const extra = loaded.config.sensitivePaths;
-  const asRule = (e: (typeof extra)[number]) => ({
-    id: e.id,
-    description: e.description,
-    patterns: e.patterns,
-  });
-  const paths = createPathGuard({
-    home: homedir(),
-    stateDir: loaded.config.stateDir,
-    // With embedded defaults, protect the config file an agent could otherwise create.
-    configFile: loaded.file ?? join(loaded.dir, CONFIG_FILE_NAME),
-    extraSensitive: extra.filter((e) => e.kind === 'sensitive').map(asRule),
-    extraNeverWritable: extra.filter((e) => e.kind === 'never-writable').map(asRule),
-  });
+  const paths = createPolicyPaths(loaded);
   // The analyzer also lists simple commands, for rules that name a command (`git push`).
   const sandbox = (options.detectSandbox ?? detectSandbox)();
   const sandboxBackend =

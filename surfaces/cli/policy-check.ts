@@ -73,7 +73,7 @@ export async function policyCheckCommand(argv: string[], io: CliIo, cwd: string)
     throw new UsageError(`--args goes with --tool, not --stdin\n${USAGE}`);
 
   const loaded = resolveConfig(values.config, cwd);
-  const checker = await createPolicyChecker(loaded);
+  const checker = await createPolicyChecker(loaded, { lazyShell: true });
   const defaultAgent = values.agent ?? checker.defaultAgent;
 
   if (!values.stdin) {
@@ -85,7 +85,7 @@ export async function policyCheckCommand(argv: string[], io: CliIo, cwd: string)
         throw new UsageError(`--args is not valid JSON: ${(err as Error).message}`);
       }
     }
-    const decision = checker.check(defaultAgent, { tool: values.tool as string, args });
+    const decision = await checker.decide(defaultAgent, { tool: values.tool as string, args });
     io.stdout(
       values.json ? `${JSON.stringify(decision)}\n` : `${explainDecision(values.tool as string, decision)}\n`,
     );
@@ -119,7 +119,7 @@ async function checkLines(
         };
         out = json ? JSON.stringify({ error }) : `error: ${error.code}: ${error.message}`;
       } else {
-        const decision = checker.check(agent, { tool: parsed.tool, args: parsed.args });
+        const decision = await checker.decide(agent, { tool: parsed.tool, args: parsed.args });
         out = json ? JSON.stringify(decision) : explainDecision(parsed.tool, decision);
       }
     }
