@@ -1,25 +1,49 @@
 // CLI latency, spawn to exit: the compiled bin (dist/) against the same bin on the sources through
-// tsx (SNOTRA_FROM_SOURCE=1), interleaved pairs; and `snotra start` spawn → ready line on embedded
-// defaults. Builds dist/ first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON.
+// tsx (SNOTRA_FROM_SOURCE=1), and the compiled bin in the installed layout (bin/, dist/,
+// package.json; no tsconfig.build.json, so no freshness check of the sources), interleaved;
+// with CLI_BENCH_BASELINE=DIR (a checkout of another commit with its dist/ built) that commit's
+// installed layout too. And `snotra start` spawn → ready line on embedded defaults. Builds dist/
+// first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
+// `npx tsx bench/cli.bench.ts phases [runs]` prints the CPU of each phase of one read_file check
+// inside one process (median of `runs` processes).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'snotra.js');
-const RUNS = Number(process.argv[2] ?? 20);
+const PHASES = process.argv[2] === 'phases';
+const RUNS = Number(process.argv[PHASES ? 3 : 2] ?? 20);
 execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
 
 const work = mkdtempSync(join(tmpdir(), 'snotra-cli-bench-'));
 const env = { ...process.env, XDG_STATE_HOME: join(work, 'state-home'), NO_COLOR: '1' };
 const fromSource = { ...env, SNOTRA_FROM_SOURCE: '1' };
 
+/** `root`'s bin, dist/ and package.json copied as an installed package has them, beside its node_modules. */
+function installedLayout(root: string, name: string): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  for (const entry of ['bin', 'dist', 'package.json'])
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return join(dir, 'bin', 'snotra.js');
+}
+const INSTALLED = installedLayout(ROOT, 'installed');
+const BASELINE = process.env.CLI_BENCH_BASELINE;
+const BASELINE_BIN = BASELINE === undefined ? null : installedLayout(BASELINE, 'baseline');
+
 /** Wall time spawn → exit, and the child's CPU time (user + sys, from /usr/bin/time: less load-sensitive). */
-function once(args: string[], e: NodeJS.ProcessEnv, expect: number): { wall: number; cpu: number } {
+function once(
+  args: string[],
+  e: NodeJS.ProcessEnv,
+  expect: number,
+  bin = BIN,
+): { wall: number; cpu: number } {
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, BIN, ...args], {
+  const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, bin, ...args], {
     cwd: work,
     env: e,
     encoding: 'utf8',
@@ -52,26 +76,88 @@ async function startToReady(e: NodeJS.ProcessEnv): Promise<number> {
   return ms;
 }
 
+/** The CPU of each phase of one `read_file` check inside one process (the compiled modules). */
+const PHASE_SCRIPT = `
+const D = ${JSON.stringify(join(ROOT, 'dist') + '/')};
+let c = process.cpuUsage();
+const out = {};
+const lap = (n) => { const u = process.cpuUsage(c); out[n] = (u.user + u.system) / 1000; c = process.cpuUsage(); };
+out['node start (process.cpuUsage at first line)'] = (c.user + c.system) / 1000; c = process.cpuUsage();
+await import('zod'); lap('import zod');
+const { resolveConfig } = await import(D + 'runtime/config/load.js'); lap('import config/load (schemas, policy metadata)');
+const { createPolicyChecker } = await import(D + 'runtime/policy/checker.js'); lap('import checker, evaluate');
+await import(D + 'surfaces/cli/main.js'); await import(D + 'surfaces/cli/policy-check.js'); lap('import cli main, policy-check');
+const loaded = resolveConfig(undefined, process.cwd()); lap('resolveConfig (embedded defaults)');
+const checker = await createPolicyChecker(loaded, { lazyShell: true }); lap('createPolicyChecker');
+await checker.decide(checker.defaultAgent, { tool: 'read_file', args: { path: 'notes.txt' } }); lap('first decision (read_file)');
+await checker.decide(checker.defaultAgent, { tool: 'shell', args: { command: 'ls -la | wc -l' } }); lap('first shell decision (loads the parser)');
+console.log(JSON.stringify(out));
+`;
+
+if (PHASES) {
+  const runs: Record<string, number[]> = {};
+  for (let i = 0; i < RUNS; i++) {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', PHASE_SCRIPT], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`phases: exit ${r.status}\n${r.stderr}`);
+    for (const [k, v] of Object.entries(JSON.parse(r.stdout) as Record<string, number>))
+      (runs[k] ??= []).push(v);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const result = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Number(median(v).toFixed(1))]));
+  console.log(
+    JSON.stringify(
+      { runs: RUNS, loadavg: loadavg().map((l) => Number(l.toFixed(2))), cpuMs: result },
+      null,
+      2,
+    ),
+  );
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
+
 const CHECK = ['policy', 'check', '--tool', 'read_file', '--args', '{"path":"notes.txt"}', '--json'];
+// Embedded defaults ask for an exec call: exit 10 (approval required), after loading the parser.
+const CHECK_SHELL = [
+  'policy',
+  'check',
+  '--tool',
+  'shell',
+  '--args',
+  '{"command":"ls -la | wc -l"}',
+  '--json',
+];
 const cases = {
   'policy check': { args: CHECK, exit: 0 },
+  'policy check (shell)': { args: CHECK_SHELL, exit: 10 },
   '--version': { args: ['--version'], exit: 0 },
 };
+type Sample = { wall: number; cpu: number };
 const result: Record<string, unknown> = { runs: RUNS, loadavg: loadavg().map((l) => Number(l.toFixed(2))) };
+const variants: Record<string, (args: string[], exit: number) => Sample> = {
+  compiled: (args, exit) => once(args, env, exit),
+  installed: (args, exit) => once(args, env, exit, INSTALLED),
+  ...(BASELINE_BIN === null
+    ? {}
+    : { baseline: (args: string[], exit: number) => once(args, env, exit, BASELINE_BIN) }),
+  tsx: (args, exit) => once(args, fromSource, exit),
+};
 for (const [name, c] of Object.entries(cases)) {
-  once(c.args, env, c.exit); // warm the file cache of both
-  once(c.args, fromSource, c.exit);
-  const compiled: { wall: number; cpu: number }[] = [];
-  const tsx: { wall: number; cpu: number }[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    compiled.push(once(c.args, env, c.exit));
-    tsx.push(once(c.args, fromSource, c.exit));
+  const samples: Record<string, Sample[]> = {};
+  for (const [v, run] of Object.entries(variants)) {
+    run(c.args, c.exit); // warm the file cache of each
+    samples[v] = [];
   }
-  const both = (xs: { wall: number; cpu: number }[]) => ({
+  for (let i = 0; i < RUNS; i++)
+    for (const [v, run] of Object.entries(variants)) samples[v]?.push(run(c.args, c.exit));
+  const both = (xs: Sample[]) => ({
     wall: stats(xs.map((x) => x.wall)),
     cpu: stats(xs.map((x) => x.cpu)),
   });
-  result[name] = { compiled: both(compiled), tsx: both(tsx) };
+  result[name] = Object.fromEntries(Object.entries(samples).map(([v, xs]) => [v, both(xs)]));
 }
 const ready: number[] = [];
 const readyTsx: number[] = [];
