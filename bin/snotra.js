@@ -9,8 +9,8 @@ import { setFlagsFromString } from 'node:v8';
 // A short-lived command (`policy check` of a shell call, say) keeps the bash grammar
 // (web-tree-sitter, 1.3 MB of wasm) on V8's baseline compiler: its dynamic tier-up to TurboFan
 // started at once, cost ~450 ms of CPU on background threads and held the exit back ~1.5 s, for
-// parses measured as fast either way. Set before any wasm is compiled; the long-lived runtime
-// processes keep V8's default.
+// parses only slightly faster afterwards (bench/README.md). Set before any wasm is compiled; the
+// long-lived runtime processes keep V8's default.
 if (!['start', 'app', 'mcp'].includes(process.argv[2] ?? '')) {
   setFlagsFromString('--wasm-tiering-budget=2000000000');
 }
