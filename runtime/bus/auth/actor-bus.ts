@@ -1,0 +1,92 @@
+import type { AuditEventInput } from '../../../store/index.ts';
+import type { AnyKindRegistry, Bus } from '../bus-api.ts';
+import type { PermissionViolation } from '../bus.ts';
+import { connectBus } from '../connect.ts';
+import { silentLogger, type BusLogger } from '../logger.ts';
+import type { BusGrant } from './grants.ts';
+import type { BusMinter } from './mint.ts';
+
+/** Where violations are audited: the store's audit log (structurally). */
+export interface ViolationAudit {
+  append(input: AuditEventInput): unknown;
+}
+
+/** Who an actor connection belongs to, for the audit and the server's view. */
+export interface ActorIdentity {
+  /** The agent the actor runs (the audit's `agentId`). */
+  readonly agentId: string;
+  /** The run, for a per-run (sub-agent) connection. */
+  readonly runId?: string;
+  /** Connection and JWT name, e.g. `actor-agent-<id>`. */
+  readonly name: string;
+}
+
+/** Options of {@link ActorBusFactory}. */
+export interface ActorBusFactoryOptions<R extends AnyKindRegistry> {
+  readonly minter: BusMinter;
+  /** The server URL(s) (the embedded server's `url`, or `bus.url`). */
+  readonly url: string | readonly string[];
+  readonly kinds: R;
+  readonly audit: ViolationAudit;
+  readonly logger?: BusLogger;
+  /** Lifetime of each actor's credentials; absent: no expiry. */
+  readonly ttlMs?: number;
+}
+
+/** The audit record of one refused publish or subscription. */
+export function violationAuditEvent(
+  identity: ActorIdentity,
+  publicKey: string,
+  v: PermissionViolation,
+): AuditEventInput {
+  return {
+    kind: 'bus_permission_denied',
+    agentId: identity.agentId,
+    ...(identity.runId === undefined ? {} : { runId: identity.runId }),
+    status: 'denied',
+    resource: v.subject,
+    detail: {
+      operation: v.operation,
+      subject: v.subject,
+      queue: v.queue,
+      actor: identity.name,
+      user: publicKey,
+    },
+  };
+}
+
+/**
+ * Hands each actor its own bus connection with its own credentials: mints a user JWT carrying
+ * exactly the actor's grant (see `grants.ts`), connects with the grant's inbox prefix, and
+ * audits every permission violation the server reports on that connection
+ * (`bus_permission_denied`), logging it with the subject and actor only.
+ */
+export class ActorBusFactory<R extends AnyKindRegistry> {
+  constructor(private readonly options: ActorBusFactoryOptions<R>) {}
+
+  async connect(identity: ActorIdentity, grant: BusGrant): Promise<Bus<R>> {
+    const minted = this.options.minter.mint(grant, {
+      name: identity.name,
+      ...(this.options.ttlMs === undefined ? {} : { ttlMs: this.options.ttlMs }),
+    });
+    const logger = this.options.logger ?? silentLogger;
+    return connectBus({
+      target: { url: this.options.url, credentials: minted.credentials },
+      kinds: this.options.kinds,
+      source: identity.name,
+      name: identity.name,
+      inboxPrefix: grant.inboxPrefix,
+      logger,
+      onPermissionViolation: (v) => {
+        try {
+          this.options.audit.append(violationAuditEvent(identity, minted.publicKey, v));
+        } catch (err) {
+          logger.error(
+            { actor: identity.name, err: { name: (err as Error).name, message: (err as Error).message } },
+            'bus: could not audit a permission violation',
+          );
+        }
+      },
+    });
+  }
+}
