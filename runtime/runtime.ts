@@ -48,6 +48,7 @@ import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
+import { ActorBusFactory, agentGrant, busAuthFromConfig } from './bus/auth/index.ts';
 import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
@@ -166,6 +167,8 @@ export class Runtime {
   #goals!: GoalHost;
   readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
   #platforms!: PlatformHost;
+  /** Per-actor bus auth (`bus.auth: "per-actor"`): each agent actor's own connection, by agent id. */
+  readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -237,8 +240,15 @@ export class Runtime {
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
+    const busAuth = busAuthFromConfig(loaded);
     if (configured === null) {
-      nats = await startEmbeddedNats({ stateDir, logger });
+      nats = await startEmbeddedNats({
+        stateDir,
+        logger,
+        ...(busAuth === null
+          ? {}
+          : { auth: { configLines: busAuth.configLines, credentials: busAuth.gateway } }),
+      });
       const started = nats;
       undo.push(async () => {
         await started.stop();
@@ -332,6 +342,16 @@ export class Runtime {
     );
     const rt = runtime;
     rt.#inspector = inspector;
+    if (busAuth !== null && nats !== null) {
+      const factory = new ActorBusFactory({
+        minter: busAuth.minter,
+        url: nats.url,
+        kinds: RUNTIME_KINDS,
+        audit: store.audit,
+        logger,
+      });
+      queue.pullOn((agentId) => rt.#agentBus(factory, agentId).then((b) => b.nats));
+    }
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
@@ -587,6 +607,7 @@ export class Runtime {
     this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
     await this.queue.stop();
+    for (const b of this.#actorBuses.values()) await b.then((x) => x.close()).catch(() => {});
     this.runs.stopAll();
     await this.tools?.close();
     this.approvals.stop();
@@ -713,6 +734,27 @@ export class Runtime {
       if (!this.#stopped)
         this.logger.error({ agentId, err: (err as Error).message }, 'agent message consumer failed');
     });
+  }
+
+  /**
+   * An agent actor's own bus connection (per-actor auth), minted once from its grant: its agent
+   * subjects, its inbox, its consumer (see `bus/auth/grants.ts`); violations are audited.
+   */
+  #agentBus(factory: ActorBusFactory<RuntimeKinds>, agentId: string): Promise<Bus<RuntimeKinds>> {
+    let bus = this.#actorBuses.get(agentId);
+    if (bus === undefined) {
+      bus = factory.connect(
+        { agentId, name: `actor-agent-${agentId}` },
+        agentGrant(agentId, { mode: this.#authority.mode(agentId) }),
+      );
+      this.#actorBuses.set(agentId, bus);
+    }
+    return bus;
+  }
+
+  /** An agent actor's own bus connection under per-actor auth; null in token mode or before it connected. */
+  async actorBus(agentId: string): Promise<Bus<RuntimeKinds> | null> {
+    return (await this.#actorBuses.get(agentId)) ?? null;
   }
 
   #startRun(agentId: string, message: AgentMessage, runId: string): void {

@@ -478,6 +478,12 @@ export const ConfigSchema = z.strictObject({
           'A NATS server to use, e.g. "nats://127.0.0.1:4222" (default: the runtime starts its own).',
         ),
       credentials: SecretRef.optional().describe('Credentials of that server, as a secret reference.'),
+      auth: z
+        .enum(['token', 'per-actor'])
+        .optional()
+        .describe(
+          'How connections authenticate to the embedded server: "token" (default; one per-launch token) or "per-actor" (each agent actor gets its own NATS JWT whose permissions are only its own subjects; approval decisions only from the gateway).',
+        ),
     })
     .default({})
     .describe('The NATS message bus the actors talk over.'),

@@ -39,3 +39,4 @@ export {
 } from './server-config.ts';
 export { busAuthDir, embeddedBusAuth, externalBusAuth, type EmbeddedBusAuth } from './setup.ts';
 export { AGENT_STREAM_NAME, agentConsumerName } from './stream-names.ts';
+export { busAuthFromConfig } from './from-config.ts';

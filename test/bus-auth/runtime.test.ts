@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
+import { subject, subjectPattern, Wildcard } from '../../runtime/bus/index.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+
+let fx: RuntimeFixture | null = null;
+let rt: Runtime | null = null;
+afterEach(async () => {
+  await rt?.stop();
+  rt = null;
+  fx?.cleanup();
+  fx = null;
+});
+
+const NOTIFY: ScriptedStep[] = [
+  {
+    respond: {
+      kind: 'calls',
+      calls: [{ id: 'c1', tool: 'send_message', args: { channel: '#ops', text: 'done' } }],
+    },
+  },
+  {
+    expect: { kind: 'tool.result', tool: 'send_message' },
+    respond: { kind: 'final', text: 'notified' },
+  },
+];
+
+const config = {
+  bus: { auth: 'per-actor' },
+  agents: {
+    worker: { mode: 'ask', budget: { modelCalls: 5, toolCalls: 5, wallTimeMs: 60_000 } },
+    other: { mode: 'ask' },
+  },
+};
+
+/** Waits until the agent actor has connected on its own credentials. */
+async function actorBusOf(runtime: Runtime, agentId: string) {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const bus = await runtime.actorBus(agentId);
+    if (bus !== null) return bus;
+    if (Date.now() > end) throw new Error(`agent ${agentId} has no bus connection of its own`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the runtime with bus.auth "per-actor"', () => {
+  it('runs, parks and resumes across a restart with each agent actor on its own minted connection', async () => {
+    fx = runtimeFixture(config);
+    const model = new ScriptedModel({ worker: NOTIFY });
+    rt = await fx.start(model);
+    expect(readFileSync(join(fx.stateDir, 'nats', 'nats-server.conf'), 'utf8')).toContain('resolver: MEMORY');
+    const runId = await rt.runTask('worker', 'nightly', 'tell #ops');
+    const pending = await eventually(
+      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      15_000,
+      'an Inbox record',
+    );
+    await eventually(() => !rt?.runs.isLive(runId), 10_000, 'the run to park');
+
+    // The worker's message was pulled and acknowledged on its own connection, not the runtime's.
+    const first = await actorBusOf(rt, 'worker');
+    expect(first.nats).not.toBe(rt.bus.nats);
+    expect(first.nats.stats().inMsgs).toBeGreaterThan(0);
+    expect(first.nats.stats().outMsgs).toBeGreaterThan(0);
+
+    // Restart on the same state dir: the stored keys are reused and the parked run resumes once.
+    await rt.stop();
+    rt = await fx.start(model);
+    expect(rt.decide(pending.id, 'approved', 'alice').ok).toBe(true);
+    expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'notified' });
+    expect(fx.sent()).toEqual(['#ops done']);
+
+    const own = await actorBusOf(rt, 'worker');
+    expect(own.nats).not.toBe(rt.bus.nats);
+    expect(rt.store.audit.list().filter((e) => e.kind === 'bus_permission_denied')).toEqual([]);
+  });
+
+  it("an agent actor's runtime-minted connection cannot reach another agent or publish a decision; each refusal is audited", async () => {
+    fx = runtimeFixture(config);
+    rt = await fx.start(new ScriptedModel({}));
+    const worker = await actorBusOf(rt, 'worker');
+    worker.nats.publish(subject('agent', 'other', 'message'), 'x');
+    worker.nats.publish(subject('approval', 'ap-1', 'resolved'), '{}');
+    const snoop = worker.nats.subscribe(subjectPattern('approval', Wildcard.Rest));
+    const ended = (async () => {
+      try {
+        for await (const m of snoop) void m;
+        return null;
+      } catch (err) {
+        return err;
+      }
+    })();
+    await worker.flush();
+    expect(await ended).toMatchObject({ name: 'PermissionViolationError' });
+    const denied = await eventually(
+      () => {
+        const d = rt?.store.audit.list().filter((e) => e.kind === 'bus_permission_denied') ?? [];
+        return d.length === 3 ? d : null;
+      },
+      10_000,
+      'three audited violations',
+    );
+    expect(denied.map((e) => [e.agentId, (e.detail as { operation: string }).operation, e.resource])).toEqual(
+      [
+        ['worker', 'publish', 'snotra.v1.agent.other.message'],
+        ['worker', 'publish', 'snotra.v1.approval.ap-1.resolved'],
+        ['worker', 'subscription', 'snotra.v1.approval.>'],
+      ],
+    );
+    expect(fx.logs.join('')).not.toMatch(/SU[A-Z2-7]{50,}|eyJ[A-Za-z0-9_-]{20,}/);
+  });
+
+  it('refuses bus.auth "per-actor" with bus.url, naming the key', async () => {
+    fx = runtimeFixture({ ...config, bus: { auth: 'per-actor', url: 'nats://127.0.0.1:4222' } });
+    await expect(fx.start(new ScriptedModel({}))).rejects.toThrow(/bus\.auth/);
+  });
+});
