@@ -240,14 +240,14 @@ export class Runtime {
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
-    const busAuth = busAuthFromConfig(loaded);
+    const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
     if (configured === null) {
       nats = await startEmbeddedNats({
         stateDir,
         logger,
         ...(busAuth === null
           ? {}
-          : { auth: { configLines: busAuth.configLines, credentials: busAuth.gateway } }),
+          : { auth: { configLines: busAuth.configLines ?? [], credentials: busAuth.gateway } }),
       });
       const started = nats;
       undo.push(async () => {
@@ -255,7 +255,12 @@ export class Runtime {
       });
     }
     const bus = await connectBus({
-      target: configured ?? (nats as EmbeddedNats).target(),
+      target:
+        configured === null
+          ? (nats as EmbeddedNats).target()
+          : busAuth === null
+            ? configured
+            : { url: configured.url, credentials: busAuth.gateway },
       kinds: RUNTIME_KINDS,
       source: 'runtime',
       logger,
@@ -342,10 +347,10 @@ export class Runtime {
     );
     const rt = runtime;
     rt.#inspector = inspector;
-    if (busAuth !== null && nats !== null) {
+    if (busAuth !== null) {
       const factory = new ActorBusFactory({
         minter: busAuth.minter,
-        url: nats.url,
+        url: nats?.url ?? (configured as BusTarget).url,
         kinds: RUNTIME_KINDS,
         audit: store.audit,
         logger,

@@ -482,7 +482,17 @@ export const ConfigSchema = z.strictObject({
         .enum(['token', 'per-actor'])
         .optional()
         .describe(
-          'How connections authenticate to the embedded server: "token" (default; one per-launch token) or "per-actor" (each agent actor gets its own NATS JWT whose permissions are only its own subjects; approval decisions only from the gateway).',
+          'How connections authenticate: "token" (default; the embedded server\'s per-launch token, or bus.credentials) or "per-actor" (each agent actor gets its own NATS JWT whose permissions are only its own subjects; approval decisions only from the gateway).',
+        ),
+      signingKey: SecretRef.optional().describe(
+        'With bus.url and bus.auth "per-actor": the account signing key (an nkey seed, "SA…") the runtime mints credentials with, as a secret reference.',
+      ),
+      account: z
+        .string()
+        .regex(/^A[A-Z2-7]{55}$/, 'an account public nkey ("A" and 55 base32 characters)')
+        .optional()
+        .describe(
+          'With bus.url and bus.auth "per-actor": the public key of the account the signing key belongs to.',
         ),
     })
     .default({})

@@ -2,15 +2,33 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
-import { subject, subjectPattern, Wildcard } from '../../runtime/bus/index.ts';
+import { existsSync } from 'node:fs';
+import {
+  BusMinter,
+  gatewayGrant,
+  generateBusAuthKeys,
+  operatorConfigLines,
+  operatorJwts,
+} from '../../runtime/bus/auth/index.ts';
+import {
+  startEmbeddedNats,
+  subject,
+  subjectPattern,
+  Wildcard,
+  type EmbeddedNats,
+} from '../../runtime/bus/index.ts';
+import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
+let external: EmbeddedNats | null = null;
 afterEach(async () => {
   await rt?.stop();
   rt = null;
+  await external?.stop();
+  external = null;
   fx?.cleanup();
   fx = null;
 });
@@ -114,8 +132,67 @@ describe('the runtime with bus.auth "per-actor"', () => {
     expect(fx.logs.join('')).not.toMatch(/SU[A-Z2-7]{50,}|eyJ[A-Za-z0-9_-]{20,}/);
   });
 
-  it('refuses bus.auth "per-actor" with bus.url, naming the key', async () => {
+  it('with bus.url: mints from the account signing key given by secret reference, on a server its administrator set up', async () => {
+    // The "administrator's" server: operator mode, trusting an operator and account made here.
+    const keys = generateBusAuthKeys();
+    fx = runtimeFixture(config);
+    const admin = new BusMinter(keys.signing, keys.account.getPublicKey()).mintGateway(gatewayGrant(), {
+      name: 'admin',
+    });
+    external = await startEmbeddedNats({
+      stateDir: join(fx.dir, 'external-nats'),
+      auth: {
+        configLines: operatorConfigLines(operatorJwts(keys, Math.floor(Date.now() / 1000))),
+        credentials: admin.credentials,
+      },
+    });
+    const seed = new TextDecoder().decode(keys.signing.getSeed());
+    const bus = {
+      url: external.url,
+      auth: 'per-actor',
+      signingKey: { secret: 'bus-signing' },
+      account: keys.account.getPublicKey(),
+    };
+    const withBus = runtimeFixture({ ...config, bus });
+    try {
+      rt = await withBus.start(new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'hi' } }] }), {
+        secretStore: new MemorySecretStore({ 'bus-signing': seed }),
+      });
+      expect(existsSync(join(withBus.stateDir, 'nats'))).toBe(false);
+      const runId = await rt.runTask('worker', 't', 'hello');
+      expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
+      const worker = await actorBusOf(rt, 'worker');
+      worker.nats.publish(subject('agent', 'other', 'message'), 'x');
+      await worker.flush();
+      await eventually(
+        () => rt?.store.audit.list().some((e) => e.kind === 'bus_permission_denied'),
+        10_000,
+        'the audited violation',
+      );
+      expect(withBus.logs.join('')).not.toContain(seed);
+      await rt.stop();
+      rt = null;
+      // A signing key the server does not trust cannot connect; a missing piece names its key.
+      const rogue = new TextDecoder().decode(generateBusAuthKeys().signing.getSeed());
+      await expect(
+        withBus.start(new ScriptedModel({}), {
+          secretStore: new MemorySecretStore({ 'bus-signing': rogue }),
+        }),
+      ).rejects.toMatchObject({ code: 'bus_auth_failed' });
+      await expect(
+        withBus.start(new ScriptedModel({}), {
+          secretStore: new MemorySecretStore({ 'bus-signing': 'SUnotakey' }),
+        }),
+      ).rejects.toThrow(/bus\.signingKey/);
+    } finally {
+      withBus.cleanup();
+    }
+  });
+
+  it('refuses incomplete per-actor settings with bus.url, naming each key', async () => {
     fx = runtimeFixture({ ...config, bus: { auth: 'per-actor', url: 'nats://127.0.0.1:4222' } });
-    await expect(fx.start(new ScriptedModel({}))).rejects.toThrow(/bus\.auth/);
+    await expect(fx.start(new ScriptedModel({}))).rejects.toThrow(
+      /bus\.signingKey: required[\s\S]*bus\.account: required/,
+    );
   });
 });
