@@ -304,6 +304,33 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
     }
   });
 
+  it('a grant that allows nothing on a side allows nothing there (an empty allow list is not "all")', async () => {
+    // A parent in mode deny publishes nothing of its own, so its child's publish allow list is empty.
+    const parent = agentGrant('a', { mode: 'deny' });
+    const child = childGrant(parent, { agentId: 'a', path: [] }, { mode: 'deny', mayDelegate: true }, 'k9');
+    expect(child.grant.pub.allow).toEqual([]);
+    const k9 = await connectActor(s.auth.minter.mint(child.grant, { name: 'actor-a-k9' }));
+    try {
+      const start = seen.subjects.length;
+      for (const subj of ['snotra.v1.agent.a.child.k9.note', 'snotra.v1.agent.b.message', 'anything']) {
+        k9.nc.publish(subj, enc('x'));
+      }
+      await k9.nc.flush();
+      expect(await eventually(() => k9.violations.length >= 3)).toBe(true);
+      // It cannot publish a marker of its own: k9's publishes were flushed (the server routed them)
+      // before the gateway's marker, so the marker arriving first-and-alone proves the drop.
+      gateway.nc.publish('snotra.v1.agent.a.gateway-marker', enc('m'));
+      expect(
+        await eventually(() => seen.subjects.slice(start).includes('snotra.v1.agent.a.gateway-marker')),
+      ).toBe(true);
+      for (const subj of ['snotra.v1.agent.a.child.k9.note', 'snotra.v1.agent.b.message', 'anything']) {
+        expect(seen.subjects.slice(start)).not.toContain(subj);
+      }
+    } finally {
+      await k9.nc.close();
+    }
+  });
+
   it("a sub-agent's credentials are nested in its parent's and exclude its siblings'", async () => {
     const parent = agentGrant('a', ENVELOPE);
     const c1 = childGrant(parent, { agentId: 'a', path: [] }, ENVELOPE, 'k1', {

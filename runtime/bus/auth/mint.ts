@@ -29,6 +29,15 @@ export interface MintOptions {
 }
 
 const NS_PER_MS = 1_000_000;
+
+/**
+ * One side of a grant as JWT permissions. An empty allow list means "allow everything" to
+ * nats-server, so a grant that allows nothing on a side becomes an explicit deny of `>`.
+ */
+function jwtPermission(side: BusGrant['pub']): { allow?: string[]; deny: string[] } {
+  if (side.allow.length === 0) return { deny: ['>'] };
+  return { allow: [...side.allow], deny: [...side.deny] };
+}
 /** How long a responder may take to answer a request it received. */
 const RESPONSE_TTL_MS = 60_000;
 
@@ -85,8 +94,8 @@ export class BusMinter {
           type: 'user',
           version: 2,
           issuer_account: this.accountPublicKey,
-          pub: { allow: [...grant.pub.allow], deny: [...grant.pub.deny] },
-          sub: { allow: [...grant.sub.allow], deny: [...grant.sub.deny] },
+          pub: jwtPermission(grant.pub),
+          sub: jwtPermission(grant.sub),
           ...(grant.respond ? { resp: { max: 1, ttl: RESPONSE_TTL_MS * NS_PER_MS } } : {}),
           subs: -1,
           data: -1,
