@@ -169,6 +169,7 @@ export class Runtime {
   #platforms!: PlatformHost;
   /** Per-actor bus auth (`bus.auth: "per-actor"`): each agent actor's own connection, by agent id. */
   readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
+  #actorBusFactory: ActorBusFactory<RuntimeKinds> | null = null;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -355,6 +356,7 @@ export class Runtime {
         audit: store.audit,
         logger,
       });
+      rt.#actorBusFactory = factory;
       queue.pullOn((agentId) => rt.#agentBus(factory, agentId).then((b) => b.nats));
     }
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
@@ -819,6 +821,17 @@ export class Runtime {
   /** Changes an agent's mode while running; its live sub-agents follow at once. Audited. */
   setAgentMode(agentId: string, mode: Mode, by: string): void {
     this.#authority.setMode(agentId, mode, by);
+    // Per-actor bus auth: the agent actor's connection gets the grant of its new envelope.
+    const factory = this.#actorBusFactory;
+    const bus = this.#actorBuses.get(agentId);
+    if (factory !== null && bus !== undefined) {
+      bus
+        .then((b) => factory.regrant(b, agentGrant(agentId, { mode })))
+        .catch((err: unknown) => {
+          if (!this.#stopped)
+            this.logger.error({ agentId, err: (err as Error).message }, 'agent bus re-grant failed');
+        });
+    }
   }
 
   #roots() {

@@ -303,10 +303,18 @@ class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
       queue: err.queue ?? null,
     };
     this.counters.permissionViolations++;
-    this.settings.logger.warn(
-      { operation: v.operation, subject: loggableSubject(v.subject), source: this.source },
-      'bus: permission violation',
-    );
+    const admitted = this.throttle.admit('permission_violation');
+    if (admitted !== null) {
+      this.settings.logger.warn(
+        {
+          operation: v.operation,
+          subject: loggableSubject(v.subject),
+          source: this.source,
+          ...(admitted.suppressed > 0 ? { suppressed: admitted.suppressed } : {}),
+        },
+        'bus: permission violation',
+      );
+    }
     try {
       this.settings.onPermissionViolation?.(v);
     } catch (e) {

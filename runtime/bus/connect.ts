@@ -36,6 +36,11 @@ export interface ConnectBusOptions<R extends AnyKindRegistry> {
   readonly name?: string;
   /** Prefix of this connection's request inboxes (per-actor auth: the grant's `inboxPrefix`). Default `_INBOX`. */
   readonly inboxPrefix?: string;
+  /**
+   * Per-actor auth: the user JWT and seed are read from here at every (re)connect, so new
+   * credentials take effect on the next reconnect. Takes precedence over `target.credentials`.
+   */
+  readonly credentialsProvider?: () => { readonly jwt: string; readonly seed: Uint8Array };
   /** Called for each permission violation the server reports on this connection (after it is logged). */
   readonly onPermissionViolation?: (violation: PermissionViolation) => void;
 }
@@ -74,7 +79,14 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
   try {
     nc = await connect({
       servers: target.servers,
-      ...credentialOptions(target),
+      ...(options.credentialsProvider === undefined
+        ? credentialOptions(target)
+        : {
+            authenticator: jwtAuthenticator(
+              () => options.credentialsProvider!().jwt,
+              () => options.credentialsProvider!().seed,
+            ),
+          }),
       ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
       name: options.name ?? `snotra-${options.source}`,
       timeout: options.connectTimeoutMs ?? 5000,

@@ -132,6 +132,54 @@ describe('the runtime with bus.auth "per-actor"', () => {
     expect(fx.logs.join('')).not.toMatch(/SU[A-Z2-7]{50,}|eyJ[A-Za-z0-9_-]{20,}/);
   });
 
+  it("a live mode change re-grants the agent actor's connection: deny drops publishing on its own subjects, ask restores it", async () => {
+    fx = runtimeFixture(config);
+    rt = await fx.start(
+      new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'still served' } }] }),
+    );
+    const worker = await actorBusOf(rt, 'worker');
+    const own = subject('agent', 'worker', 'note');
+    const heard: string[] = [];
+    const sub = rt.bus.nats.subscribe(own);
+    void (async () => {
+      for await (const m of sub) heard.push(new TextDecoder().decode(m.data));
+    })();
+    await rt.bus.flush();
+    worker.nats.publish(own, 'before');
+    await eventually(() => heard.includes('before'), 10_000, 'the first note');
+    const denied = () => rt?.store.audit.list().filter((e) => e.kind === 'bus_permission_denied') ?? [];
+    expect(denied()).toEqual([]);
+
+    rt.setAgentMode('worker', 'deny', 'alice');
+    // Until the re-grant lands, probes still pass; once the server refuses one, all later ones are refused.
+    await eventually(
+      () => {
+        worker.nats.publish(own, 'probe');
+        return denied().some((e) => e.resource === own);
+      },
+      15_000,
+      'a publish refused under the new grant',
+    );
+    worker.nats.publish(own, 'while denied');
+    await worker.flush();
+    // The worker's publish was routed (or dropped) before its flush returned: a later gateway marker proves the drop.
+    rt.bus.nats.publish(own, 'marker');
+    await eventually(() => heard.includes('marker'), 10_000, 'the marker');
+    expect(heard).not.toContain('while denied');
+    rt.setAgentMode('worker', 'ask', 'alice');
+    await eventually(
+      () => {
+        worker.nats.publish(own, 'after');
+        return heard.includes('after');
+      },
+      15_000,
+      'publishing restored',
+    );
+    // The actor still pulls and acknowledges its messages on the re-granted connection.
+    const runId = await rt.runTask('worker', 't', 'hello');
+    expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'still served' });
+  });
+
   it('with bus.url: mints from the account signing key given by secret reference, on a server its administrator set up', async () => {
     // The "administrator's" server: operator mode, trusting an operator and account made here.
     const keys = generateBusAuthKeys();

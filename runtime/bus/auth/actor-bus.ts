@@ -4,7 +4,7 @@ import type { PermissionViolation } from '../bus.ts';
 import { connectBus } from '../connect.ts';
 import { silentLogger, type BusLogger } from '../logger.ts';
 import type { BusGrant } from './grants.ts';
-import type { BusMinter } from './mint.ts';
+import type { BusMinter, MintedUser } from './mint.ts';
 
 /** Where violations are audited: the store's audit log (structurally). */
 export interface ViolationAudit {
@@ -62,16 +62,24 @@ export function violationAuditEvent(
  * (`bus_permission_denied`), logging it with the subject and actor only.
  */
 export class ActorBusFactory<R extends AnyKindRegistry> {
+  readonly #live = new WeakMap<Bus<R>, { identity: ActorIdentity; current: MintedUser }>();
+
   constructor(private readonly options: ActorBusFactoryOptions<R>) {}
 
-  async connect(identity: ActorIdentity, grant: BusGrant): Promise<Bus<R>> {
-    const minted = this.options.minter.mint(grant, {
+  #mint(identity: ActorIdentity, grant: BusGrant): MintedUser {
+    return this.options.minter.mint(grant, {
       name: identity.name,
       ...(this.options.ttlMs === undefined ? {} : { ttlMs: this.options.ttlMs }),
     });
+  }
+
+  /** Opens the actor's connection with credentials minted from `grant`. */
+  async connect(identity: ActorIdentity, grant: BusGrant): Promise<Bus<R>> {
+    const state = { identity, current: this.#mint(identity, grant) };
     const logger = this.options.logger ?? silentLogger;
-    return connectBus({
-      target: { url: this.options.url, credentials: minted.credentials },
+    const bus = await connectBus({
+      target: { url: this.options.url, credentials: state.current.credentials },
+      credentialsProvider: () => state.current.credentials,
       kinds: this.options.kinds,
       source: identity.name,
       name: identity.name,
@@ -79,7 +87,7 @@ export class ActorBusFactory<R extends AnyKindRegistry> {
       logger,
       onPermissionViolation: (v) => {
         try {
-          this.options.audit.append(violationAuditEvent(identity, minted.publicKey, v));
+          this.options.audit.append(violationAuditEvent(identity, state.current.publicKey, v));
         } catch (err) {
           logger.error(
             { actor: identity.name, err: { name: (err as Error).name, message: (err as Error).message } },
@@ -88,5 +96,21 @@ export class ActorBusFactory<R extends AnyKindRegistry> {
         }
       },
     });
+    this.#live.set(bus, state);
+    return bus;
+  }
+
+  /**
+   * Replaces a live actor connection's permissions (its envelope changed, e.g. a new mode):
+   * mints credentials from `grant` and reconnects, so the server applies them; subscriptions are
+   * restored on the new session. Resolves once the server has answered on the new session.
+   * Messages in flight during the reconnect may be lost; JetStream redelivers unacknowledged ones.
+   */
+  async regrant(bus: Bus<R>, grant: BusGrant): Promise<void> {
+    const state = this.#live.get(bus);
+    if (state === undefined) throw new Error('regrant: this bus was not opened by this factory');
+    state.current = this.#mint(state.identity, grant);
+    await bus.nats.reconnect();
+    await bus.flush();
   }
 }
