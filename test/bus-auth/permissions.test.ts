@@ -153,7 +153,7 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
     await gateway.nc.flush();
     const answer = await a.nc.request('snotra.v1.agent.a.rpc', enc('q'), { timeout: 5000 });
     expect(new TextDecoder().decode(answer.data)).toBe('ok');
-    expect(replyTo[0]?.startsWith('_INBOX.a.')).toBe(true);
+    expect(replyTo[0]?.startsWith('_INBOX.agent.a.')).toBe(true);
     expect(a.violations).toEqual([]);
     responder.unsubscribe();
     service.unsubscribe();
@@ -198,7 +198,16 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
   });
 
   it("an actor cannot snoop another actor's request replies through _INBOX", async () => {
-    for (const pattern of ['_INBOX.>', '_INBOX.a.>', '_INBOX.*.>', '_INBOX.a.*', '_INBOX.gateway.>']) {
+    for (const pattern of [
+      '_INBOX.>',
+      '_INBOX.agent.>',
+      '_INBOX.agent.a.>',
+      '_INBOX.agent.*.>',
+      '_INBOX.*.a.>',
+      '_INBOX.agent.a.*',
+      '_INBOX.agent.a.*.*',
+      '_INBOX.gateway.>',
+    ]) {
       await assertSubscribeRefused(b, pattern);
     }
     // A's reply travels while B tries: B holds no subscription that could see it.
@@ -208,14 +217,26 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
     })();
     await gateway.nc.flush();
     const reply = await a.nc.request('snotra.v1.agent.a.secret-rpc', enc('q'), { timeout: 5000 });
-    expect(reply.subject.startsWith('_INBOX.a.')).toBe(true);
+    expect(reply.subject.startsWith('_INBOX.agent.a.')).toBe(true);
     // B cannot publish into A's inbox either (a forged reply), on a live or a made-up inbox.
     expect(await eventually(() => seen.subjects.includes(reply.subject))).toBe(true);
     const forged = `${reply.subject.slice(0, reply.subject.lastIndexOf('.'))}.forged`;
     await assertDropped(b, reply.subject, 'snotra.v1.agent.b.marker2a');
     await assertDropped(b, forged, 'snotra.v1.agent.b.marker2');
-    await assertDropped(b, '_INBOX.a.forged', 'snotra.v1.agent.b.marker2b');
+    await assertDropped(b, '_INBOX.agent.a.forged', 'snotra.v1.agent.b.marker2b');
     service.unsubscribe();
+  });
+
+  it("an agent named like the gateway cannot read the gateway's replies", async () => {
+    const minted = s.auth.minter.mint(agentGrant('gateway', ENVELOPE), { name: 'actor-agent-gateway' });
+    expect(minted.grant.inboxPrefix).toBe('_INBOX.agent.gateway');
+    const impostor = await connectActor(minted);
+    try {
+      await assertSubscribeRefused(impostor, '_INBOX.gateway.>');
+      await assertSubscribeRefused(impostor, '_INBOX.gateway.*.*');
+    } finally {
+      await impostor.nc.close();
+    }
   });
 
   it("an actor cannot pull, read or acknowledge another agent's JetStream messages", async () => {
@@ -344,8 +365,9 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
       await assertDropped(k1, 'snotra.v1.agent.a.child.k2.note', 'snotra.v1.agent.a.child.k1.marker');
       await assertDropped(k1, 'snotra.v1.agent.b.message', 'snotra.v1.agent.a.child.k1.marker2');
       await assertSubscribeRefused(k1, 'snotra.v1.agent.a.>');
-      await assertSubscribeRefused(k1, '_INBOX.a.k2.>');
-      await assertSubscribeRefused(k2, '_INBOX.a.>');
+      await assertSubscribeRefused(k1, '_INBOX.agent.a.d_k2.>');
+      await assertSubscribeRefused(k2, '_INBOX.agent.a.>');
+      await assertSubscribeRefused(k2, '_INBOX.agent.a.*.*');
       // The parent covers its children: it hears what a child publishes in its namespace.
       const heard = collect(a.nc.subscribe('snotra.v1.agent.a.child.>'));
       await a.nc.flush();

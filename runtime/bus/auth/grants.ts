@@ -67,9 +67,6 @@ function checkKey(key: string, what: string): string {
       `${what} ${JSON.stringify(key.slice(0, 80))} cannot name a bus subject token`,
     );
   }
-  if (key.startsWith('_') || key === 'child') {
-    throw new BusError(BusErrorCode.InvalidGrant, `${what} ${JSON.stringify(key)} is reserved on the bus`);
-  }
   return key;
 }
 
@@ -80,12 +77,18 @@ export function scopeNamespace(scope: ActorScope): string {
   return `${SUBJECT_PREFIX}.${parts.join('.')}`;
 }
 
-/** `_INBOX.<agent>[.<key>]*`: a child's inboxes sit under its parent's. */
+/**
+ * `_INBOX.agent.<agent>[.d_<key>]*`: a child's inboxes sit under its parent's. The `agent` level
+ * keeps every agent apart from the gateway's `_INBOX.gateway` (an agent may be named `gateway`),
+ * and the `d_` prefix keeps a child's level apart from the parent's own request inboxes
+ * (`<prefix>.<nuid>.<n>`, a NUID being letters and digits only), whatever key a model chose.
+ */
 export function scopeInbox(scope: ActorScope): string {
   return [
     '_INBOX',
+    'agent',
     checkKey(scope.agentId, 'agent id'),
-    ...scope.path.map((k) => checkKey(k, 'delegation key')),
+    ...scope.path.map((k) => `d_${checkKey(k, 'delegation key')}`),
   ].join('.');
 }
 
