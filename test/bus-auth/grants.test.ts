@@ -102,10 +102,16 @@ describe('bus grants', () => {
 
   it("an agent's grant holds its own subjects only, and never a decision", () => {
     const g = agentGrant('a', { mode: 'ask' });
-    for (const s of ['snotra.v1.agent.a.message', 'snotra.v1.agent.a.child.k.note']) {
+    for (const s of ['snotra.v1.agent.a.note', 'snotra.v1.agent.a.child.k.note']) {
       expect(allows(g, 'pub', s)).toBe(true);
       expect(allows(g, 'sub', s)).toBe(true);
     }
+    // Its incoming queue: it reads it, only the gateway writes it (a message there starts a run).
+    expect(allows(g, 'sub', 'snotra.v1.agent.a.message')).toBe(true);
+    expect(allows(g, 'pub', 'snotra.v1.agent.a.message')).toBe(false);
+    // Look-alikes deeper in its namespace are its own.
+    expect(allows(g, 'pub', 'snotra.v1.agent.a.message.x')).toBe(true);
+    expect(allows(g, 'pub', 'snotra.v1.agent.a.child.message.message')).toBe(true);
     expect(allows(g, 'sub', '_INBOX.agent.a.abc')).toBe(true);
     expect(allows(g, 'pub', '$JS.API.CONSUMER.MSG.NEXT.SNOTRA_AGENT_MESSAGES.agent_a')).toBe(true);
     expect(allows(g, 'pub', '$JS.ACK.SNOTRA_AGENT_MESSAGES.agent_a.1.2.3.4.5')).toBe(true);

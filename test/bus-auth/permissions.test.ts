@@ -167,6 +167,8 @@ describe('per-actor authority on the real nats-server (operator mode, JWTs minte
     await assertDropped(a, 'snotra.v1.agent.ab.message', 'snotra.v1.agent.a.marker3');
     await assertDropped(a, 'snotra.v1.agent', 'snotra.v1.agent.a.marker4');
     await assertDropped(a, 'snotra.v1.run.r1.status', 'snotra.v1.agent.a.marker5');
+    // Its own incoming queue: a message there would start a run under whatever task it names.
+    await assertDropped(a, 'snotra.v1.agent.a.message', 'snotra.v1.agent.a.marker5b');
   });
 
   it("an actor cannot subscribe to another agent's subjects, nor widen with '*' or '>'", async () => {

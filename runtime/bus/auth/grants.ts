@@ -33,12 +33,21 @@ export interface ActorScope {
 export const DECISION_SUBJECTS: readonly string[] = [subjectPattern('approval', Wildcard.Rest)];
 
 /**
+ * The agents' incoming message queue (`snotra.v1.agent.<id>.message`, the JetStream stream the
+ * surfaces feed through the gateway). A message there starts a run with the surface, session,
+ * task and interaction it names, so an actor publishing one, even to itself, could start runs
+ * under another task's standing approvals: only the gateway publishes them.
+ */
+export const AGENT_INPUT_SUBJECTS: readonly string[] = [subjectPattern('agent', Wildcard.One, 'message')];
+
+/**
  * Denied to every actor whatever its allow list says (the allow list already excludes them; the
  * deny makes a future widening of an allow list fail safe): decisions, the system account, the
  * key-value and JetStream management APIs.
  */
 export const ACTOR_DENY: readonly string[] = [
   ...DECISION_SUBJECTS,
+  ...AGENT_INPUT_SUBJECTS,
   '$SYS.>',
   '$KV.>',
   '$JS.API.STREAM.>',

@@ -8,6 +8,7 @@ export {
 } from './actor-bus.ts';
 export {
   ACTOR_DENY,
+  AGENT_INPUT_SUBJECTS,
   agentGrant,
   assertActorGrant,
   childGrant,
