@@ -237,11 +237,12 @@ export class Runtime {
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+    // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
+    const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
     if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
-    const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
     if (configured === null) {
       nats = await startEmbeddedNats({
         stateDir,

@@ -242,5 +242,6 @@ describe('the runtime with bus.auth "per-actor"', () => {
     await expect(fx.start(new ScriptedModel({}))).rejects.toThrow(
       /bus\.signingKey: required[\s\S]*bus\.account: required/,
     );
+    expect(existsSync(join(fx.stateDir, 'snotra.db'))).toBe(false);
   });
 });
