@@ -118,6 +118,9 @@ export interface RuntimeOptions {
   readonly platforms?: boolean;
 }
 
+/** Lifetime of an agent actor's bus credentials under per-actor auth. */
+const ACTOR_CREDENTIAL_TTL_MS = 60 * 60_000;
+
 /** How a headless run is started (`submit`). */
 export interface SubmitOptions {
   readonly sessionId?: string;
@@ -356,6 +359,8 @@ export class Runtime {
         kinds: RUNTIME_KINDS,
         audit: store.audit,
         logger,
+        // Short-lived: re-granted (fresh JWT, reconnect) every 45 minutes, never reaching expiry.
+        ttlMs: ACTOR_CREDENTIAL_TTL_MS,
       });
       rt.#actorBusFactory = factory;
       queue.pullOn((agentId) => rt.#agentBus(factory, agentId).then((b) => b.nats));

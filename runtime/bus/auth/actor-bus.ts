@@ -29,7 +29,10 @@ export interface ActorBusFactoryOptions<R extends AnyKindRegistry> {
   readonly kinds: R;
   readonly audit: ViolationAudit;
   readonly logger?: BusLogger;
-  /** Lifetime of each actor's credentials; absent: no expiry. */
+  /**
+   * Lifetime of each actor's credentials; absent: no expiry. With a lifetime, each connection is
+   * re-granted (fresh JWT, reconnect) after three quarters of it, so it never reaches expiry.
+   */
   readonly ttlMs?: number;
 }
 
@@ -63,6 +66,8 @@ export function violationAuditEvent(
  */
 export class ActorBusFactory<R extends AnyKindRegistry> {
   readonly #live = new WeakMap<Bus<R>, { identity: ActorIdentity; current: MintedUser }>();
+  /** Re-grants done by the refresh timer (for monitoring and tests). */
+  refreshes = 0;
 
   constructor(private readonly options: ActorBusFactoryOptions<R>) {}
 
@@ -97,20 +102,65 @@ export class ActorBusFactory<R extends AnyKindRegistry> {
       },
     });
     this.#live.set(bus, state);
+    this.#scheduleRefresh(bus, logger);
     return bus;
+  }
+
+  #scheduleRefresh(bus: Bus<R>, logger: BusLogger): void {
+    const ttl = this.options.ttlMs;
+    if (ttl === undefined) return;
+    let closed = false;
+    let timer: NodeJS.Timeout | null = null;
+    const arm = (): void => {
+      timer = setTimeout(
+        () => {
+          const state = this.#live.get(bus);
+          if (closed || state === undefined) return;
+          this.regrant(bus, state.current.grant)
+            .then(() => {
+              this.refreshes++;
+            })
+            .catch((err: unknown) => {
+              if (!closed)
+                logger.error(
+                  { actor: state.identity.name, err: { message: (err as Error).message } },
+                  'bus: could not refresh actor credentials',
+                );
+            })
+            .finally(() => {
+              if (!closed) arm();
+            });
+        },
+        Math.max(1000, Math.floor(ttl * 0.75)),
+      );
+      timer.unref();
+    };
+    arm();
+    void bus.closed.then(() => {
+      closed = true;
+      if (timer !== null) clearTimeout(timer);
+    });
   }
 
   /**
    * Replaces a live actor connection's permissions (its envelope changed, e.g. a new mode):
    * mints credentials from `grant` and reconnects, so the server applies them; subscriptions are
-   * restored on the new session. Resolves once the server has answered on the new session.
+   * restored on the new session. Resolves once the new session is up and the server answered on it.
    * Messages in flight during the reconnect may be lost; JetStream redelivers unacknowledged ones.
    */
   async regrant(bus: Bus<R>, grant: BusGrant): Promise<void> {
     const state = this.#live.get(bus);
     if (state === undefined) throw new Error('regrant: this bus was not opened by this factory');
+    if (grant.inboxPrefix !== state.current.grant.inboxPrefix) {
+      throw new Error('regrant: a connection keeps its inbox prefix; open a new one for another actor');
+    }
     state.current = this.#mint(state.identity, grant);
+    // Listen before forcing it: the reconnect is reported once the new session is up.
+    const reconnected = (async () => {
+      for await (const st of bus.nats.status()) if (st.type === 'reconnect') return;
+    })();
     await bus.nats.reconnect();
+    await reconnected;
     await bus.flush();
   }
 }
