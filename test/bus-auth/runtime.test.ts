@@ -243,5 +243,13 @@ describe('the runtime with bus.auth "per-actor"', () => {
       /bus\.signingKey: required[\s\S]*bus\.account: required/,
     );
     expect(existsSync(join(fx.stateDir, 'snotra.db'))).toBe(false);
+    const stray = runtimeFixture({ ...config, bus: { signingKey: { secret: 'k' } } });
+    try {
+      await expect(stray.start(new ScriptedModel({}))).rejects.toThrow(
+        /bus\.signingKey and bus\.account need bus\.auth "per-actor"/,
+      );
+    } finally {
+      stray.cleanup();
+    }
   });
 });
