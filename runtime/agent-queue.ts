@@ -33,6 +33,7 @@ export type Verdict = 'ack' | 'term' | 'nak';
 export class AgentQueue {
   readonly #stops: Array<() => Promise<void>> = [];
   #invalid = 0;
+  #pullConnection: ((agentId: string) => Promise<NatsConnection>) | null = null;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -62,6 +63,15 @@ export class AgentQueue {
     return new AgentQueue(nc, logger);
   }
 
+  /**
+   * Per-actor bus auth: each agent's messages are then pulled and acknowledged on the connection
+   * `connectionOf` gives (the agent's own); the durable consumer is still created on this queue's
+   * connection (the gateway's), since an actor may not manage consumers.
+   */
+  pullOn(connectionOf: (agentId: string) => Promise<NatsConnection>): void {
+    this.#pullConnection = connectionOf;
+  }
+
   /** Messages dropped as invalid since start. */
   get invalid(): number {
     return this.#invalid;
@@ -88,7 +98,8 @@ export class AgentQueue {
       ack_policy: AckPolicy.Explicit,
       ack_wait: ACK_WAIT_MS * NS_PER_MS,
     });
-    const consumer = await jetstream(this.nc).consumers.get(AGENT_STREAM, durable);
+    const pullNc = this.#pullConnection === null ? this.nc : await this.#pullConnection(agentId);
+    const consumer = await jetstream(pullNc).consumers.get(AGENT_STREAM, durable);
     const messages = await consumer.consume({ max_messages: 16 });
     const loop = (async () => {
       for await (const m of messages) {

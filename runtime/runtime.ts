@@ -48,6 +48,7 @@ import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
+import { ActorBusFactory, agentGrant, busAuthFromConfig } from './bus/auth/index.ts';
 import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
@@ -117,6 +118,9 @@ export interface RuntimeOptions {
   readonly platforms?: boolean;
 }
 
+/** Lifetime of an agent actor's bus credentials under per-actor auth. */
+const ACTOR_CREDENTIAL_TTL_MS = 60 * 60_000;
+
 /** How a headless run is started (`submit`). */
 export interface SubmitOptions {
   readonly sessionId?: string;
@@ -166,6 +170,9 @@ export class Runtime {
   #goals!: GoalHost;
   readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
   #platforms!: PlatformHost;
+  /** Per-actor bus auth (`bus.auth: "per-actor"`): each agent actor's own connection, by agent id. */
+  readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
+  #actorBusFactory: ActorBusFactory<RuntimeKinds> | null = null;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -233,19 +240,32 @@ export class Runtime {
     // Secrets and bus target first: a config that cannot connect writes nothing.
     const configured =
       options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+    // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
+    const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
     if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
     let nats: EmbeddedNats | null = null;
     if (configured === null) {
-      nats = await startEmbeddedNats({ stateDir, logger });
+      nats = await startEmbeddedNats({
+        stateDir,
+        logger,
+        ...(busAuth === null
+          ? {}
+          : { auth: { configLines: busAuth.configLines ?? [], credentials: busAuth.gateway } }),
+      });
       const started = nats;
       undo.push(async () => {
         await started.stop();
       });
     }
     const bus = await connectBus({
-      target: configured ?? (nats as EmbeddedNats).target(),
+      target:
+        configured === null
+          ? (nats as EmbeddedNats).target()
+          : busAuth === null
+            ? configured
+            : { url: configured.url, credentials: busAuth.gateway },
       kinds: RUNTIME_KINDS,
       source: 'runtime',
       logger,
@@ -332,6 +352,19 @@ export class Runtime {
     );
     const rt = runtime;
     rt.#inspector = inspector;
+    if (busAuth !== null) {
+      const factory = new ActorBusFactory({
+        minter: busAuth.minter,
+        url: nats?.url ?? (configured as BusTarget).url,
+        kinds: RUNTIME_KINDS,
+        audit: store.audit,
+        logger,
+        // Short-lived: re-granted (fresh JWT, reconnect) every 45 minutes, never reaching expiry.
+        ttlMs: ACTOR_CREDENTIAL_TTL_MS,
+      });
+      rt.#actorBusFactory = factory;
+      queue.pullOn((agentId) => rt.#agentBus(factory, agentId).then((b) => b.nats));
+    }
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
@@ -587,6 +620,7 @@ export class Runtime {
     this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
     await this.queue.stop();
+    for (const b of this.#actorBuses.values()) await b.then((x) => x.close()).catch(() => {});
     this.runs.stopAll();
     await this.tools?.close();
     this.approvals.stop();
@@ -715,6 +749,27 @@ export class Runtime {
     });
   }
 
+  /**
+   * An agent actor's own bus connection (per-actor auth), minted once from its grant: its agent
+   * subjects, its inbox, its consumer (see `bus/auth/grants.ts`); violations are audited.
+   */
+  #agentBus(factory: ActorBusFactory<RuntimeKinds>, agentId: string): Promise<Bus<RuntimeKinds>> {
+    let bus = this.#actorBuses.get(agentId);
+    if (bus === undefined) {
+      bus = factory.connect(
+        { agentId, name: `actor-agent-${agentId}` },
+        agentGrant(agentId, { mode: this.#authority.mode(agentId) }),
+      );
+      this.#actorBuses.set(agentId, bus);
+    }
+    return bus;
+  }
+
+  /** An agent actor's own bus connection under per-actor auth; null in token mode or before it connected. */
+  async actorBus(agentId: string): Promise<Bus<RuntimeKinds> | null> {
+    return (await this.#actorBuses.get(agentId)) ?? null;
+  }
+
   #startRun(agentId: string, message: AgentMessage, runId: string): void {
     const def = this.loaded.config.agents[agentId];
     this.runs.start({
@@ -772,6 +827,17 @@ export class Runtime {
   /** Changes an agent's mode while running; its live sub-agents follow at once. Audited. */
   setAgentMode(agentId: string, mode: Mode, by: string): void {
     this.#authority.setMode(agentId, mode, by);
+    // Per-actor bus auth: the agent actor's connection gets the grant of its new envelope.
+    const factory = this.#actorBusFactory;
+    const bus = this.#actorBuses.get(agentId);
+    if (factory !== null && bus !== undefined) {
+      bus
+        .then((b) => factory.regrant(b, agentGrant(agentId, { mode })))
+        .catch((err: unknown) => {
+          if (!this.#stopped)
+            this.logger.error({ agentId, err: (err as Error).message }, 'agent bus re-grant failed');
+        });
+    }
   }
 
   #roots() {

@@ -1,4 +1,4 @@
-import type { Msg, NatsConnection } from '@nats-io/transport-node';
+import { errors as natsErrors, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type {
   AnyKindRegistry,
   Bus,
@@ -23,6 +23,15 @@ export interface BusSettings<R extends AnyKindRegistry> {
   readonly logger: BusLogger;
   readonly maxMessageBytes: number;
   readonly requestTimeoutMs: number;
+  /** Hears each permission violation the server reports on this connection. */
+  readonly onPermissionViolation?: (violation: PermissionViolation) => void;
+}
+
+/** A publish or subscription the server refused for lack of permission (the subject is not secret). */
+export interface PermissionViolation {
+  readonly operation: 'publish' | 'subscription';
+  readonly subject: string;
+  readonly queue: string | null;
 }
 
 const SNAKE_CODE = /^[a-z][a-z0-9_]{0,63}$/;
@@ -287,6 +296,32 @@ class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
     }
   }
 
+  private permissionViolation(err: InstanceType<typeof natsErrors.PermissionViolationError>): void {
+    const v: PermissionViolation = {
+      operation: err.operation,
+      subject: err.subject,
+      queue: err.queue ?? null,
+    };
+    this.counters.permissionViolations++;
+    const admitted = this.throttle.admit('permission_violation');
+    if (admitted !== null) {
+      this.settings.logger.warn(
+        {
+          operation: v.operation,
+          subject: loggableSubject(v.subject),
+          source: this.source,
+          ...(admitted.suppressed > 0 ? { suppressed: admitted.suppressed } : {}),
+        },
+        'bus: permission violation',
+      );
+    }
+    try {
+      this.settings.onPermissionViolation?.(v);
+    } catch (e) {
+      this.settings.logger.error({ err: loggableError(e) }, 'bus: permission violation listener threw');
+    }
+  }
+
   private async watchStatus(): Promise<void> {
     const log = this.settings.logger;
     try {
@@ -302,6 +337,10 @@ class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
             log.info({ status: s.type }, 'bus: connection status');
             break;
           case 'error':
+            if (s.error instanceof natsErrors.PermissionViolationError) {
+              this.permissionViolation(s.error);
+              break;
+            }
             log.warn({ status: s.type, err: loggableError(s.error) }, 'bus: connection status');
             break;
           default:

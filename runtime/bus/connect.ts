@@ -1,6 +1,12 @@
-import { connect, errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connect,
+  errors as natsErrors,
+  jwtAuthenticator,
+  type ConnectionOptions,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import type { AnyKindRegistry, Bus } from './bus-api.ts';
-import { createBus } from './bus.ts';
+import { createBus, type PermissionViolation } from './bus.ts';
 import { BusError, BusErrorCode } from './errors.ts';
 import { loggableError, silentLogger, type BusLogger } from './logger.ts';
 import { checkTarget, type BusTarget } from './target.ts';
@@ -28,6 +34,22 @@ export interface ConnectBusOptions<R extends AnyKindRegistry> {
   readonly reconnect?: boolean;
   /** Connection name shown by the server's monitoring. Default: `snotra-<source>`. */
   readonly name?: string;
+  /** Prefix of this connection's request inboxes (per-actor auth: the grant's `inboxPrefix`). Default `_INBOX`. */
+  readonly inboxPrefix?: string;
+  /**
+   * Per-actor auth: the user JWT and seed are read from here at every (re)connect, so new
+   * credentials take effect on the next reconnect. Takes precedence over `target.credentials`.
+   */
+  readonly credentialsProvider?: () => { readonly jwt: string; readonly seed: Uint8Array };
+  /** Called for each permission violation the server reports on this connection (after it is logged). */
+  readonly onPermissionViolation?: (violation: PermissionViolation) => void;
+}
+
+function credentialOptions(target: ReturnType<typeof checkTarget>): Partial<ConnectionOptions> {
+  const c = target.credentials;
+  if (c === undefined) return {};
+  if ('jwt' in c) return { authenticator: jwtAuthenticator(c.jwt, c.seed) };
+  return { ...c };
 }
 
 /**
@@ -57,7 +79,15 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
   try {
     nc = await connect({
       servers: target.servers,
-      ...(target.credentials ?? {}),
+      ...(options.credentialsProvider === undefined
+        ? credentialOptions(target)
+        : {
+            authenticator: jwtAuthenticator(
+              () => options.credentialsProvider!().jwt,
+              () => options.credentialsProvider!().seed,
+            ),
+          }),
+      ...(options.inboxPrefix === undefined ? {} : { inboxPrefix: options.inboxPrefix }),
       name: options.name ?? `snotra-${options.source}`,
       timeout: options.connectTimeoutMs ?? 5000,
       reconnect,
@@ -88,5 +118,8 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
     logger,
     maxMessageBytes,
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
+    ...(options.onPermissionViolation === undefined
+      ? {}
+      : { onPermissionViolation: options.onPermissionViolation }),
   });
 }

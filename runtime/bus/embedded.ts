@@ -1,4 +1,4 @@
-import { connect, errors as natsErrors } from '@nats-io/transport-node';
+import { connect, errors as natsErrors, jwtAuthenticator } from '@nats-io/transport-node';
 import type { ChildProcess } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { generateNatsToken, natsChildEnv, natsPaths, writeNatsConfig } from './n
 import { removeStalePortsFiles, waitForPortsFile } from './ports-file.ts';
 import { signalGroup, waitForProcessGone } from './processes.ts';
 import { TailBuffer } from './tail-buffer.ts';
-import type { BusTarget } from './target.ts';
+import type { BusCredentials, BusTarget } from './target.ts';
 
 /** Options of {@link startEmbeddedNats}. */
 export interface EmbeddedNatsOptions {
@@ -26,6 +26,11 @@ export interface EmbeddedNatsOptions {
   readonly logger?: BusLogger;
   /** Called once when the server exits for any reason; `expected` is false unless `stop()` asked for it. */
   readonly onExit?: (info: NatsExitInfo) => void;
+  /**
+   * Per-actor auth (`runtime/bus/auth`): the operator-mode config lines that replace the token,
+   * and the gateway's credentials, used by the start probe and returned by `target()`.
+   */
+  readonly auth?: { readonly configLines: readonly string[]; readonly credentials: BusCredentials };
 }
 
 /** How the embedded server ended. */
@@ -79,15 +84,19 @@ function exitInfo(
 
 async function probeConnect(
   url: string,
-  token: string,
+  credentials: BusCredentials,
   deadline: number,
   alive: () => boolean,
 ): Promise<void> {
+  const auth =
+    'jwt' in credentials
+      ? { authenticator: jwtAuthenticator(credentials.jwt, credentials.seed) }
+      : credentials;
   for (;;) {
     try {
       const nc = await connect({
         servers: url,
-        token,
+        ...auth,
         reconnect: false,
         timeout: Math.max(100, Math.min(2000, deadline - Date.now())),
         name: 'snotra-start-probe',
@@ -128,7 +137,7 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   const binary = resolveNatsBinary(options.binary);
   const paths = natsPaths(resolve(options.stateDir));
   try {
-    writeNatsConfig(paths);
+    writeNatsConfig(paths, options.auth?.configLines);
   } catch (err) {
     if (err instanceof BusError) throw err;
     const errno = (err as NodeJS.ErrnoException).code ?? 'unknown';
@@ -144,6 +153,7 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   removeStalePortsFiles(paths.portsDir);
 
   const token = generateNatsToken();
+  const credentials: BusCredentials = options.auth?.credentials ?? { token };
   const scrub = (s: string): string => scrubSecrets(s, [token]);
   const deadline = Date.now() + startTimeoutMs;
   const child = spawnWithLifeline(
@@ -224,7 +234,7 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
     );
   }
   try {
-    await probeConnect(listen.url, token, deadline, () => running);
+    await probeConnect(listen.url, credentials, deadline, () => running);
   } catch (err) {
     if (!running) return fail(BusErrorCode.NatsServerStartFailed, 'nats-server exited during start-up', err);
     return fail(
@@ -266,7 +276,7 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
       return running;
     },
     exited,
-    target: (): BusTarget => ({ url: listen.url, credentials: { token } }),
+    target: (): BusTarget => ({ url: listen.url, credentials }),
     stop,
   });
 }

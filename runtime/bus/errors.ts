@@ -38,6 +38,10 @@ export const BusErrorCode = {
   RequestFailed: 'bus_request_failed',
   /** The connection is closed or draining. */
   Closed: 'bus_closed',
+  /** The per-actor auth keys (seeds file or a given signing key) are missing, malformed or too open. */
+  InvalidAuthKeys: 'bus_invalid_auth_keys',
+  /** A bus grant asks for a subject it may not have (another actor's, the decision subjects, a bad pattern). */
+  InvalidGrant: 'bus_invalid_grant',
 } as const;
 /** One of the {@link BusErrorCode} values. */
 export type BusErrorCode = (typeof BusErrorCode)[keyof typeof BusErrorCode];

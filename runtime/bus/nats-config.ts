@@ -30,12 +30,13 @@ function quote(path: string): string {
  * `$SNOTRA_NATS_TOKEN` (the server refuses to start when it is unset — fail closed), JetStream with
  * its store under `jetstreamDir` (nats-server appends `/jetstream` to `store_dir`).
  */
-export function natsConfigText(storeDir: string): string {
+export function natsConfigText(storeDir: string, authLines?: readonly string[]): string {
   return [
     '# Written by Snotra Runtime for each launch. The token is never stored here: it is read from the',
     `# server's environment ($${TOKEN_ENV}).`,
     'listen: 127.0.0.1:-1',
-    `authorization { token: $${TOKEN_ENV} }`,
+    // Per-actor auth (runtime/bus/auth) replaces the token by operator-mode lines: public JWTs only.
+    ...(authLines ?? [`authorization { token: $${TOKEN_ENV} }`]),
     `jetstream { store_dir: ${quote(storeDir)} }`,
     '',
   ].join('\n');
@@ -64,8 +65,8 @@ export function natsPaths(stateDir: string): NatsPaths {
  * created exclusively with mode 0600, then renamed over the old one, so a pre-existing file with looser
  * permissions is replaced, never reused).
  */
-export function writeNatsConfig(paths: NatsPaths): void {
-  const text = natsConfigText(paths.storeDir);
+export function writeNatsConfig(paths: NatsPaths, authLines?: readonly string[]): void {
+  const text = natsConfigText(paths.storeDir, authLines);
   mkdirSync(paths.root, { recursive: true, mode: 0o700 });
   mkdirSync(paths.portsDir, { recursive: true, mode: 0o700 });
   chmodSync(paths.root, 0o700);

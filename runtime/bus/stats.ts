@@ -12,6 +12,8 @@ export interface BusStats {
   invalid: Record<InvalidReason, number>;
   /** Handlers that threw or rejected. */
   handlerErrors: number;
+  /** Publishes and subscriptions the server refused for lack of permission (per-actor auth). */
+  permissionViolations: number;
 }
 
 /** A fresh set of zeroed counters. */
@@ -20,7 +22,7 @@ export function emptyStats(): BusStats {
     InvalidReason,
     number
   >;
-  return { published: 0, received: 0, delivered: 0, invalid, handlerErrors: 0 };
+  return { published: 0, received: 0, delivered: 0, invalid, handlerErrors: 0, permissionViolations: 0 };
 }
 
 /** A deep copy, so callers cannot change the live counters. */

@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { BusError, BusErrorCode } from './errors.ts';
 
 /** Credentials for a NATS server, as resolved values (the caller resolves secret references). */
-export type BusCredentials = { readonly token: string } | { readonly user: string; readonly pass: string };
+export type BusCredentials =
+  | { readonly token: string }
+  | { readonly user: string; readonly pass: string }
+  /** A NATS user JWT and its nkey seed (decentralized auth; see `runtime/bus/auth`). */
+  | { readonly jwt: string; readonly seed: Uint8Array };
 
 /**
  * Where to connect: the embedded server (`EmbeddedNats.target()`) or a configured `bus.url` with
@@ -16,6 +20,7 @@ export interface BusTarget {
 const Credentials = z.union([
   z.strictObject({ token: z.string().min(1) }),
   z.strictObject({ user: z.string().min(1), pass: z.string().min(1) }),
+  z.strictObject({ jwt: z.string().min(1), seed: z.instanceof(Uint8Array).refine((s) => s.length > 0) }),
 ]);
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -63,7 +68,7 @@ export function checkTarget(target: BusTarget): CheckedTarget {
   if (!creds.success) {
     throw new BusError(
       BusErrorCode.InvalidTarget,
-      'bus credentials must be { token } or { user, pass } with non-empty strings',
+      'bus credentials must be { token }, { user, pass } or { jwt, seed } with non-empty values',
     );
   }
   return { servers: urls, credentials: creds.data, cleartextRemote };

@@ -34,6 +34,8 @@ export const AuditKind = {
   platformUnpaired: 'platform_unpaired',
   /** A platform reply part was cut mid-send by a crash: it may or may not have arrived, and is not resent. */
   platformReplyUnknown: 'platform_reply_unknown',
+  /** The bus server refused an actor's publish or subscription (per-actor auth; `detail`: operation, subject, actor). */
+  busPermissionDenied: 'bus_permission_denied',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 
