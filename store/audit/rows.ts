@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { AUDIT_ROW_EVENTS, FIELD, GENESIS_HASH, eventBody, legacyFields } from './chain.ts';
 import type { ChainRow, HashedFields } from './chain.ts';
+import { auditBodyText } from './encoding.ts';
 import type { AuditEvent, AuditKind, AuditRow } from './types.ts';
 
 /**
@@ -25,7 +26,8 @@ interface BatchRow {
   seq: number;
   last_seq: number;
   run_id: string | null;
-  body: string;
+  /** Schema version 8: the encoded text (encoding.ts); versions 3–7: the text. */
+  body: Buffer | string;
   hashes: Buffer;
   prev?: Buffer | null;
 }
@@ -113,13 +115,19 @@ class BatchReader implements AuditReader {
   }
 }
 
-/** A row's events, in order. A body that is not a JSON array of arrays (tampered) reads as none. */
+/**
+ * A row's events, in order. A body that does not decode, or is not a JSON array of arrays
+ * (tampered), reads as none.
+ */
 function rowEvents(row: BatchRow): RowEvent[] {
-  let bodies: unknown;
-  try {
-    bodies = JSON.parse(row.body) as unknown;
-  } catch {
-    bodies = null;
+  const text = auditBodyText(row.body);
+  let bodies: unknown = null;
+  if (text !== null) {
+    try {
+      bodies = JSON.parse(text) as unknown;
+    } catch {
+      bodies = null;
+    }
   }
   if (!Array.isArray(bodies)) return [];
   return bodies.map((fields: unknown, i) => ({

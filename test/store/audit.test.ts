@@ -8,6 +8,8 @@ import {
 } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { hashBody } from '../../store/audit/chain.ts';
+import { AUDIT_CODEC, auditBodyText } from '../../store/audit/encoding.ts';
+import { encodeText } from '../../store/codec.ts';
 import { allowDecision, openTemp, track } from './helpers.ts';
 
 function fill(store: Store, n: number): void {
@@ -21,9 +23,14 @@ function fill(store: Store, n: number): void {
   }
 }
 
-/** Lets a test play attacker: drop the append-only triggers, then run raw SQL. */
+/**
+ * Lets a test play attacker: drop the append-only triggers, then run raw SQL. The attacker knows
+ * the encoding: `snotra_audit_body(body)` decodes a row's text (the store registers it) and
+ * `audit_blob(text)` encodes one as the store would, so an edit re-encodes validly.
+ */
 function tamper(store: Store, sql: string, ...params: unknown[]): void {
   const db = store.connection;
+  db.function('audit_blob', (text: unknown) => encodeText(AUDIT_CODEC, String(text)));
   db.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete;');
   db.prepare(sql).run(...params);
 }
@@ -127,7 +134,7 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 2);
     const db = store.connection;
-    expect(() => db.prepare("UPDATE audit_log SET body = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => db.prepare("UPDATE audit_log SET body = x'00' WHERE seq = 1").run()).toThrow(/append-only/);
     expect(() => db.prepare('DELETE FROM audit_log WHERE seq = 2').run()).toThrow(/append-only/);
     // The version-2 shaped view is read-only.
     expect(() => db.prepare("UPDATE audit_events SET status = 'x' WHERE seq = 1").run()).toThrow(/view/);
@@ -137,7 +144,11 @@ describe('audit log', () => {
   it('verifyChain names the first altered event', () => {
     const { store } = openTemp();
     fill(store, 6);
-    tamper(store, `UPDATE audit_log SET body = replace(body, '{\\"i\\":3}', '{\\"i\\":99}') WHERE seq = 4`);
+    tamper(
+      store,
+      `UPDATE audit_log SET body = audit_blob(replace(snotra_audit_body(body), '{\\"i\\":3}', '{\\"i\\":99}'))
+       WHERE seq = 4`,
+    );
     expect(store.audit.list({ afterSeq: 3, limit: 1 })[0]?.detail).toEqual({ i: 99 });
     expect(store.audit.verifyChain()).toMatchObject({
       ok: false,
@@ -158,14 +169,15 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 5);
     const [first] = store.audit.list({ limit: 1 });
-    const body = store.connection.prepare('SELECT body FROM audit_log WHERE seq = 2').pluck().get() as string;
+    const blob = store.connection.prepare('SELECT body FROM audit_log WHERE seq = 2').pluck().get() as Buffer;
+    const body = auditBodyText(blob) ?? '';
     const forged = body.replace('{\\"i\\":1}', '{\\"i\\":\\"forged\\"}');
     expect(forged).not.toBe(body);
     // The forger recomputes event 2's own hash; event 3's hash still covers the old one.
     tamper(
       store,
       'UPDATE audit_log SET body = ?, hashes = ? WHERE seq = 2',
-      forged,
+      encodeText(AUDIT_CODEC, forged),
       // The row holds one event: its body is the row's body without the outer brackets.
       Buffer.from(hashBody(first?.hash ?? '', forged.slice(1, -1)), 'hex'),
     );
@@ -317,7 +329,11 @@ describe('audit rows holding several events (schema version 3)', () => {
   it('names the altered event inside a row, and refuses rows whose parts disagree', () => {
     const altered = openTemp().store;
     grouped(altered);
-    tamper(altered, `UPDATE audit_log SET body = replace(body, '{\\"i\\":7}', '{\\"i\\":70}') WHERE seq = 1`);
+    tamper(
+      altered,
+      `UPDATE audit_log SET body = audit_blob(replace(snotra_audit_body(body), '{\\"i\\":7}', '{\\"i\\":70}'))
+       WHERE seq = 1`,
+    );
     expect(altered.audit.verifyChain()).toMatchObject({
       ok: false,
       brokenSeq: 8,
@@ -335,7 +351,7 @@ describe('audit rows holding several events (schema version 3)', () => {
     // The row's last event removed from body and hashes: the next row no longer follows on.
     tamper(
       dropped,
-      `UPDATE audit_log SET body = json_remove(body, '$[#-1]'), hashes = substr(hashes, 1, 64), last_seq = 152
+      `UPDATE audit_log SET body = audit_blob(json_remove(snotra_audit_body(body), '$[#-1]')), hashes = substr(hashes, 1, 64), last_seq = 152
        WHERE seq = 151`,
     );
     expect(dropped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 154, reason: 'seq_gap' });
