@@ -1,7 +1,6 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { registerAuditSqlFunctions } from './audit/encoding.ts';
 import type { StoreContext } from './context.ts';
 import { CONNECTION_PRAGMAS, TransactionRunner } from './durability.ts';
 import { OpenErrorCode, StoreError, StoreOpenError } from './errors.ts';
@@ -84,8 +83,6 @@ export function openStore(options: OpenStoreOptions): Store {
   try {
     if (created) chmodSync(file, 0o600);
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    // Before the migrations: the audit_events view of schema version 8 decodes through it.
-    registerAuditSqlFunctions(db);
     if (!created && (options.integrityCheck ?? !readonly)) assertIntact(db, file);
     const info = readSchemaInfo(db);
     assertUsable(info, file);

@@ -2,11 +2,10 @@ import type { Statement } from 'better-sqlite3';
 import { assertWritable, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { StateErrorCode, StoreStateError } from '../errors.ts';
-import { encodeText } from '../codec.ts';
 import { parseInput } from '../schema.ts';
 import { AUDIT_ROW_EVENTS, GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
 import type { ChainVerification, HashedFields } from './chain.ts';
-import { AUDIT_CODEC } from './encoding.ts';
+import { encodeAuditBody } from './encoding.ts';
 import { auditReader, eventOf } from './rows.ts';
 import type { AuditReader } from './rows.ts';
 import { AUDIT_EVENT_VERSION, AuditEventInput, fastAuditEventInput } from './types.ts';
@@ -34,7 +33,7 @@ export interface AuditQuery {
  */
 export class AuditLog {
   private readonly reader: AuditReader;
-  private readonly insert: Statement<[number, number, string | null, Buffer, Buffer]> | null;
+  private readonly insert: Statement<[number, number, string | null, string, Buffer]> | null;
   /**
    * Events recorded in the open transaction and not yet written: consecutive events of one run
    * share a row (see migration 3). Written before the commit, before a savepoint and before any
@@ -164,8 +163,8 @@ export class AuditLog {
     const pending = this.pending;
     const count = pending.bodies.length;
     if (count === 0 || this.insert === null) return;
-    // The row's JSON text, stored compressed (encoding.ts); decoding gives it back byte for byte.
-    const body = encodeText(AUDIT_CODEC, `[${pending.bodies.join(',')}]`);
+    // The row's JSON text, stored encoded (encoding.ts); decoding gives it back byte for byte.
+    const body = encodeAuditBody(`[${pending.bodies.join(',')}]`, pending.runId);
     this.insert.run(
       pending.firstSeq,
       pending.firstSeq + count - 1,

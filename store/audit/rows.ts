@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { AUDIT_ROW_EVENTS, FIELD, GENESIS_HASH, eventBody, legacyFields } from './chain.ts';
 import type { ChainRow, HashedFields } from './chain.ts';
-import { auditBodyText } from './encoding.ts';
+import { decodeAuditBody } from './encoding.ts';
 import type { AuditEvent, AuditKind, AuditRow } from './types.ts';
 
 /**
@@ -26,8 +26,8 @@ interface BatchRow {
   seq: number;
   last_seq: number;
   run_id: string | null;
-  /** Schema version 8: the encoded text (encoding.ts); versions 3–7: the text. */
-  body: Buffer | string;
+  /** The events' JSON text, encoded from schema version 8 on (encoding.ts). */
+  body: string;
   hashes: Buffer;
   prev?: Buffer | null;
 }
@@ -115,19 +115,13 @@ class BatchReader implements AuditReader {
   }
 }
 
-/**
- * A row's events, in order. A body that does not decode, or is not a JSON array of arrays
- * (tampered), reads as none.
- */
+/** A row's events, in order. A body that is not a JSON array of arrays (tampered) reads as none. */
 function rowEvents(row: BatchRow): RowEvent[] {
-  const text = auditBodyText(row.body);
-  let bodies: unknown = null;
-  if (text !== null) {
-    try {
-      bodies = JSON.parse(text) as unknown;
-    } catch {
-      bodies = null;
-    }
+  let bodies: unknown;
+  try {
+    bodies = JSON.parse(decodeAuditBody(row.body, row.run_id)) as unknown;
+  } catch {
+    bodies = null;
   }
   if (!Array.isArray(bodies)) return [];
   return bodies.map((fields: unknown, i) => ({

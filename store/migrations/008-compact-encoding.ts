@@ -1,7 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { AUDIT_CODEC } from '../audit/encoding.ts';
-import { AUDIT_ROW_EVENTS } from '../audit/chain.ts';
-import { encodeText } from '../codec.ts';
+import { auditBodySql } from '../audit/encoding.ts';
 import { legacySnapshotBlob, snapshotBlobFromEnvelope } from '../snapshots/encoding.ts';
 import type { Migration } from './migration.ts';
 
@@ -14,16 +12,14 @@ import type { Migration } from './migration.ts';
  *   dictionary of typical snapshots (store/codec.ts, tag 0x53). The table is WITHOUT ROWID
  *   (keyed by run_id: no second b-tree for the key), and the `(status, updated_at)` index is
  *   gone: no query used it (`list` scans; EXPLAIN QUERY PLAN in test/store/snapshots.test.ts).
- * - `audit_log.body` is a BLOB: the row's JSON text byte for byte, DEFLATE-compressed with a
- *   dictionary of typical rows (tag 0x41). The chain is unchanged: every hash is still over an
- *   event's exact JSON body, which decoding gives back (so every old chain verifies as before and
- *   a broken one stays broken). The `audit_events` view decodes through the SQL function
- *   `snotra_audit_body`, which the store registers on its connection.
+ * - New `audit_log` rows store their body with common fragments and the row's run id replaced by
+ *   control characters (store/audit/encoding.ts; still TEXT, and a body without codes, every
+ *   older row, decodes to itself). The chain is unchanged: every hash is still over an event's
+ *   exact JSON body, which decoding gives back. The `audit_events` view decodes in plain SQL.
  *
- * Old rows are converted: every audit body losslessly (whatever its content, even a tampered
- * one); a snapshot whose envelope is valid and agrees with its row's columns is re-encoded, any
- * other is kept verbatim as a legacy envelope blob (tag 0x4a), so loading it still fails with the
- * same error naming its run.
+ * Old snapshot rows are converted: one whose envelope is valid and agrees with its row's columns
+ * is re-encoded, any other is kept verbatim as a legacy envelope blob (tag 0x4a), so loading it
+ * still fails with the same error naming its run. Old audit rows stay as they are.
  */
 export const compactEncoding: Migration = {
   version: 8,
@@ -39,18 +35,9 @@ CREATE TABLE run_snapshots_v8 (
   payload BLOB NOT NULL,
   updated_at INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
-
-CREATE TABLE audit_log_v8 (
-  seq INTEGER PRIMARY KEY,
-  last_seq INTEGER NOT NULL CHECK (last_seq >= seq AND last_seq - seq < ${AUDIT_ROW_EVENTS}),
-  run_id TEXT,
-  body BLOB NOT NULL,
-  hashes BLOB NOT NULL CHECK (length(hashes) = 32 * (last_seq - seq + 1))
-) STRICT;
 `,
   transform(db: Database): void {
     copySnapshots(db);
-    copyAudit(db);
     db.exec(REPLACE_OLD_TABLES);
   },
 };
@@ -85,40 +72,13 @@ function copySnapshots(db: Database): void {
   }
 }
 
-function copyAudit(db: Database): void {
-  const insert = db.prepare(
-    'INSERT INTO audit_log_v8 (seq, last_seq, run_id, body, hashes) VALUES (@seq, @last_seq, @run_id, @body, @hashes)',
-  );
-  const page = db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT 1000');
-  let after = Number.NEGATIVE_INFINITY;
-  for (;;) {
-    const rows = page.all(after) as Array<{
-      seq: number;
-      last_seq: number;
-      run_id: string | null;
-      body: string;
-      hashes: Buffer;
-    }>;
-    if (rows.length === 0) return;
-    for (const row of rows) insert.run({ ...row, body: encodeText(AUDIT_CODEC, row.body) });
-    after = (rows[rows.length - 1] as { seq: number }).seq;
-  }
-}
-
 const GENESIS_HEX = '0'.repeat(64);
 
 const REPLACE_OLD_TABLES = `
-DROP VIEW audit_events;
-DROP TABLE audit_log;
 DROP TABLE run_snapshots;
-ALTER TABLE audit_log_v8 RENAME TO audit_log;
 ALTER TABLE run_snapshots_v8 RENAME TO run_snapshots;
 
-CREATE INDEX audit_log_run ON audit_log(run_id, seq) WHERE run_id IS NOT NULL;
-CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
-BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: UPDATE refused'); END;
-CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
-BEGIN SELECT RAISE(ABORT, 'audit_log is append-only: DELETE refused'); END;
+DROP VIEW audit_events;
 
 CREATE VIEW audit_events AS
 SELECT a.seq + e.key AS seq,
@@ -134,5 +94,5 @@ SELECT a.seq + e.key AS seq,
        ELSE (SELECT lower(hex(substr(p.hashes, -32))) FROM audit_log p WHERE p.seq < a.seq ORDER BY p.seq DESC LIMIT 1)
   END AS prev_hash,
   lower(hex(substr(a.hashes, e.key * 32 + 1, 32))) AS hash
-FROM audit_log a, json_each(snotra_audit_body(a.body)) e;
+FROM audit_log a, json_each(${auditBodySql('a.body', 'a.run_id')}) e;
 `;

@@ -8,8 +8,7 @@ import {
 } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { hashBody } from '../../store/audit/chain.ts';
-import { AUDIT_CODEC, auditBodyText } from '../../store/audit/encoding.ts';
-import { encodeText } from '../../store/codec.ts';
+import { decodeAuditBody, encodeAuditBody } from '../../store/audit/encoding.ts';
 import { allowDecision, openTemp, track } from './helpers.ts';
 
 function fill(store: Store, n: number): void {
@@ -25,12 +24,17 @@ function fill(store: Store, n: number): void {
 
 /**
  * Lets a test play attacker: drop the append-only triggers, then run raw SQL. The attacker knows
- * the encoding: `snotra_audit_body(body)` decodes a row's text (the store registers it) and
- * `audit_blob(text)` encodes one as the store would, so an edit re-encodes validly.
+ * the row encoding (store/audit/encoding.ts): `audit_text(body, run_id)` decodes a body and
+ * `audit_stored(text, run_id)` encodes one as the store would.
  */
 function tamper(store: Store, sql: string, ...params: unknown[]): void {
   const db = store.connection;
-  db.function('audit_blob', (text: unknown) => encodeText(AUDIT_CODEC, String(text)));
+  db.function('audit_text', (body: unknown, runId: unknown) =>
+    decodeAuditBody(String(body), typeof runId === 'string' ? runId : null),
+  );
+  db.function('audit_stored', (text: unknown, runId: unknown) =>
+    encodeAuditBody(String(text), typeof runId === 'string' ? runId : null),
+  );
   db.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete;');
   db.prepare(sql).run(...params);
 }
@@ -134,7 +138,7 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 2);
     const db = store.connection;
-    expect(() => db.prepare("UPDATE audit_log SET body = x'00' WHERE seq = 1").run()).toThrow(/append-only/);
+    expect(() => db.prepare("UPDATE audit_log SET body = 'x' WHERE seq = 1").run()).toThrow(/append-only/);
     expect(() => db.prepare('DELETE FROM audit_log WHERE seq = 2').run()).toThrow(/append-only/);
     // The version-2 shaped view is read-only.
     expect(() => db.prepare("UPDATE audit_events SET status = 'x' WHERE seq = 1").run()).toThrow(/view/);
@@ -144,11 +148,7 @@ describe('audit log', () => {
   it('verifyChain names the first altered event', () => {
     const { store } = openTemp();
     fill(store, 6);
-    tamper(
-      store,
-      `UPDATE audit_log SET body = audit_blob(replace(snotra_audit_body(body), '{\\"i\\":3}', '{\\"i\\":99}'))
-       WHERE seq = 4`,
-    );
+    tamper(store, `UPDATE audit_log SET body = replace(body, '{\\"i\\":3}', '{\\"i\\":99}') WHERE seq = 4`);
     expect(store.audit.list({ afterSeq: 3, limit: 1 })[0]?.detail).toEqual({ i: 99 });
     expect(store.audit.verifyChain()).toMatchObject({
       ok: false,
@@ -169,15 +169,18 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 5);
     const [first] = store.audit.list({ limit: 1 });
-    const blob = store.connection.prepare('SELECT body FROM audit_log WHERE seq = 2').pluck().get() as Buffer;
-    const body = auditBodyText(blob) ?? '';
+    const row = store.connection.prepare('SELECT body, run_id FROM audit_log WHERE seq = 2').get() as {
+      body: string;
+      run_id: string;
+    };
+    const body = decodeAuditBody(row.body, row.run_id);
     const forged = body.replace('{\\"i\\":1}', '{\\"i\\":\\"forged\\"}');
     expect(forged).not.toBe(body);
     // The forger recomputes event 2's own hash; event 3's hash still covers the old one.
     tamper(
       store,
       'UPDATE audit_log SET body = ?, hashes = ? WHERE seq = 2',
-      encodeText(AUDIT_CODEC, forged),
+      encodeAuditBody(forged, row.run_id),
       // The row holds one event: its body is the row's body without the outer brackets.
       Buffer.from(hashBody(first?.hash ?? '', forged.slice(1, -1)), 'hex'),
     );
@@ -193,7 +196,13 @@ describe('audit log', () => {
     const moved = openTemp().store;
     fill(moved, 4);
     tamper(moved, "UPDATE audit_log SET run_id = 'run-b' WHERE seq = 3");
-    expect(moved.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 3, reason: 'row_mismatch' });
+    // The row's run id is part of its stored body (encoding.ts): moved, the body decodes to
+    // another text than was hashed; either check names the event.
+    expect(moved.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 3,
+      reason: expect.stringMatching(/^(row_mismatch|hash_mismatch)$/),
+    });
 
     const swapped = openTemp().store;
     fill(swapped, 4);
@@ -329,11 +338,7 @@ describe('audit rows holding several events (schema version 3)', () => {
   it('names the altered event inside a row, and refuses rows whose parts disagree', () => {
     const altered = openTemp().store;
     grouped(altered);
-    tamper(
-      altered,
-      `UPDATE audit_log SET body = audit_blob(replace(snotra_audit_body(body), '{\\"i\\":7}', '{\\"i\\":70}'))
-       WHERE seq = 1`,
-    );
+    tamper(altered, `UPDATE audit_log SET body = replace(body, '{\\"i\\":7}', '{\\"i\\":70}') WHERE seq = 1`);
     expect(altered.audit.verifyChain()).toMatchObject({
       ok: false,
       brokenSeq: 8,
@@ -351,7 +356,7 @@ describe('audit rows holding several events (schema version 3)', () => {
     // The row's last event removed from body and hashes: the next row no longer follows on.
     tamper(
       dropped,
-      `UPDATE audit_log SET body = audit_blob(json_remove(snotra_audit_body(body), '$[#-1]')), hashes = substr(hashes, 1, 64), last_seq = 152
+      `UPDATE audit_log SET body = audit_stored(json_remove(audit_text(body, run_id), '$[#-1]'), run_id), hashes = substr(hashes, 1, 64), last_seq = 152
        WHERE seq = 151`,
     );
     expect(dropped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 154, reason: 'seq_gap' });

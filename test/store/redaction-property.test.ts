@@ -105,10 +105,15 @@ describe('redaction before persistence', () => {
     );
   });
 
-  it('would see a secret written without redaction (the detector works, through the compression too)', () => {
+  it('would see a secret written without redaction (the detector works, through the encodings too)', () => {
     const { store, path } = openTemp();
-    const secrets = ['plain-Secret-42xyz', 'snap-Secret-17abc', 'unicode-Geheimnis-ÄÖÜ-密码'];
-    store.audit.append({ kind: 'proposed', detail: { note: secrets[0] } });
+    // One in an audit field where a fragment code splits it, two in a compressed snapshot.
+    const secrets = [
+      'plain-Secret-42xyz,null,null,tail-9q',
+      'snap-Secret-17abc',
+      'unicode-Geheimnis-ÄÖÜ-密码',
+    ];
+    store.audit.append({ kind: 'proposed', runId: 'run-1', resource: secrets[0] });
     store.snapshots.put({
       runId: 'run-1',
       agentId: 'assistant',
@@ -117,9 +122,9 @@ describe('redaction before persistence', () => {
       snapshot: { context: { note: secrets[1], text: secrets[2] } },
     });
     const raw = Buffer.concat([readFileSync(path), readFileSync(`${path}-wal`)]);
-    // The rows are compressed: the raw bytes alone would not show what they hold…
+    // The rows are encoded: the raw bytes alone would not show what they hold…
     expect(leaks(raw, secrets)).toEqual([]);
-    // …the decoded blobs do, in the WAL before the checkpoint and in the file after it.
+    // …the decoded rows do, in the WAL before the checkpoint and in the file after it.
     expect(leaks(storedBytes(path, `${path}-wal`), secrets)).toEqual(secrets);
     store.close();
     expect(leaks(storedBytes(path), secrets)).toEqual(secrets);
