@@ -1,4 +1,4 @@
-import { CodecError, decodeText, encodeText } from '../codec.ts';
+import { CodecError, PLAIN_TAG, decodeText, encodeText } from '../codec.ts';
 import type { TextCodec } from '../codec.ts';
 import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import { SNAPSHOT_DICTIONARY } from './dictionary.ts';
@@ -33,8 +33,17 @@ export interface SnapshotColumns {
   readonly updated_at: number;
 }
 
-/** The stored payload of an (already redacted) actor snapshot's JSON text. */
-export function encodeSnapshotPayload(snapshotJson: string): Buffer {
+/**
+ * The stored payload of an (already redacted) actor snapshot's JSON text, for a run in `status`.
+ * Compressed when the run comes to rest (parked, or finished): those rows stay. A running or
+ * resuming run's row is rewritten at its next step, so it is stored plain (tag 0x00): the
+ * compression's ~20–50 µs (mostly zlib's set-up) are not spent on every step, and measured
+ * (bench/bytes.bench.ts) the parked rows take the same pages either way.
+ */
+export function encodeSnapshotPayload(snapshotJson: string, status: string): Buffer {
+  if (status === 'running' || status === 'resuming') {
+    return Buffer.concat([Buffer.of(PLAIN_TAG), Buffer.from(snapshotJson, 'utf8')]);
+  }
   return encodeText(SNAPSHOT_CODEC, snapshotJson);
 }
 
@@ -62,7 +71,7 @@ export function snapshotBlobFromEnvelope(envelopeJson: string, row: SnapshotColu
     envelope.parentRunId === row.parent_run_id &&
     envelope.$schemaVersion === row.schema_version &&
     envelope.updatedAt === row.updated_at;
-  return agrees ? encodeSnapshotPayload(JSON.stringify(envelope.snapshot)) : null;
+  return agrees ? encodeSnapshotPayload(JSON.stringify(envelope.snapshot), envelope.status) : null;
 }
 
 /**

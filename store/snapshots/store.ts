@@ -188,7 +188,7 @@ export class RunSnapshots {
       status: envelope.status,
       parent_run_id: envelope.parentRunId,
       schema_version: envelope.$schemaVersion,
-      payload: encodeSnapshotPayload(json),
+      payload: encodeSnapshotPayload(json, envelope.status),
       updated_at: envelope.updatedAt,
     };
     return { envelope, row };

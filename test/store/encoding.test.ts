@@ -116,7 +116,15 @@ describe('through the store', () => {
         fc
           .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 5 })
           .filter((d) => !Object.keys(d).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k))),
-        (events, snapshot) => {
+        fc.constantFrom(
+          'running',
+          'waiting_for_approval',
+          'completed',
+          'failed',
+          'denied',
+          'resuming' as const,
+        ),
+        (events, snapshot, status) => {
           const { store, redactor } = openTemp();
           store.transaction(() => {
             for (const e of events) store.audit.append({ kind: 'proposed', ...e });
@@ -142,7 +150,7 @@ describe('through the store', () => {
             runId: 'run-1',
             agentId: 'a',
             surface: 'cli',
-            status: 'running',
+            status,
             snapshot,
           });
           expect(store.snapshots.get('run-1')).toEqual(JSON.parse(JSON.stringify(put)));

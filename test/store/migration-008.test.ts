@@ -155,12 +155,12 @@ describe('migration 8 (compact encoding)', () => {
       .get() as string;
     expect(stored.startsWith('\u0001')).toBe(true); // the fragment code of '[[1,'
     expect(stored).not.toContain('r-ok'); // the row's run id, a code
-    // A rewritten snapshot of a kept row is stored compact.
+    // A rewritten snapshot of a kept row is stored compact (a finished run's: compressed).
     store.snapshots.put({
       runId: 'r-garbled',
       agentId: 'assistant',
       surface: 'cli',
-      status: 'running',
+      status: 'completed',
       snapshot: {},
     });
     expect(

@@ -118,7 +118,7 @@ describe('redaction before persistence', () => {
       runId: 'run-1',
       agentId: 'assistant',
       surface: 'chat',
-      status: 'running',
+      status: 'waiting_for_approval', // a parked run's row: stored compressed
       snapshot: { context: { note: secrets[1], text: secrets[2] } },
     });
     const raw = Buffer.concat([readFileSync(path), readFileSync(`${path}-wal`)]);

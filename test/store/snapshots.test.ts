@@ -40,6 +40,8 @@ describe('run snapshots', () => {
     const row = store.connection.prepare('SELECT * FROM run_snapshots').get() as Record<string, unknown>;
     expect(row).toMatchObject({ run_id: 'r1', status: 'waiting_for_approval', schema_version: 1 });
     expect(row.payload).toBeInstanceOf(Buffer);
+    // A parked run's row is compressed; a running run's (rewritten at its next step) is plain.
+    expect((row.payload as Buffer)[0]).toBe(SNAPSHOT_CODEC.tag);
     expect(JSON.parse(decodeText(SNAPSHOT_CODEC, row.payload as Buffer))).toEqual({
       status: 'active',
       value: 'parked',
@@ -143,8 +145,9 @@ describe('run snapshots', () => {
 
   it('names the run of a garbled payload instead of crashing, whatever is wrong with it', () => {
     const { store } = openTemp();
-    store.snapshots.put(run('r1'));
+    store.snapshots.put(run('r1', { status: 'completed' }));
     const good = store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as Buffer;
+    expect(good[0]).toBe(SNAPSHOT_CODEC.tag);
     const flipped = Buffer.from(good);
     const middle = Math.floor(flipped.length / 2);
     flipped[middle] = (flipped[middle] as number) ^ 0xff;
