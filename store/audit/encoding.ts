@@ -4,7 +4,7 @@
  * own run id replaced by one control character each. JSON text never holds a raw control
  * character (JSON.stringify escapes U+0000–U+001F), so the codes cannot be confused with content,
  * a body without them (every row of versions 3–7) decodes to itself, and decoding gives back the
- * exact text every hash covers. The column stays TEXT: plain SQL decodes it (`auditBodySql`, the
+ * exact text every hash covers. The column stays TEXT: plain SQL decodes it (`auditDecodeSql`, the
  * `audit_events` view), so ad-hoc SQL and other SQLite tools still read the log.
  *
  * Chosen over DEFLATE for rows (measured, bench/README.md "Bytes per parked run — session 3"):
@@ -108,20 +108,31 @@ export function decodeAuditBody(stored: string, runId: string | null): string {
   });
 }
 
-/**
- * The SQL expression decoding `body` of a row whose run id is `runId` (column expressions), as
- * `decodeAuditBody` does: nested `replace` calls, plain SQLite.
- */
-export function auditBodySql(body: string, runId: string): string {
-  let sql = body;
-  FRAGMENTS.forEach((fragment, i) => {
-    sql = `replace(${sql}, char(${i + 1}), '${fragment.replaceAll("'", "''")}')`;
-  });
-  const usable = `${runId} IS NOT NULL AND length(${runId}) > 1 AND ${runId} NOT GLOB '*[${controlRange()}]*'`;
-  return `CASE WHEN ${usable} THEN replace(${sql}, char(${RUN_ID_CODE}), ${runId}) ELSE ${sql} END`;
-}
+/** Replacements per decoding stage: nested deeper, the SQL parser of some sqlite3 builds overflows. */
+const SQL_STAGE = 8;
 
-/** The characters U+0001–U+001F as SQL text for a GLOB class. */
-function controlRange(): string {
-  return "' || char(1) || '-' || char(31) || '";
+/**
+ * Common table expressions (the text after `WITH`) decoding rows in plain SQL, as
+ * `decodeAuditBody` does: `audit_d0` is `source` (a SELECT of seq, last_seq, run_id, body,
+ * hashes), each later stage replaces a few codes, and `audit_decoded` has the same columns with
+ * `body` decoded.
+ */
+export function auditDecodeSql(source: string): string {
+  const ctes = [`audit_d0 AS (${source})`];
+  for (let start = 0; start < FRAGMENTS.length; start += SQL_STAGE) {
+    let body = 'body';
+    FRAGMENTS.slice(start, start + SQL_STAGE).forEach((fragment, j) => {
+      body = `replace(${body}, char(${start + j + 1}), '${fragment.replaceAll("'", "''")}')`;
+    });
+    const stage = start / SQL_STAGE;
+    ctes.push(
+      `audit_d${stage + 1} AS (SELECT seq, last_seq, run_id, ${body} AS body, hashes FROM audit_d${stage})`,
+    );
+  }
+  const last = Math.ceil(FRAGMENTS.length / SQL_STAGE);
+  const usable = `run_id IS NOT NULL AND length(run_id) > 1 AND run_id NOT GLOB '*[' || char(1) || '-' || char(31) || ']*'`;
+  ctes.push(
+    `audit_decoded AS (SELECT seq, last_seq, run_id, CASE WHEN ${usable} THEN replace(body, char(${RUN_ID_CODE}), run_id) ELSE body END AS body, hashes FROM audit_d${last})`,
+  );
+  return ctes.join(',\n');
 }

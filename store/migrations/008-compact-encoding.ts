@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { auditBodySql } from '../audit/encoding.ts';
+import { auditDecodeSql } from '../audit/encoding.ts';
 import { legacySnapshotBlob, snapshotBlobFromEnvelope } from '../snapshots/encoding.ts';
 import type { Migration } from './migration.ts';
 
@@ -81,6 +81,7 @@ ALTER TABLE run_snapshots_v8 RENAME TO run_snapshots;
 DROP VIEW audit_events;
 
 CREATE VIEW audit_events AS
+WITH ${auditDecodeSql('SELECT seq, last_seq, run_id, body, hashes FROM audit_log')}
 SELECT a.seq + e.key AS seq,
   json_extract(e.value, '$[0]') AS v, json_extract(e.value, '$[2]') AS at, json_extract(e.value, '$[3]') AS kind,
   json_extract(e.value, '$[4]') AS session_id, json_extract(e.value, '$[5]') AS agent_id,
@@ -94,5 +95,5 @@ SELECT a.seq + e.key AS seq,
        ELSE (SELECT lower(hex(substr(p.hashes, -32))) FROM audit_log p WHERE p.seq < a.seq ORDER BY p.seq DESC LIMIT 1)
   END AS prev_hash,
   lower(hex(substr(a.hashes, e.key * 32 + 1, 32))) AS hash
-FROM audit_log a, json_each(${auditBodySql('a.body', 'a.run_id')}) e;
+FROM audit_decoded a, json_each(a.body) e;
 `;
