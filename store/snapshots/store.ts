@@ -53,8 +53,8 @@ interface SnapshotRow {
 
 /**
  * Persisted run snapshots, one row per run: versioned envelopes (`$schemaVersion`, see
- * format.ts) whose fields are the row's columns and whose opaque actor snapshot is stored
- * compressed (encoding.ts). Writes validate first (forbidden keys, version, fields, size),
+ * format.ts) whose fields are the row's columns and whose opaque actor snapshot is the
+ * payload (encoding.ts: compressed once the run is parked or finished). Writes validate first (forbidden keys, version, fields, size),
  * redact the snapshot, encode the redacted JSON, then upsert in a transaction; reads decode and
  * validate again, so a row altered on disk is refused rather than restored. Durability NORMAL
  * (see durability.ts).
