@@ -9,9 +9,10 @@ import type { Migration } from './migration.ts';
  *
  * - `run_snapshots.payload` is a BLOB holding only the actor snapshot (the envelope's other
  *   fields are the row's columns, no longer repeated), DEFLATE-compressed with a preset
- *   dictionary of typical snapshots (store/codec.ts, tag 0x53). The table is WITHOUT ROWID
- *   (keyed by run_id: no second b-tree for the key), and the `(status, updated_at)` index is
- *   gone: no query used it (`list` scans; EXPLAIN QUERY PLAN in test/store/snapshots.test.ts).
+ *   dictionary of typical snapshots (store/codec.ts, tag 0x53). The `(status, updated_at)` index
+ *   is gone: no query used it (`list` scans; EXPLAIN QUERY PLAN in test/store/snapshots.test.ts).
+ *   Not WITHOUT ROWID: there a row over ~1 KB (a compressed long transcript) takes an overflow
+ *   page, where a rowid table keeps rows up to ~4 KB in its leaf.
  * - New `audit_log` rows store their body with common fragments and the row's run id replaced by
  *   control characters (store/audit/encoding.ts; still TEXT, and a body without codes, every
  *   older row, decodes to itself). The chain is unchanged: every hash is still over an event's
@@ -34,7 +35,7 @@ CREATE TABLE run_snapshots_v8 (
   schema_version INTEGER NOT NULL,
   payload BLOB NOT NULL,
   updated_at INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
+) STRICT;
 `,
   transform(db: Database): void {
     copySnapshots(db);

@@ -1,4 +1,4 @@
-import { CodecError, PLAIN_TAG, decodeText, encodeText } from '../codec.ts';
+import { CodecError, decodeText, encodeText } from '../codec.ts';
 import type { TextCodec } from '../codec.ts';
 import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import { SNAPSHOT_DICTIONARY } from './dictionary.ts';
@@ -34,16 +34,12 @@ export interface SnapshotColumns {
 }
 
 /**
- * The stored payload of an (already redacted) actor snapshot's JSON text, for a run in `status`.
- * Compressed when the run comes to rest (parked, or finished): those rows stay. A running or
- * resuming run's row is rewritten at its next step, so it is stored plain (tag 0x00): the
- * compression's ~20–50 µs (mostly zlib's set-up) are not spent on every step, and measured
- * (bench/bytes.bench.ts) the parked rows take the same pages either way.
+ * The stored payload of an (already redacted) actor snapshot's JSON text. Every write is
+ * compressed: storing a running run's rows plain (they are rewritten at the next step) saved the
+ * zlib call, but the rows then shrank at park and left their pages ~40 % full (bench/README.md,
+ * "Bytes per parked run — session 3").
  */
-export function encodeSnapshotPayload(snapshotJson: string, status: string): Buffer {
-  if (status === 'running' || status === 'resuming') {
-    return Buffer.concat([Buffer.of(PLAIN_TAG), Buffer.from(snapshotJson, 'utf8')]);
-  }
+export function encodeSnapshotPayload(snapshotJson: string): Buffer {
   return encodeText(SNAPSHOT_CODEC, snapshotJson);
 }
 
@@ -71,7 +67,7 @@ export function snapshotBlobFromEnvelope(envelopeJson: string, row: SnapshotColu
     envelope.parentRunId === row.parent_run_id &&
     envelope.$schemaVersion === row.schema_version &&
     envelope.updatedAt === row.updated_at;
-  return agrees ? encodeSnapshotPayload(JSON.stringify(envelope.snapshot), envelope.status) : null;
+  return agrees ? encodeSnapshotPayload(JSON.stringify(envelope.snapshot)) : null;
 }
 
 /**

@@ -54,7 +54,7 @@ interface SnapshotRow {
 /**
  * Persisted run snapshots, one row per run: versioned envelopes (`$schemaVersion`, see
  * format.ts) whose fields are the row's columns and whose opaque actor snapshot is the
- * payload (encoding.ts: compressed once the run is parked or finished). Writes validate first (forbidden keys, version, fields, size),
+ * payload, compressed (encoding.ts). Writes validate first (forbidden keys, version, fields, size),
  * redact the snapshot, encode the redacted JSON, then upsert in a transaction; reads decode and
  * validate again, so a row altered on disk is refused rather than restored. Durability NORMAL
  * (see durability.ts).
@@ -188,7 +188,7 @@ export class RunSnapshots {
       status: envelope.status,
       parent_run_id: envelope.parentRunId,
       schema_version: envelope.$schemaVersion,
-      payload: encodeSnapshotPayload(json, envelope.status),
+      payload: encodeSnapshotPayload(json),
       updated_at: envelope.updatedAt,
     };
     return { envelope, row };

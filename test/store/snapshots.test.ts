@@ -40,7 +40,6 @@ describe('run snapshots', () => {
     const row = store.connection.prepare('SELECT * FROM run_snapshots').get() as Record<string, unknown>;
     expect(row).toMatchObject({ run_id: 'r1', status: 'waiting_for_approval', schema_version: 1 });
     expect(row.payload).toBeInstanceOf(Buffer);
-    // A parked run's row is compressed; a running run's (rewritten at its next step) is plain.
     expect((row.payload as Buffer)[0]).toBe(SNAPSHOT_CODEC.tag);
     expect(JSON.parse(decodeText(SNAPSHOT_CODEC, row.payload as Buffer))).toEqual({
       status: 'active',
@@ -196,14 +195,14 @@ describe('run snapshots', () => {
         .map((r) => r.detail)
         .join('; ');
     expect(plan('SELECT * FROM run_snapshots WHERE run_id = ?')).toMatch(
-      /SEARCH run_snapshots USING PRIMARY KEY/,
+      /SEARCH run_snapshots USING INDEX sqlite_autoindex_run_snapshots_1 \(run_id=\?\)/,
     );
     expect(plan('DELETE FROM run_snapshots WHERE run_id = ?')).toMatch(
-      /SEARCH run_snapshots USING PRIMARY KEY/,
+      /SEARCH run_snapshots USING INDEX sqlite_autoindex_run_snapshots_1 \(run_id=\?\)/,
     );
     expect(
       plan(`SELECT 1 FROM schedule_firings f WHERE f.status = 'started'
             AND NOT EXISTS (SELECT 1 FROM run_snapshots s WHERE s.run_id = f.run_id) AND f.task_id = ?`),
-    ).toMatch(/SEARCH s USING PRIMARY KEY/);
+    ).toMatch(/SEARCH s USING (COVERING )?INDEX sqlite_autoindex_run_snapshots_1/);
   });
 });
