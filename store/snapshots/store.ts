@@ -22,6 +22,9 @@ export const PutSnapshotInput = z.strictObject({
 });
 export type PutSnapshotInput = z.input<typeof PutSnapshotInput>;
 
+/** How many runs' last encoded payload `RunSnapshots` keeps for reuse. */
+const LAST_PAYLOADS = 256;
+
 /** A stored run without its payload, for listings. */
 export interface RunSummary {
   readonly runId: string;
@@ -65,6 +68,13 @@ export class RunSnapshots {
   private readonly exists: Statement<[string], number>;
   private readonly listStmt: Statement<{ status: string | null; agent: string | null }, SnapshotRow>;
   private readonly deleteStmt: Statement<[string]>;
+  /**
+   * The last payload encoded per run (at most LAST_PAYLOADS runs, oldest dropped first): a run
+   * often writes the same actor snapshot twice in a row (2 of its 9 writes in the peers
+   * scenario), and encoding is deterministic, so the second write reuses the bytes instead of
+   * compressing again. Only redacted JSON is kept, as the row itself holds it.
+   */
+  private readonly lastPayload = new Map<string, { readonly json: string; readonly payload: Buffer }>();
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
@@ -83,6 +93,20 @@ export class RunSnapshots {
        ORDER BY updated_at, run_id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM run_snapshots WHERE run_id = ?');
+  }
+
+  /** The encoded payload of `json` for `runId`, reusing the last one when the JSON is the same. */
+  private payloadOf(runId: string, json: string): Buffer {
+    const last = this.lastPayload.get(runId);
+    if (last !== undefined && last.json === json) return last.payload;
+    const payload = encodeSnapshotPayload(json);
+    this.lastPayload.delete(runId);
+    this.lastPayload.set(runId, { json, payload });
+    if (this.lastPayload.size > LAST_PAYLOADS) {
+      const oldest = this.lastPayload.keys().next().value;
+      if (oldest !== undefined) this.lastPayload.delete(oldest);
+    }
+    return payload;
   }
 
   /** Persists (inserts or replaces) one run's snapshot atomically; returns what was stored. */
@@ -141,6 +165,7 @@ export class RunSnapshots {
   /** Deletes a run's snapshot (when the run is finished and archived); true when one existed. */
   remove(runId: string): boolean {
     assertWritable(this.ctx, 'snapshots.remove');
+    this.lastPayload.delete(runId);
     return this.ctx.tx.run(() => this.deleteStmt.run(runId).changes === 1);
   }
 
@@ -188,7 +213,7 @@ export class RunSnapshots {
       status: envelope.status,
       parent_run_id: envelope.parentRunId,
       schema_version: envelope.$schemaVersion,
-      payload: encodeSnapshotPayload(json),
+      payload: this.payloadOf(envelope.runId, json),
       updated_at: envelope.updatedAt,
     };
     return { envelope, row };

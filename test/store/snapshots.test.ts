@@ -188,6 +188,24 @@ describe('run snapshots', () => {
     }
   });
 
+  it('a rewrite with the same actor snapshot stores the same bytes (reused, not recompressed) and the new columns', () => {
+    const { store, clock } = openTemp();
+    const payload = (): Buffer =>
+      store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as Buffer;
+    store.snapshots.put(run('r1'));
+    const first = payload();
+    clock.advance(5);
+    store.snapshots.put(run('r1', { status: 'waiting_for_approval' }));
+    expect(payload().equals(first)).toBe(true);
+    expect(payload().equals(encodeText(SNAPSHOT_CODEC, JSON.stringify(run('r1').snapshot)))).toBe(true);
+    expect(store.snapshots.get('r1')).toMatchObject({ status: 'waiting_for_approval', updatedAt: clock.now });
+    store.snapshots.put(run('r1', { snapshot: { value: 'other' } }));
+    expect(store.snapshots.get('r1')?.snapshot).toEqual({ value: 'other' });
+    store.snapshots.remove('r1');
+    store.snapshots.put(run('r1'));
+    expect(payload().equals(first)).toBe(true);
+  });
+
   it('every query of the table uses an index or is a listing (EXPLAIN QUERY PLAN)', () => {
     const { store } = openTemp();
     const plan = (sql: string): string =>
