@@ -26,8 +26,8 @@ function input(message: string, interaction: string, surface: string): Record<st
 
 const pathTarget = {
   argument: 'path',
-  input: 'notes/todo.md',
-  resolved: '/home/user/project/notes/todo.md',
+  input: 'notes/plan.md',
+  resolved: '/home/user/project/notes/plan.md',
   root: 'project',
   access: 'read-write',
 };
@@ -35,7 +35,7 @@ const pathTarget = {
 const writeCall = {
   id: 'call_1',
   tool: 'write_file',
-  args: { path: 'notes/todo.md', content: 'Review the open pull requests.\n' },
+  args: { path: 'notes/plan.md', content: 'Review the open pull requests.\n' },
 };
 
 const readCall = { id: 'call_0', tool: 'read_file', args: { path: 'README.md' } };

@@ -81,7 +81,7 @@ describe('audit row encoding (schema version 8)', () => {
     expect(sha(FRAGMENTS.join('\n'))).toBe(
       'ccc62a04f33e22dae84e83500e347525f1b811752901780c4b4eb57928f409a0',
     );
-    expect(sha(SNAPSHOT_DICTIONARY)).toBe('f11c0ce0c0e33ff2a1ca91090261f516b758f4a3c8e3366ddbd99c21f65497c9');
+    expect(sha(SNAPSHOT_DICTIONARY)).toBe('61598f70526e138b7f6e95d8167116121580ea8113f8c87447b21aa8574efa08');
   });
 });
 
