@@ -5,6 +5,7 @@ import { StateErrorCode, StoreStateError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
 import { AUDIT_ROW_EVENTS, GENESIS_HASH, eventBody, hashBody, verifyRows } from './chain.ts';
 import type { ChainVerification, HashedFields } from './chain.ts';
+import { encodeAuditBody } from './encoding.ts';
 import { auditReader, eventOf } from './rows.ts';
 import type { AuditReader } from './rows.ts';
 import { AUDIT_EVENT_VERSION, AuditEventInput, fastAuditEventInput } from './types.ts';
@@ -162,7 +163,8 @@ export class AuditLog {
     const pending = this.pending;
     const count = pending.bodies.length;
     if (count === 0 || this.insert === null) return;
-    const body = `[${pending.bodies.join(',')}]`;
+    // The row's JSON text, stored encoded (encoding.ts); decoding gives it back byte for byte.
+    const body = encodeAuditBody(`[${pending.bodies.join(',')}]`, pending.runId);
     this.insert.run(
       pending.firstSeq,
       pending.firstSeq + count - 1,

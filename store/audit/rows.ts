@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { AUDIT_ROW_EVENTS, FIELD, GENESIS_HASH, eventBody, legacyFields } from './chain.ts';
 import type { ChainRow, HashedFields } from './chain.ts';
+import { decodeAuditBody } from './encoding.ts';
 import type { AuditEvent, AuditKind, AuditRow } from './types.ts';
 
 /**
@@ -25,6 +26,7 @@ interface BatchRow {
   seq: number;
   last_seq: number;
   run_id: string | null;
+  /** The events' JSON text, encoded from schema version 8 on (encoding.ts). */
   body: string;
   hashes: Buffer;
   prev?: Buffer | null;
@@ -117,7 +119,7 @@ class BatchReader implements AuditReader {
 function rowEvents(row: BatchRow): RowEvent[] {
   let bodies: unknown;
   try {
-    bodies = JSON.parse(row.body) as unknown;
+    bodies = JSON.parse(decodeAuditBody(row.body, row.run_id)) as unknown;
   } catch {
     bodies = null;
   }

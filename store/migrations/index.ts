@@ -5,6 +5,7 @@ import { scheduleJournal } from './004-schedule-journal.ts';
 import { approvalDecisionReason } from './005-approval-decision-reason.ts';
 import { goals } from './006-goals.ts';
 import { platforms } from './007-platforms.ts';
+import { compactEncoding } from './008-compact-encoding.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   approvalDecisionReason,
   goals,
   platforms,
+  compactEncoding,
 ];
 
 /** The schema version this code writes. */

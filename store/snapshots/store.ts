@@ -5,6 +5,7 @@ import type { StoreContext } from '../context.ts';
 import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
 import { Id, Timestamp } from '../schema.ts';
+import { decodeSnapshotRow, encodeSnapshotPayload } from './encoding.ts';
 import { MAX_SNAPSHOT_BYTES, RunStatus, SNAPSHOT_SCHEMA_VERSION, parseRunSnapshot } from './format.ts';
 import type { RunSnapshot } from './format.ts';
 
@@ -20,6 +21,9 @@ export const PutSnapshotInput = z.strictObject({
   snapshot: z.unknown(),
 });
 export type PutSnapshotInput = z.input<typeof PutSnapshotInput>;
+
+/** How many runs' last encoded payload `RunSnapshots` keeps for reuse. */
+const LAST_PAYLOADS = 256;
 
 /** A stored run without its payload, for listings. */
 export interface RunSummary {
@@ -45,21 +49,32 @@ interface SnapshotRow {
   status: RunStatus;
   parent_run_id: string | null;
   schema_version: number;
-  payload: string;
+  /** Schema version 8: the encoded actor snapshot (encoding.ts); versions 1–7: the envelope's JSON. */
+  payload: Buffer | string;
   updated_at: number;
 }
 
 /**
- * Persisted run snapshots, one row per run, stored as opaque versioned JSON envelopes
- * (`$schemaVersion`, see format.ts). Writes validate first (forbidden keys, version, fields,
- * size), redact the snapshot, then upsert in a transaction; reads validate again, so a row
- * altered on disk is refused rather than restored. Durability NORMAL (see durability.ts).
+ * Persisted run snapshots, one row per run: versioned envelopes (`$schemaVersion`, see
+ * format.ts) whose fields are the row's columns and whose opaque actor snapshot is the
+ * payload, compressed (encoding.ts). Writes validate first (forbidden keys, version, fields, size),
+ * redact the snapshot, encode the redacted JSON, then upsert in a transaction; reads decode and
+ * validate again, so a row altered on disk is refused rather than restored. Durability NORMAL
+ * (see durability.ts).
  */
 export class RunSnapshots {
   private readonly upsert: Statement<SnapshotRow>;
   private readonly byId: Statement<[string], SnapshotRow>;
+  private readonly exists: Statement<[string], number>;
   private readonly listStmt: Statement<{ status: string | null; agent: string | null }, SnapshotRow>;
   private readonly deleteStmt: Statement<[string]>;
+  /**
+   * The last payload encoded per run (at most LAST_PAYLOADS runs, oldest dropped first): a run
+   * often writes the same actor snapshot twice in a row (2 of its 9 writes in the peers
+   * scenario), and encoding is deterministic, so the second write reuses the bytes instead of
+   * compressing again. Only redacted JSON is kept, as the row itself holds it.
+   */
+  private readonly lastPayload = new Map<string, { readonly json: string; readonly payload: Buffer }>();
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
@@ -71,12 +86,27 @@ export class RunSnapshots {
          payload = excluded.payload, updated_at = excluded.updated_at`,
     );
     this.byId = db.prepare('SELECT * FROM run_snapshots WHERE run_id = ?');
+    this.exists = db.prepare<[string], number>('SELECT 1 FROM run_snapshots WHERE run_id = ?').pluck();
     this.listStmt = db.prepare(
       `SELECT run_id, agent_id, surface, status, parent_run_id, schema_version, '' AS payload, updated_at
        FROM run_snapshots WHERE (@status IS NULL OR status = @status) AND (@agent IS NULL OR agent_id = @agent)
        ORDER BY updated_at, run_id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM run_snapshots WHERE run_id = ?');
+  }
+
+  /** The encoded payload of `json` for `runId`, reusing the last one when the JSON is the same. */
+  private payloadOf(runId: string, json: string): Buffer {
+    const last = this.lastPayload.get(runId);
+    if (last !== undefined && last.json === json) return last.payload;
+    const payload = encodeSnapshotPayload(json);
+    this.lastPayload.delete(runId);
+    this.lastPayload.set(runId, { json, payload });
+    if (this.lastPayload.size > LAST_PAYLOADS) {
+      const oldest = this.lastPayload.keys().next().value;
+      if (oldest !== undefined) this.lastPayload.delete(oldest);
+    }
+    return payload;
   }
 
   /** Persists (inserts or replaces) one run's snapshot atomically; returns what was stored. */
@@ -109,14 +139,14 @@ export class RunSnapshots {
 
   /** Whether a run has a stored snapshot (no decoding: a cheap existence check). */
   has(runId: string): boolean {
-    return this.byId.get(runId) !== undefined;
+    return this.exists.get(runId) !== undefined;
   }
 
   /** Loads and validates a run's snapshot (a row altered on disk is refused); null when the run has none. */
   get(runId: string): RunSnapshot | null {
     const row = this.byId.get(runId);
     if (!row) return null;
-    return parseRunSnapshot(row.payload, `${this.ctx.file} run_snapshots[${row.run_id}]`, this.ctx.redactor);
+    return decodeSnapshotRow(row, `${this.ctx.file} run_snapshots[${row.run_id}]`, this.ctx.redactor);
   }
 
   /** Runs with a stored snapshot, oldest update first, filtered by status and/or agent. */
@@ -135,6 +165,7 @@ export class RunSnapshots {
   /** Deletes a run's snapshot (when the run is finished and archived); true when one existed. */
   remove(runId: string): boolean {
     assertWritable(this.ctx, 'snapshots.remove');
+    this.lastPayload.delete(runId);
     return this.ctx.tx.run(() => this.deleteStmt.run(runId).changes === 1);
   }
 
@@ -166,8 +197,9 @@ export class RunSnapshots {
       );
     }
     const envelope: RunSnapshot = { ...checked, snapshot: redacted as Record<string, unknown> };
-    const payload = JSON.stringify(envelope);
-    if (Buffer.byteLength(payload, 'utf8') > MAX_SNAPSHOT_BYTES) {
+    // Only the actor snapshot is stored as JSON: the other envelope fields are the row's columns.
+    const json = JSON.stringify(envelope.snapshot);
+    if (Buffer.byteLength(json, 'utf8') > MAX_SNAPSHOT_BYTES) {
       throw new RecordRejectedError(
         RecordErrorCode.snapshotTooLarge,
         `${source}: the serialized snapshot is larger than ${MAX_SNAPSHOT_BYTES} bytes; nothing was written`,
@@ -181,7 +213,7 @@ export class RunSnapshots {
       status: envelope.status,
       parent_run_id: envelope.parentRunId,
       schema_version: envelope.$schemaVersion,
-      payload,
+      payload: this.payloadOf(envelope.runId, json),
       updated_at: envelope.updatedAt,
     };
     return { envelope, row };

@@ -7,6 +7,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
 import type { CliIo } from '../../surfaces/cli/io.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { withDecodedRows } from '../support/stored-bytes.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -29,7 +30,8 @@ function stateBytes(dir: string): Buffer {
     }
   };
   if (existsSync(dir)) walk(dir);
-  return Buffer.concat(parts);
+  // Decoded too: snapshots and audit rows are stored encoded.
+  return withDecodedRows(Buffer.concat(parts));
 }
 
 describe('audit of an approved call through the runtime', () => {

@@ -6,6 +6,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { withDecodedRows } from '../support/stored-bytes.ts';
 
 const KEY = 'sk-proj-Wv7Rk2Qd9Xm4Lp8Tn3Hs6Jb1Fc5Gz0Ya';
 
@@ -35,7 +36,8 @@ function allBytes(dir: string): Buffer {
     }
   };
   walk(dir);
-  return Buffer.concat(parts);
+  // Decoded too: snapshots and audit rows are stored encoded.
+  return withDecodedRows(Buffer.concat(parts));
 }
 
 /** The model step a request is for: how many assistant turns its history holds. */

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';
+import { withDecodedRows } from '../support/stored-bytes.ts';
 
 const CHILD = new URL('../model/provider-child.ts', import.meta.url).pathname;
 const KEY = 'sk-ant-api03-Hq4Wn8Zr2Kt6Vb0Xc3Md7Lf1Pj5Gs9Ya';
@@ -136,7 +137,8 @@ describe.each([
       expect(req.headers[p.keyHeader]).toBe(p.keyValue);
       expect(req.raw).not.toContain(KEY);
     }
-    expect(allBytes(join(dir, 'state')).includes(KEY)).toBe(false);
+    // Decoded too: snapshots and audit rows are stored encoded (test/support/stored-bytes.ts).
+    expect(withDecodedRows(allBytes(join(dir, 'state'))).includes(KEY)).toBe(false);
     for (const out of [first.stdout, first.stderr, second.stdout, second.stderr])
       expect(out).not.toContain(KEY);
   }, 180_000);

@@ -6,6 +6,7 @@ import type { ToolExecutor } from '../../actors/tools/types.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { withDecodedRows } from '../support/stored-bytes.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -28,7 +29,8 @@ function stateBytes(dir: string): Buffer {
     }
   };
   if (existsSync(dir)) walk(dir);
-  return Buffer.concat(parts);
+  // Decoded too: snapshots and audit rows are stored encoded.
+  return withDecodedRows(Buffer.concat(parts));
 }
 
 describe('secrets used by tools', () => {

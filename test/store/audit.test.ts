@@ -8,6 +8,7 @@ import {
 } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { hashBody } from '../../store/audit/chain.ts';
+import { decodeAuditBody, encodeAuditBody } from '../../store/audit/encoding.ts';
 import { allowDecision, openTemp, track } from './helpers.ts';
 
 function fill(store: Store, n: number): void {
@@ -21,9 +22,19 @@ function fill(store: Store, n: number): void {
   }
 }
 
-/** Lets a test play attacker: drop the append-only triggers, then run raw SQL. */
+/**
+ * Lets a test play attacker: drop the append-only triggers, then run raw SQL. The attacker knows
+ * the row encoding (store/audit/encoding.ts): `audit_text(body, run_id)` decodes a body and
+ * `audit_stored(text, run_id)` encodes one as the store would.
+ */
 function tamper(store: Store, sql: string, ...params: unknown[]): void {
   const db = store.connection;
+  db.function('audit_text', (body: unknown, runId: unknown) =>
+    decodeAuditBody(String(body), typeof runId === 'string' ? runId : null),
+  );
+  db.function('audit_stored', (text: unknown, runId: unknown) =>
+    encodeAuditBody(String(text), typeof runId === 'string' ? runId : null),
+  );
   db.exec('DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete;');
   db.prepare(sql).run(...params);
 }
@@ -158,14 +169,18 @@ describe('audit log', () => {
     const { store } = openTemp();
     fill(store, 5);
     const [first] = store.audit.list({ limit: 1 });
-    const body = store.connection.prepare('SELECT body FROM audit_log WHERE seq = 2').pluck().get() as string;
+    const row = store.connection.prepare('SELECT body, run_id FROM audit_log WHERE seq = 2').get() as {
+      body: string;
+      run_id: string;
+    };
+    const body = decodeAuditBody(row.body, row.run_id);
     const forged = body.replace('{\\"i\\":1}', '{\\"i\\":\\"forged\\"}');
     expect(forged).not.toBe(body);
     // The forger recomputes event 2's own hash; event 3's hash still covers the old one.
     tamper(
       store,
       'UPDATE audit_log SET body = ?, hashes = ? WHERE seq = 2',
-      forged,
+      encodeAuditBody(forged, row.run_id),
       // The row holds one event: its body is the row's body without the outer brackets.
       Buffer.from(hashBody(first?.hash ?? '', forged.slice(1, -1)), 'hex'),
     );
@@ -181,7 +196,13 @@ describe('audit log', () => {
     const moved = openTemp().store;
     fill(moved, 4);
     tamper(moved, "UPDATE audit_log SET run_id = 'run-b' WHERE seq = 3");
-    expect(moved.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 3, reason: 'row_mismatch' });
+    // The row's run id is part of its stored body (encoding.ts): moved, the body decodes to
+    // another text than was hashed; either check names the event.
+    expect(moved.audit.verifyChain()).toMatchObject({
+      ok: false,
+      brokenSeq: 3,
+      reason: expect.stringMatching(/^(row_mismatch|hash_mismatch)$/),
+    });
 
     const swapped = openTemp().store;
     fill(swapped, 4);
@@ -335,7 +356,7 @@ describe('audit rows holding several events (schema version 3)', () => {
     // The row's last event removed from body and hashes: the next row no longer follows on.
     tamper(
       dropped,
-      `UPDATE audit_log SET body = json_remove(body, '$[#-1]'), hashes = substr(hashes, 1, 64), last_seq = 152
+      `UPDATE audit_log SET body = audit_stored(json_remove(audit_text(body, run_id), '$[#-1]'), run_id), hashes = substr(hashes, 1, 64), last_seq = 152
        WHERE seq = 151`,
     );
     expect(dropped.audit.verifyChain()).toMatchObject({ ok: false, brokenSeq: 154, reason: 'seq_gap' });

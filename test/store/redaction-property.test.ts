@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CENSOR, Redactor, createLogger } from '../../store/index.ts';
 import { FORBIDDEN_KEYS } from '../../store/json.ts';
+import { storedBytes } from '../support/stored-bytes.ts';
 import { approvalInput, callInput, openTemp } from './helpers.ts';
 
 /**
@@ -94,21 +95,38 @@ describe('redaction before persistence', () => {
 
         const wal = `${path}-wal`;
         expect(existsSync(wal)).toBe(true);
-        expect(leaks(readFileSync(path), secrets), 'db file').toEqual([]);
-        expect(leaks(readFileSync(wal), secrets), 'WAL file').toEqual([]);
+        expect(leaks(storedBytes(path), secrets), 'db file').toEqual([]);
+        expect(leaks(storedBytes(wal), secrets), 'WAL file').toEqual([]);
         expect(leaks(Buffer.from(logLines.join(''), 'utf8'), secrets), 'log output').toEqual([]);
         store.close();
-        expect(leaks(readFileSync(path), secrets), 'db file after checkpoint').toEqual([]);
+        expect(leaks(storedBytes(path), secrets), 'db file after checkpoint').toEqual([]);
       }),
       { numRuns: Number(process.env.SNOTRA_FC_RUNS ?? 60) },
     );
   });
 
-  it('would see a secret written without redaction (the detector works)', () => {
+  it('would see a secret written without redaction (the detector works, through the encodings too)', () => {
     const { store, path } = openTemp();
-    store.audit.append({ kind: 'proposed', detail: { note: 'plain-Secret-42xyz' } });
-    expect(
-      leaks(Buffer.concat([readFileSync(path), readFileSync(`${path}-wal`)]), ['plain-Secret-42xyz']),
-    ).toEqual(['plain-Secret-42xyz']);
+    // One in an audit field where a fragment code splits it, two in a compressed snapshot.
+    const secrets = [
+      'plain-Secret-42xyz,null,null,tail-9q',
+      'snap-Secret-17abc',
+      'unicode-Geheimnis-ÄÖÜ-密码',
+    ];
+    store.audit.append({ kind: 'proposed', runId: 'run-1', resource: secrets[0] });
+    store.snapshots.put({
+      runId: 'run-1',
+      agentId: 'assistant',
+      surface: 'chat',
+      status: 'waiting_for_approval', // a parked run's row: stored compressed
+      snapshot: { context: { note: secrets[1], text: secrets[2] } },
+    });
+    const raw = Buffer.concat([readFileSync(path), readFileSync(`${path}-wal`)]);
+    // The rows are encoded: the raw bytes alone would not show what they hold…
+    expect(leaks(raw, secrets)).toEqual([]);
+    // …the decoded rows do, in the WAL before the checkpoint and in the file after it.
+    expect(leaks(storedBytes(path, `${path}-wal`), secrets)).toEqual(secrets);
+    store.close();
+    expect(leaks(storedBytes(path), secrets)).toEqual(secrets);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_SNAPSHOT_BYTES, SNAPSHOT_SCHEMA_VERSION } from '../../store/index.ts';
 import type { PutSnapshotInput } from '../../store/index.ts';
+import { decodeText, encodeText } from '../../store/codec.ts';
+import { LEGACY_ENVELOPE_TAG, SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
 import { openTemp } from './helpers.ts';
 
 function run(id: string, overrides: Partial<PutSnapshotInput> = {}): PutSnapshotInput {
@@ -34,8 +36,15 @@ describe('run snapshots', () => {
       snapshot: { value: 'parked' },
     });
     expect(store.snapshots.list()).toHaveLength(1);
-    const payload = store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as string;
-    expect(JSON.parse(payload)).toMatchObject({ $schemaVersion: SNAPSHOT_SCHEMA_VERSION });
+    // Stored: the columns, and only the actor snapshot as compressed JSON (no envelope field repeated).
+    const row = store.connection.prepare('SELECT * FROM run_snapshots').get() as Record<string, unknown>;
+    expect(row).toMatchObject({ run_id: 'r1', status: 'waiting_for_approval', schema_version: 1 });
+    expect(row.payload).toBeInstanceOf(Buffer);
+    expect((row.payload as Buffer)[0]).toBe(SNAPSHOT_CODEC.tag);
+    expect(JSON.parse(decodeText(SNAPSHOT_CODEC, row.payload as Buffer))).toEqual({
+      status: 'active',
+      value: 'parked',
+    });
   });
 
   it('lists by status and agent and removes finished runs', () => {
@@ -110,14 +119,108 @@ describe('run snapshots', () => {
   it('refuses to restore a row altered on disk', () => {
     const { store } = openTemp();
     store.snapshots.put(run('r1'));
-    store.connection
-      .prepare('UPDATE run_snapshots SET payload = ? WHERE run_id = ?')
-      .run(JSON.stringify({ $schemaVersion: 7, runId: 'r1' }), 'r1');
+    const set = store.connection.prepare('UPDATE run_snapshots SET payload = ? WHERE run_id = ?');
+    // A legacy envelope blob (kept by migration 8) is validated as before.
+    set.run(
+      Buffer.concat([
+        Buffer.of(LEGACY_ENVELOPE_TAG),
+        Buffer.from(JSON.stringify({ $schemaVersion: 7, runId: 'r1' })),
+      ]),
+      'r1',
+    );
     expect(() => store.snapshots.get('r1')).toThrow(
       expect.objectContaining({
         code: 'snapshot_version_future',
         message: expect.stringContaining('run_snapshots[r1]'),
       }),
     );
+    // A compact payload is validated with the row's columns: a forbidden key, a bad status.
+    set.run(encodeText(SNAPSHOT_CODEC, '{"context":{"__proto__":{"admin":true}}}'), 'r1');
+    expect(() => store.snapshots.get('r1')).toThrow(expect.objectContaining({ code: 'forbidden_key' }));
+    set.run(encodeText(SNAPSHOT_CODEC, '{"value":"idle"}'), 'r1');
+    store.connection.prepare("UPDATE run_snapshots SET status = 'root' WHERE run_id = 'r1'").run();
+    expect(() => store.snapshots.get('r1')).toThrow(expect.objectContaining({ code: 'snapshot_malformed' }));
+  });
+
+  it('names the run of a garbled payload instead of crashing, whatever is wrong with it', () => {
+    const { store } = openTemp();
+    store.snapshots.put(run('r1', { status: 'completed' }));
+    const good = store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as Buffer;
+    expect(good[0]).toBe(SNAPSHOT_CODEC.tag);
+    const flipped = Buffer.from(good);
+    const middle = Math.floor(flipped.length / 2);
+    flipped[middle] = (flipped[middle] as number) ^ 0xff;
+    // A stream that inflates to more than the size limit (a decompression bomb).
+    const bomb = encodeText(
+      { ...SNAPSHOT_CODEC, maxBytes: MAX_SNAPSHOT_BYTES + 2 },
+      ' '.repeat(MAX_SNAPSHOT_BYTES + 1),
+    );
+    const cases: Array<[string, Buffer, RegExp]> = [
+      ['empty', Buffer.alloc(0), /blob is empty/],
+      ['unknown tag', Buffer.of(0x7f, 1, 2, 3), /unknown encoding tag 0x7f/],
+      ['truncated', good.subarray(0, good.length - 3), /does not inflate|not valid JSON/],
+      ['one byte flipped', flipped, /does not inflate|not valid JSON|not UTF-8/],
+      ['not JSON', encodeText(SNAPSHOT_CODEC, '{"value":'), /not valid JSON/],
+      ['not UTF-8', Buffer.concat([Buffer.of(0), Buffer.of(0xc3, 0x28)]), /not UTF-8/],
+      ['bomb', bomb, /inflates to more than 16777216 bytes/],
+      ['not an object', encodeText(SNAPSHOT_CODEC, '[1,2]'), /does not match version 1/],
+    ];
+    const set = store.connection.prepare("UPDATE run_snapshots SET payload = ? WHERE run_id = 'r1'");
+    for (const [name, payload, problem] of cases) {
+      set.run(payload);
+      let caught: unknown;
+      try {
+        store.snapshots.get('r1');
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, name).toMatchObject({
+        code: 'snapshot_malformed',
+        message: expect.stringMatching(problem),
+      });
+      expect((caught as Error).message, name).toContain('run_snapshots[r1]');
+      // Listing and existence do not decode: the other runs stay usable.
+      expect(store.snapshots.has('r1'), name).toBe(true);
+      expect(
+        store.snapshots.list().map((r) => r.runId),
+        name,
+      ).toEqual(['r1']);
+    }
+  });
+
+  it('a rewrite with the same actor snapshot stores the same bytes (reused, not recompressed) and the new columns', () => {
+    const { store, clock } = openTemp();
+    const payload = (): Buffer =>
+      store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as Buffer;
+    store.snapshots.put(run('r1'));
+    const first = payload();
+    clock.advance(5);
+    store.snapshots.put(run('r1', { status: 'waiting_for_approval' }));
+    expect(payload().equals(first)).toBe(true);
+    expect(payload().equals(encodeText(SNAPSHOT_CODEC, JSON.stringify(run('r1').snapshot)))).toBe(true);
+    expect(store.snapshots.get('r1')).toMatchObject({ status: 'waiting_for_approval', updatedAt: clock.now });
+    store.snapshots.put(run('r1', { snapshot: { value: 'other' } }));
+    expect(store.snapshots.get('r1')?.snapshot).toEqual({ value: 'other' });
+    store.snapshots.remove('r1');
+    store.snapshots.put(run('r1'));
+    expect(payload().equals(first)).toBe(true);
+  });
+
+  it('every query of the table uses an index or is a listing (EXPLAIN QUERY PLAN)', () => {
+    const { store } = openTemp();
+    const plan = (sql: string): string =>
+      (store.connection.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('r1') as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('; ');
+    expect(plan('SELECT * FROM run_snapshots WHERE run_id = ?')).toMatch(
+      /SEARCH run_snapshots USING INDEX sqlite_autoindex_run_snapshots_1 \(run_id=\?\)/,
+    );
+    expect(plan('DELETE FROM run_snapshots WHERE run_id = ?')).toMatch(
+      /SEARCH run_snapshots USING INDEX sqlite_autoindex_run_snapshots_1 \(run_id=\?\)/,
+    );
+    expect(
+      plan(`SELECT 1 FROM schedule_firings f WHERE f.status = 'started'
+            AND NOT EXISTS (SELECT 1 FROM run_snapshots s WHERE s.run_id = f.run_id) AND f.task_id = ?`),
+    ).toMatch(/SEARCH s USING (COVERING )?INDEX sqlite_autoindex_run_snapshots_1/);
   });
 });

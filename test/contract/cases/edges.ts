@@ -8,6 +8,7 @@ import { callStep, denied, finalStep } from '../script.ts';
 import { approvalsOf, auditOf, denyWithReason, readState, runs, waitForApproval } from '../state.ts';
 import { closesItsTree } from '../tree.ts';
 import { completed, scripted, type ContractCase } from './case.ts';
+import { withDecodedRows } from '../../support/stored-bytes.ts';
 
 export const case10: ContractCase = {
   n: 10,
@@ -156,7 +157,9 @@ export const case11: ContractCase = {
         const p = join(folder.stateDir, f);
         if (f.endsWith('.sock') || !existsSync(p)) continue;
         try {
-          expect(readFileSync(p).includes(Buffer.from(secret)), `${f}: ${which}`).toBe(false);
+          expect(withDecodedRows(readFileSync(p)).includes(Buffer.from(secret)), `${f}: ${which}`).toBe(
+            false,
+          );
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
         }
