@@ -75,6 +75,8 @@ export class TransactionRunner {
   private readonly flushes: Array<() => void> = [];
   /** Forgets what was held back when the work it belonged to rolled back. */
   private readonly discards: Array<() => void> = [];
+  /** Called after a `durable: true` transaction committed (its commit fsynced the WAL). */
+  onDurableCommit: (() => void) | null = null;
 
   constructor(private readonly db: Database) {
     this.runner = db.transaction((fn: () => unknown) => fn());
@@ -205,7 +207,10 @@ export class TransactionRunner {
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      return this.own(() => this.invoke(() => this.runner.immediate(body)));
+      const result = this.own(() => this.invoke<T>(() => this.runner.immediate(body)));
+      // The commit fsynced the WAL: every earlier commit of this connection is durable too.
+      this.onDurableCommit?.();
+      return result;
     } finally {
       this.outerDurable = false;
       this.db.pragma('synchronous = NORMAL');

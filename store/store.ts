@@ -5,7 +5,13 @@ import { AuditLog } from './audit/log.ts';
 import type { StoreContext } from './context.ts';
 import type { TransactionOptions } from './durability.ts';
 import { StateErrorCode, StoreStateError } from './errors.ts';
-import { GroupSync, fdatasyncFile, type GroupSyncStats, type SyncFile } from './group-sync.ts';
+import {
+  GroupSync,
+  fdatasyncFile,
+  fdatasyncFileNow,
+  type GroupSyncStats,
+  type SyncFile,
+} from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
@@ -51,6 +57,9 @@ export class Store {
   ) {
     const wal = `${ctx.file}-wal`;
     const flush = syncFile ?? fdatasyncFile;
+    // sqlite3_total_changes(): grows with every row this connection writes, so an unchanged value
+    // means nothing was written since (and a flush that started then covers every commit).
+    const totalChanges = ctx.db.prepare('SELECT total_changes()').pluck();
     this.#sync = new GroupSync(
       () => (ctx.readonly ? [] : [existsSync(wal) ? wal : ctx.file]),
       ctx.file,
@@ -64,7 +73,17 @@ export class Store {
           await flush(ctx.file);
         }
       },
+      () => totalChanges.get() as number,
+      (path) => {
+        try {
+          fdatasyncFileNow(path);
+        } catch (error) {
+          if (path !== wal || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          fdatasyncFileNow(ctx.file);
+        }
+      },
     );
+    ctx.tx.onDurableCommit = () => this.#sync.markDurable();
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
     this.approvals = new ApprovalInbox(ctx, this.audit);
@@ -119,6 +138,35 @@ export class Store {
       );
     }
     return this.#sync.sync();
+  }
+
+  /**
+   * The blocking form of `sync()`: returns once every commit so far is on stable storage (one
+   * fsync on this thread; none when nothing was written since the last one). For a synchronous
+   * caller that must not report a deferred write before it is durable (a human's decision).
+   * Throws `sync_failed` like `sync` rejects; refused inside an open transaction.
+   */
+  syncNow(): void {
+    if (this.ctx.db.inTransaction) {
+      throw new StoreStateError(
+        StateErrorCode.durabilityMismatch,
+        'store.syncNow() was called inside an open transaction, which it cannot cover; call it after the ' +
+          'transaction commits',
+      );
+    }
+    this.#sync.syncNow();
+  }
+
+  /**
+   * `sync()` for a durable point reached inside a larger synchronous step: waits one microtask —
+   * until the step is over, an enclosing transaction included (transactions are synchronous) —
+   * then syncs. A synchronous caller that flushes at the end of its step (`syncNow`, or a
+   * `sync()` it starts first) then answers this one without a second fsync. The caller must
+   * check that its write is still there (an enclosing transaction may have rolled back).
+   */
+  async syncAfterCommit(): Promise<void> {
+    await Promise.resolve();
+    return this.sync();
   }
 
   /** @internal Counters of `sync` (calls, fsyncs started), for tests and benchmarks. */
