@@ -11,6 +11,7 @@ import {
   fdatasyncFileNow,
   type GroupSyncStats,
   type SyncFile,
+  type SyncFileNow,
 } from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
@@ -54,9 +55,12 @@ export class Store {
     readonly schemaVersion: number,
     /** @internal How a file is flushed to stable storage (tests inject faults and timing). */
     syncFile?: SyncFile,
+    /** @internal The blocking flush of `syncNow` (tests inject faults and timing). */
+    syncFileNow?: SyncFileNow,
   ) {
     const wal = `${ctx.file}-wal`;
     const flush = syncFile ?? fdatasyncFile;
+    const flushNow = syncFileNow ?? fdatasyncFileNow;
     // sqlite3_total_changes(): grows with every row this connection writes, so an unchanged value
     // means nothing was written since (and a flush that started then covers every commit).
     const totalChanges = ctx.db.prepare('SELECT total_changes()').pluck();
@@ -76,10 +80,10 @@ export class Store {
       () => totalChanges.get() as number,
       (path) => {
         try {
-          fdatasyncFileNow(path);
+          flushNow(path);
         } catch (error) {
           if (path !== wal || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          fdatasyncFileNow(ctx.file);
+          flushNow(ctx.file);
         }
       },
     );
