@@ -81,7 +81,16 @@ export class GroupSync {
     /** The connection's write counter (monotonic); without one every call waits for a fresh fsync. */
     private readonly changes: (() => number) | null = null,
     private readonly syncFileNow: SyncFileNow = fdatasyncFileNow,
+    /**
+     * Flush on the calling thread when callers are sparse (see `sync`). Off unless asked: the
+     * blocking flush bypasses `syncFile`.
+     */
+    private readonly adaptive = false,
   ) {}
+
+  /** When the last flush ended and how long it took (performance.now() ms), for `adaptive`. */
+  #lastEnd = -Infinity;
+  #lastTook = 0;
 
   get stats(): GroupSyncStats {
     return { calls: this.#calls, flushes: this.#flushes, shared: this.#shared };
@@ -108,13 +117,21 @@ export class GroupSync {
       this.#shared++;
       return;
     }
+    this.#flushNow();
+  }
+
+  #flushNow(): void {
+    const at = this.changes?.() ?? -1;
     this.#flushes++;
+    const t0 = performance.now();
     try {
       for (const file of this.files()) this.syncFileNow(file);
     } catch (error) {
       this.#failed = error instanceof Error ? error : new Error(String(error));
       throw this.#sticky();
     }
+    this.#lastEnd = performance.now();
+    this.#lastTook = this.#lastEnd - t0;
     if (at !== -1) this.#durableAt = Math.max(this.#durableAt, at);
   }
 
@@ -133,7 +150,19 @@ export class GroupSync {
         return this.#inFlight;
       }
     }
-    if (this.#inFlight === null) return this.#start();
+    if (this.#inFlight === null) {
+      // Callers further apart than a flush takes share nothing: flushing here spares the thread
+      // pool round trips (under load each one waits for a core). Close together, they share one.
+      if (this.adaptive && performance.now() - this.#lastEnd > this.#lastTook) {
+        try {
+          this.#flushNow();
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return Promise.resolve();
+      }
+      return this.#start();
+    }
     // The flush in flight may predate this caller's commit: share the next one.
     this.#next ??= this.#inFlight.then(
       () => this.#startQueued(),
@@ -152,12 +181,15 @@ export class GroupSync {
     this.#flushes++;
     const at = this.changes?.() ?? -1;
     this.#inFlightAt = at;
+    const t0 = performance.now();
     const flush = (async () => {
       for (const file of this.files()) await this.syncFile(file);
     })().then(
       () => {
         this.#inFlight = null;
         this.#inFlightAt = -1;
+        this.#lastEnd = performance.now();
+        this.#lastTook = this.#lastEnd - t0;
         if (at !== -1 && this.#failed === null) this.#durableAt = Math.max(this.#durableAt, at);
       },
       (error: unknown) => {

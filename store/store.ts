@@ -86,6 +86,8 @@ export class Store {
           flushNow(ctx.file);
         }
       },
+      // Sparse callers flush on this thread, unless a test injected only the asynchronous flush.
+      syncFile === undefined || syncFileNow !== undefined,
     );
     ctx.tx.onDurableCommit = () => this.#sync.markDurable();
     this.audit = new AuditLog(ctx, schemaVersion);
