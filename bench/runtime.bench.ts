@@ -28,10 +28,19 @@
  *     (M agents vs 1: an agent actor and its JetStream consumer; nats-server RSS sampled too).
  *     `Runtime.start` does not wait for consumers to be created, so boot time hides their cost.
  *
+ *  5. Allowed-call rate (`callRate`): allowed no-op calls (`bench.noop`, agent in `allow` mode)
+ *     through the whole runtime, one run at a time and with 64 runs in flight (4 agents × 16):
+ *     each run asks for BENCH_CALL_STEPS model steps of BENCH_CALLS_PER_STEP calls, then answers.
+ *     Calls per second over the wall time, and the per-call time inside a step (executor to next
+ *     executor: observation, the next call's audit, policy decision and ledger rows) as p50/p99.
+ *     Targets (issue 19): p50 < 0.5 ms, ≥ 10,000 calls/s with 64 in flight.
+ *
  * Env: BENCH_RUNS (part 1 runs per variant, default 300), BENCH_WARMUP (default 50),
  * BENCH_PARK_RUNS (part 2, default 100), BENCH_PARKED (part 3, default 10000),
  * BENCH_CREATE_BUDGET_MS (part 3 creation budget, default 150000), BENCH_AGENTS (part 4 M, default 50),
- * BENCH_PARTS (comma-separated: toolCall,parkResume,boot,agents; default all).
+ * BENCH_CALL_RUNS (part 5 runs per variant, default 128), BENCH_CALL_STEPS (default 5),
+ * BENCH_CALLS_PER_STEP (default 20),
+ * BENCH_PARTS (comma-separated: toolCall,parkResume,boot,agents,callRate; default all).
  */
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
@@ -56,7 +65,11 @@ const PARKED = Number(process.env.BENCH_PARKED ?? 10_000);
 const CREATE_BUDGET_MS = Number(process.env.BENCH_CREATE_BUDGET_MS ?? 150_000);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 50);
 /** Which parts to run (comma-separated names as in the output), default all. */
-const PARTS = (process.env.BENCH_PARTS ?? 'toolCall,parkResume,boot,agents').split(',');
+const PARTS = (process.env.BENCH_PARTS ?? 'toolCall,parkResume,boot,agents,callRate').split(',');
+const CALL_RUNS = Number(process.env.BENCH_CALL_RUNS ?? 128);
+const CALL_STEPS = Number(process.env.BENCH_CALL_STEPS ?? 5);
+const CALLS_PER_STEP = Number(process.env.BENCH_CALLS_PER_STEP ?? 20);
+const CALL_AGENTS = 4;
 /** Agents used to create parked runs; each holds at most 16 runs (the agent machine's cap). */
 const PARK_AGENTS = 32;
 const PER_AGENT = 16;
@@ -146,6 +159,22 @@ const SCRIPTS: Record<string, ScriptedStep[]> = {
   readfile: [call('read_file', { path: 'src/lib/util/a.ts' }), FINAL],
   parker: [call('bench.notify', { channel: '#ops', text: 'nightly done' }), FINAL],
 };
+/** Part 5: steps of many allowed no-op calls each, then the answer. */
+for (let a = 0; a < CALL_AGENTS; a++) {
+  SCRIPTS[`flood${a}`] = [
+    ...Array.from({ length: CALL_STEPS }, (_, step) => ({
+      respond: {
+        kind: 'calls' as const,
+        calls: Array.from({ length: CALLS_PER_STEP }, (_, i) => ({
+          id: `s${step}c${i}`,
+          tool: 'bench.noop',
+          args: { n: i },
+        })),
+      },
+    })),
+    FINAL,
+  ];
+}
 const BUDGET = { modelCalls: 5, toolCalls: 5, wallTimeMs: 24 * 60 * 60_000 };
 
 interface Env {
@@ -595,6 +624,73 @@ async function part4() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Part 5: allowed-call rate, one run at a time and 64 in flight
+
+async function part5() {
+  const budget = {
+    modelCalls: CALL_STEPS + 1,
+    toolCalls: CALL_STEPS * CALLS_PER_STEP,
+    wallTimeMs: 24 * 60 * 60_000,
+  };
+  const agents = Object.fromEntries(
+    Array.from({ length: CALL_AGENTS }, (_, a) => [`flood${a}`, { mode: 'allow', budget }]),
+  );
+  const e = env(agents);
+  const rt = await e.start();
+  const perRun = CALL_STEPS * CALLS_PER_STEP;
+  const variant = async (inFlight: number) => {
+    const gaps: number[] = [];
+    let calls = 0;
+    let next = 0;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const worker = async (w: number): Promise<void> => {
+      while (next < CALL_RUNS) {
+        next++;
+        const { runId, outcome } = await rt.chat(`flood${w % CALL_AGENTS}`, 'go');
+        if (outcome.status !== 'completed')
+          throw new Error(`part 5: run ${outcome.status}: ${outcome.reason}`);
+        const exec = marks.get(runId)?.exec ?? [];
+        marks.delete(runId);
+        if (exec.length !== perRun) throw new Error(`part 5: ${exec.length} of ${perRun} calls ran`);
+        calls += exec.length;
+        // Within a step: executor to executor is one whole allowed call.
+        for (let i = 1; i < exec.length; i++)
+          if (i % CALLS_PER_STEP !== 0) gaps.push((exec[i] as number) - (exec[i - 1] as number));
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, (_, w) => worker(w)));
+    const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      inFlight,
+      runs: CALL_RUNS,
+      calls,
+      callsPerSecond: Math.round((calls * 1000) / wall),
+      cpuMsPerCall: ms((cpu.user + cpu.system) / 1000 / calls),
+      perCall: stats(gaps),
+    };
+  };
+  try {
+    await variant(4); // warm-up
+    const one = await variant(1);
+    const many = await variant(CALL_AGENTS * 16);
+    return {
+      oneAtATime: one,
+      inFlight64: many,
+      goal: {
+        target: 'allowed call p50 < 0.5 ms; >= 10,000 allowed no-op calls/s with 64 runs in flight',
+        p50Met: one.perCall.p50 < 0.5,
+        rateMet: many.callsPerSecond >= 10_000,
+      },
+    };
+  } finally {
+    await rt.stop();
+    e.cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 const results: Record<string, unknown> = {};
 const timings: Record<string, number> = {};
@@ -603,6 +699,7 @@ for (const [name, part] of [
   ['parkResume', part2],
   ['boot', part3],
   ['agents', part4],
+  ['callRate', part5],
 ] as const) {
   if (!PARTS.includes(name)) continue;
   const t0 = performance.now();

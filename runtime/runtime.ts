@@ -544,6 +544,19 @@ export class Runtime {
   }
 
   /**
+   * `decide` that resolves once the decision is on stable storage; decisions made at the same
+   * time share one fsync (group commit) instead of each blocking the event loop for its own.
+   */
+  decideAsync(
+    approvalId: string,
+    decision: ApprovalDecision,
+    user: string,
+    reason?: string,
+  ): Promise<DecideResult> {
+    return this.approvals.decideAsync(approvalId, decision, user, reason);
+  }
+
+  /**
    * Approves a pending request and, in the same transaction, grants what the human chose: a
    * session approval (`session`) or a standing approval for the exact target owned by the
    * run's task (`standing`). Eligibility and targets come from the tool's metadata and the
@@ -894,6 +907,8 @@ export class Runtime {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       setImmediate(() => {
         if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
+        // Ended meanwhile (cancelled or past its deadline while the approval was being synced).
+        if (!this.runs.isLive(ctx.runId)) return;
         this.runs.park(ctx.runId);
         this.#feed.parked(ctx, approval.id);
         // A parked run holds no slot of its agent: other tasks may start while it waits.

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { StoreContext } from './context.ts';
 import { CONNECTION_PRAGMAS, TransactionRunner } from './durability.ts';
 import { OpenErrorCode, StoreError, StoreOpenError } from './errors.ts';
-import type { SyncFile } from './group-sync.ts';
+import type { SyncFile, SyncFileNow } from './group-sync.ts';
 import { SCHEMA_VERSION } from './migrations/index.ts';
 import { assertUsable, migrate, readSchemaInfo } from './migrations/run.ts';
 import type { Redactor } from './redaction/redactor.ts';
@@ -32,6 +32,8 @@ export interface OpenStoreOptions {
   readonly integrityCheck?: boolean;
   /** @internal How `store.sync()` flushes a file (tests inject faults and timing). Default fdatasync. */
   readonly syncFile?: SyncFile;
+  /** @internal The blocking flush of `store.syncNow()` (tests inject faults and timing). */
+  readonly syncFileNow?: SyncFileNow;
 }
 
 /**
@@ -109,7 +111,7 @@ export function openStore(options: OpenStoreOptions): Store {
       tx: new TransactionRunner(db),
       readonly,
     };
-    return new Store(ctx, version, options.syncFile);
+    return new Store(ctx, version, options.syncFile, options.syncFileNow);
   } catch (error) {
     db.close();
     if (error instanceof StoreError) throw error;

@@ -5,7 +5,14 @@ import { AuditLog } from './audit/log.ts';
 import type { StoreContext } from './context.ts';
 import type { TransactionOptions } from './durability.ts';
 import { StateErrorCode, StoreStateError } from './errors.ts';
-import { GroupSync, fdatasyncFile, type GroupSyncStats, type SyncFile } from './group-sync.ts';
+import {
+  GroupSync,
+  fdatasyncFile,
+  fdatasyncFileNow,
+  type GroupSyncStats,
+  type SyncFile,
+  type SyncFileNow,
+} from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
@@ -48,9 +55,15 @@ export class Store {
     readonly schemaVersion: number,
     /** @internal How a file is flushed to stable storage (tests inject faults and timing). */
     syncFile?: SyncFile,
+    /** @internal The blocking flush of `syncNow` (tests inject faults and timing). */
+    syncFileNow?: SyncFileNow,
   ) {
     const wal = `${ctx.file}-wal`;
     const flush = syncFile ?? fdatasyncFile;
+    const flushNow = syncFileNow ?? fdatasyncFileNow;
+    // sqlite3_total_changes(): grows with every row this connection writes, so an unchanged value
+    // means nothing was written since (and a flush that started then covers every commit).
+    const totalChanges = ctx.db.prepare('SELECT total_changes()').pluck();
     this.#sync = new GroupSync(
       () => (ctx.readonly ? [] : [existsSync(wal) ? wal : ctx.file]),
       ctx.file,
@@ -64,7 +77,19 @@ export class Store {
           await flush(ctx.file);
         }
       },
+      () => totalChanges.get() as number,
+      (path) => {
+        try {
+          flushNow(path);
+        } catch (error) {
+          if (path !== wal || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          flushNow(ctx.file);
+        }
+      },
+      // Sparse callers flush on this thread, unless a test injected only the asynchronous flush.
+      syncFile === undefined || syncFileNow !== undefined,
     );
+    ctx.tx.onDurableCommit = () => this.#sync.markDurable();
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
     this.approvals = new ApprovalInbox(ctx, this.audit);
@@ -119,6 +144,35 @@ export class Store {
       );
     }
     return this.#sync.sync();
+  }
+
+  /**
+   * The blocking form of `sync()`: returns once every commit so far is on stable storage (one
+   * fsync on this thread; none when nothing was written since the last one). For a synchronous
+   * caller that must not report a deferred write before it is durable (a human's decision).
+   * Throws `sync_failed` like `sync` rejects; refused inside an open transaction.
+   */
+  syncNow(): void {
+    if (this.ctx.db.inTransaction) {
+      throw new StoreStateError(
+        StateErrorCode.durabilityMismatch,
+        'store.syncNow() was called inside an open transaction, which it cannot cover; call it after the ' +
+          'transaction commits',
+      );
+    }
+    this.#sync.syncNow();
+  }
+
+  /**
+   * `sync()` for a durable point reached inside a larger synchronous step: waits one microtask —
+   * until the step is over, an enclosing transaction included (transactions are synchronous) —
+   * then syncs. A synchronous caller that flushes at the end of its step (`syncNow`, or a
+   * `sync()` it starts first) then answers this one without a second fsync. The caller must
+   * check that its write is still there (an enclosing transaction may have rolled back).
+   */
+  async syncAfterCommit(): Promise<void> {
+    await Promise.resolve();
+    return this.sync();
   }
 
   /** @internal Counters of `sync` (calls, fsyncs started), for tests and benchmarks. */

@@ -128,27 +128,34 @@ export function provideRunMachine(deps: RunEffectDeps) {
         const { context, call, decision, approvalId } = input;
         const now = deps.clock();
         const target = decision.targets[0];
-        const { approval } = deps.store.approvals.create({
-          id: approvalId,
-          callId: `${context.runId}:${call.id}`,
-          runId: context.runId,
-          sessionId: context.sessionId,
-          taskId: context.taskId,
-          agentId: context.agentId,
-          parentRunId: context.parentRunId,
-          parentAgentId: context.parentAgentId ?? null,
-          surface: context.surface,
-          tool: call.tool,
-          args: call.args,
-          target: target ? (target.resolved ?? target.input) : null,
-          risk: decision.risk,
-          reason: decision.reason,
-          ruleId: decision.rule.id,
-          idempotencyKey: `call:${context.runId}:${call.id}`,
-          resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
-          createdAt: now,
-          expiresAt: now + deps.approvalTtlMs,
-        });
+        // Group commit: the request and its audit event commit now and become durable with the
+        // next shared fsync; the run is reported waiting (and parked) only after it.
+        const { approval } = deps.store.transaction(
+          () =>
+            deps.store.approvals.create({
+              id: approvalId,
+              callId: `${context.runId}:${call.id}`,
+              runId: context.runId,
+              sessionId: context.sessionId,
+              taskId: context.taskId,
+              agentId: context.agentId,
+              parentRunId: context.parentRunId,
+              parentAgentId: context.parentAgentId ?? null,
+              surface: context.surface,
+              tool: call.tool,
+              args: call.args,
+              target: target ? (target.resolved ?? target.input) : null,
+              risk: decision.risk,
+              reason: decision.reason,
+              ruleId: decision.rule.id,
+              idempotencyKey: `call:${context.runId}:${call.id}`,
+              resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
+              createdAt: now,
+              expiresAt: now + deps.approvalTtlMs,
+            }),
+          { durable: 'deferred' },
+        );
+        await deps.store.syncAfterCommit();
         deps.onApprovalOpened(approval, context);
         return { approvalId: approval.id };
       }),

@@ -59,25 +59,34 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
           'the call was interrupted by a restart and its tool is not idempotent, so it was not run again; check its effect before retrying',
       };
     }
-    deps.store.ledger.retryInterrupted(idempotencyKey, { durable: true });
+    deps.store.transaction(() => deps.store.ledger.retryInterrupted(idempotencyKey, { durable: true }), {
+      durable: 'deferred',
+    });
+    await durablyStarted(deps.store, idempotencyKey);
   } else {
-    const begun = deps.store.ledger.beginCall(
-      {
-        idempotencyKey,
-        callId: call.id,
-        runId,
-        sessionId: meta.sessionId,
-        agentId: meta.agentId,
-        surface: meta.surface,
-        tool: call.tool,
-        risk: decision.risk,
-        ruleId: decision.rule.id,
-        resource: resourceOf(decision),
-        standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
-      },
-      { durable: decision.risk === 'external' },
-    );
+    const durable = decision.risk === 'external';
+    const begin = () =>
+      deps.store.ledger.beginCall(
+        {
+          idempotencyKey,
+          callId: call.id,
+          runId,
+          sessionId: meta.sessionId,
+          agentId: meta.agentId,
+          surface: meta.surface,
+          tool: call.tool,
+          risk: decision.risk,
+          ruleId: decision.rule.id,
+          resource: resourceOf(decision),
+          standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
+        },
+        { durable },
+      );
+    // An external call's `started` row is durable before the tool runs: committed now, then the
+    // next shared fsync (group commit: concurrent runs' durable points share one).
+    const begun = durable ? deps.store.transaction(begin, { durable: 'deferred' }) : begin();
     if (!begun.created) return executeOnce(input, deps);
+    if (durable) await durablyStarted(deps.store, idempotencyKey);
   }
   if (executor === undefined) {
     deps.store.ledger.failCall(idempotencyKey, {
@@ -104,6 +113,18 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
     const observed = deps.observe({ ok: false, error: err });
     deps.store.ledger.failCall(idempotencyKey, observed);
     return { kind: 'tool.failed', ...base, message: observed.content };
+  }
+}
+
+/**
+ * Waits until the `started` row of `key` is on stable storage. The write may have joined an
+ * enclosing transaction (a decision delivered inside one), which is over by the time the sync
+ * starts; that it did not roll back is checked after, so a tool never runs without its row.
+ */
+async function durablyStarted(store: Store, key: string): Promise<void> {
+  await store.syncAfterCommit();
+  if (store.ledger.lookup(key)?.status !== 'started') {
+    throw new Error(`the ledger has no started row for call ${key} after its durable write; it was not run`);
   }
 }
 

@@ -29,6 +29,8 @@ interface Timed {
   p50_ms: number;
   p99_ms: number;
   cpu_ms: number;
+  /** fsyncs the store started (group commit; `synchronous = FULL` commits are not on this path). */
+  fsyncs?: number;
 }
 
 const counters = { A: 0, B: 0 };
@@ -133,12 +135,16 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     parkedWaiters.delete(runId);
     return { runId, approvalId };
   };
-  const resume = async (runId: string, approvalId: string): Promise<void> => {
+  const resume = async (runId: string, approvalId: string, grouped = false): Promise<void> => {
     at.delete(runId);
     markPhase(runId, 'start');
     const done = rt.waitForRun(runId);
     markPhase(runId, 'resume: waitForRun (reads the snapshot)');
-    const r = rt.decide(approvalId, 'approved', 'bench');
+    // One at a time the synchronous form (one fsync on the main thread); in flight the grouped
+    // one, whose concurrent decisions share an fsync.
+    const r = grouped
+      ? await rt.decideAsync(approvalId, 'approved', 'bench')
+      : rt.decide(approvalId, 'approved', 'bench');
     markPhase(runId, 'resume: decide (fsynced)');
     if (!r.ok) throw new Error(`decide ${approvalId}: ${r.reason}`);
     const outcome = await done;
@@ -148,7 +154,13 @@ async function openRuntime(dir: string, agents: readonly string[]) {
 }
 
 /** Runs `fn(i)` for i < n with `c` in flight; latency per call, rate, and this process's CPU time. */
-async function timed(n: number, c: number, fn: (i: number) => Promise<void>): Promise<Timed> {
+async function timed(
+  n: number,
+  c: number,
+  fn: (i: number) => Promise<void>,
+  stats?: () => { flushes: number },
+): Promise<Timed> {
+  const f0 = stats?.().flushes ?? 0;
   const lat = new Float64Array(n);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -171,6 +183,7 @@ async function timed(n: number, c: number, fn: (i: number) => Promise<void>): Pr
     p50_ms: lat[n >> 1] ?? NaN,
     p99_ms: lat[Math.floor(n * 0.99)] ?? NaN,
     cpu_ms: (cpu.user + cpu.system) / 1000,
+    ...(stats ? { fsyncs: stats().flushes - f0 } : {}),
   };
 }
 
@@ -212,14 +225,24 @@ const n = Number(nArg ?? 1000);
 if (mode === 'inproc') {
   const { rt, park, resume } = await openRuntime(dir, ['p0']);
   const parked: Array<{ runId: string; approvalId: string }> = [];
-  const p = await timed(n, 1, async () => void parked.push(await park()));
+  const p = await timed(
+    n,
+    1,
+    async () => void parked.push(await park()),
+    () => rt.store.syncStats,
+  );
   progress(`parked ${n}`);
   // Measured with the runtime running (its connection open), like LangGraph's saver.
   const disk = await diskBytes(dir);
-  const r = await timed(n, 1, async (i) => {
-    const x = parked[i];
-    if (x !== undefined) await resume(x.runId, x.approvalId);
-  });
+  const r = await timed(
+    n,
+    1,
+    async (i) => {
+      const x = parked[i];
+      if (x !== undefined) await resume(x.runId, x.approvalId);
+    },
+    () => rt.store.syncStats,
+  );
   await rt.stop();
   console.log(JSON.stringify({ park: p, resume: r, disk, counters }));
 } else if (mode === 'park') {
@@ -250,11 +273,17 @@ if (mode === 'inproc') {
   const c = Number(cArg ?? 64);
   const { rt, park, resume } = await openRuntime(dir, agentsFor(c));
   const parked: Array<{ runId: string; approvalId: string }> = [];
-  const p = await timed(n, c, async () => void parked.push(await park()));
-  const r = await timed(n, c, async (i) => {
-    const x = parked[i];
-    if (x !== undefined) await resume(x.runId, x.approvalId);
-  });
+  const stats = () => rt.store.syncStats;
+  const p = await timed(n, c, async () => void parked.push(await park()), stats);
+  const r = await timed(
+    n,
+    c,
+    async (i) => {
+      const x = parked[i];
+      if (x !== undefined) await resume(x.runId, x.approvalId, true);
+    },
+    stats,
+  );
   await rt.stop();
   console.log(JSON.stringify({ park: p, resume: r, counters, in_flight: c }));
 } else {

@@ -38,6 +38,8 @@ import { summarize } from '../stats.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
 const N = Number(process.env.N ?? 1000);
+/** Which phases each pair runs (comma-separated; default all): inproc, fresh, inflight. */
+const PHASES = (process.env.PHASES ?? 'inproc,fresh,inflight').split(',').map((p) => p.trim());
 const PAIRS = Number(process.env.PAIRS ?? 5);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 64);
 const PEER_DIR = resolve(process.env.PEER_DIR ?? join(repo, '../shared/peers/langgraph'));
@@ -118,6 +120,8 @@ const sides: Record<'ours' | 'theirs', Side> = {
         raw_bytes_per_parked_run: o.disk.raw_db_wal_shm / N,
         A: o.counters.A,
         B: o.counters.B,
+        park_fsyncs_per_run: o.park.fsyncs / N,
+        resume_fsyncs_per_run: o.resume.fsyncs / N,
         tables: o.disk.tables,
       };
     },
@@ -190,6 +194,9 @@ function inflightFigures(o: Json): Json {
     inflight_cpu_ms_per_run: (o.park.cpu_ms + o.resume.cpu_ms) / N,
     inflight_A: o.counters.A,
     inflight_B: o.counters.B,
+    ...(o.park.fsyncs === undefined
+      ? {}
+      : { inflight_fsyncs_per_run: (o.park.fsyncs + o.resume.fsyncs) / N }),
   };
 }
 
@@ -230,7 +237,7 @@ log(
 for (let k = 0; k < PAIRS; k++) {
   const order: Array<'ours' | 'theirs'> = k % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours'];
   const got: Record<string, Json> = { ours: {}, theirs: {} };
-  for (const phase of ['inproc', 'fresh', 'inflight'] as const) {
+  for (const phase of (['inproc', 'fresh', 'inflight'] as const).filter((p) => PHASES.includes(p))) {
     for (const side of order) Object.assign(got[side] ?? {}, sides[side][phase](k));
   }
   pairs.push({ ours: got.ours ?? {}, theirs: got.theirs ?? {} });
@@ -239,22 +246,28 @@ for (let k = 0; k < PAIRS; k++) {
 rmSync(work, { recursive: true, force: true });
 
 const r2 = (x: number): number => Math.round(x * 100) / 100;
-const rows = Object.entries(METRICS).map(([m, higher]) => {
-  const o = summarize(pairs.map((p) => p.ours[m] as number));
-  const t = summarize(pairs.map((p) => p.theirs[m] as number));
-  const ratio = summarize(pairs.map((p) => (p.ours[m] as number) / (p.theirs[m] as number)));
-  return {
-    metric: m,
-    better: higher ? 'higher' : 'lower',
-    ours: r2(o.median),
-    theirs: r2(t.median),
-    ratio: r2(ratio.median),
-    ratio_min: r2(ratio.min),
-    ratio_max: r2(ratio.max),
-  };
-});
+const measured = ([m]: [string, boolean]): boolean => typeof pairs[0]?.ours[m] === 'number';
+const rows = Object.entries(METRICS)
+  .filter(measured)
+  .map(([m, higher]) => {
+    const o = summarize(pairs.map((p) => p.ours[m] as number));
+    const t = summarize(pairs.map((p) => p.theirs[m] as number));
+    const ratio = summarize(pairs.map((p) => (p.ours[m] as number) / (p.theirs[m] as number)));
+    return {
+      metric: m,
+      better: higher ? 'higher' : 'lower',
+      ours: r2(o.median),
+      theirs: r2(t.median),
+      ratio: r2(ratio.median),
+      ratio_min: r2(ratio.min),
+      ratio_max: r2(ratio.max),
+    };
+  });
 const counters = Object.fromEntries(
-  COUNTERS.map((c) => [c, { ours: pairs.map((p) => p.ours[c]), theirs: pairs.map((p) => p.theirs[c]) }]),
+  COUNTERS.filter((c) => pairs[0]?.ours[c] !== undefined).map((c) => [
+    c,
+    { ours: pairs.map((p) => p.ours[c]), theirs: pairs.map((p) => p.theirs[c]) },
+  ]),
 );
 const load1 = loadavg();
 

@@ -52,10 +52,52 @@ export class ApprovalService {
    * optional reason, stored with the decision.
    */
   decide(id: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
-    const result = this.store.approvals.decide(id, decision, user, this.clock(), reason);
-    const stored = result.ok ? result.approval : this.store.approvals.get(id);
-    if (stored !== null && stored.status !== 'pending') this.#finish(stored);
+    const { result, stored, tracked } = this.#decideDeferred(id, decision, user, reason);
+    // One fsync covers the decision and what its delivery wrote synchronously (the resumed
+    // call's durable `started` row, whose executor waits for the same flush); the decision is
+    // reported only after it.
+    this.store.syncNow();
+    if (tracked && stored !== null) this.sinks.resolved(stored);
     return result;
+  }
+
+  /**
+   * `decide` for callers that can wait: the decision is reported (resolves) once it is on stable
+   * storage, and decisions made at the same time share one fsync (group commit) instead of each
+   * blocking the event loop for its own.
+   */
+  async decideAsync(
+    id: string,
+    decision: ApprovalDecision,
+    user: string,
+    reason?: string,
+  ): Promise<DecideResult> {
+    const { result, stored, tracked } = this.#decideDeferred(id, decision, user, reason);
+    await this.store.sync();
+    if (tracked && stored !== null) this.sinks.resolved(stored);
+    return result;
+  }
+
+  /**
+   * Decides in a deferred (group-commit) transaction and delivers the outcome to the run at
+   * once: nothing the run does with it reaches the outside before the caller's fsync (a
+   * durable call waits for it, see execute.ts). The caller syncs, then reports `resolved`.
+   */
+  #decideDeferred(
+    id: string,
+    decision: ApprovalDecision,
+    user: string,
+    reason: string | undefined,
+  ): { result: DecideResult; stored: ApprovalRecord | null; tracked: boolean } {
+    const result = this.store.transaction(
+      () => this.store.approvals.decide(id, decision, user, this.clock(), reason),
+      { durable: 'deferred' },
+    );
+    const stored = result.ok ? result.approval : this.store.approvals.get(id);
+    if (stored === null || stored.status === 'pending') return { result, stored, tracked: false };
+    const tracked = this.#settle(stored);
+    this.sinks.deliver(stored);
+    return { result, stored, tracked };
   }
 
   /** Picks up a decision another process wrote to the store (the CLI), if any. */
@@ -102,11 +144,20 @@ export class ApprovalService {
    */
   withdrawForRun(runId: string, why: string): ApprovalRecord[] {
     const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock());
-    for (const approval of withdrawn) this.#finish(approval, false);
+    for (const approval of withdrawn) {
+      this.#settle(approval);
+      this.sinks.resolved(approval);
+    }
     return withdrawn;
   }
 
-  #finish(approval: ApprovalRecord, deliver = true): void {
+  #finish(approval: ApprovalRecord): void {
+    if (this.#settle(approval)) this.sinks.resolved(approval);
+    this.sinks.deliver(approval);
+  }
+
+  /** Ends the approval actor of a decided approval; true when it was tracked (report it resolved). */
+  #settle(approval: ApprovalRecord): boolean {
     const actor = this.#actors.get(approval.id);
     if (actor !== undefined) {
       const now = this.clock();
@@ -125,8 +176,8 @@ export class ApprovalService {
       const t = this.#timers.get(approval.id);
       if (t) clearTimeout(t);
       this.#timers.delete(approval.id);
-      this.sinks.resolved(approval);
-    } else if (!deliver) this.sinks.resolved(approval);
-    if (deliver) this.sinks.deliver(approval);
+      return true;
+    }
+    return false;
   }
 }

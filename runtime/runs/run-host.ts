@@ -44,7 +44,9 @@ export class RunHost {
   readonly #restored = new Set<string>();
   /** Approvals delivered to each live or parked run (dropped when the run ends). */
   readonly #delivered = new Map<string, Set<string>>();
-  readonly #scheduled = new Set<string>();
+  /** Runs whose coalesced snapshot write is due at the end of this event-loop turn (see #schedulePersist). */
+  readonly #scheduled = new Map<string, RunActor>();
+  #flushScheduled = false;
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   #machine: RunMachine | null = null;
   #stopping = false;
@@ -224,12 +226,24 @@ export class RunHost {
     actor.start();
   }
 
+  /**
+   * Coalesces a run's snapshot write to the end of the event-loop turn; every run's write due
+   * then is one transaction (one commit for all the runs in flight, not one each).
+   */
   #schedulePersist(runId: string, actor: RunActor): void {
-    if (this.#scheduled.has(runId)) return;
-    this.#scheduled.add(runId);
+    this.#scheduled.set(runId, actor);
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
     setImmediate(() => {
-      this.#scheduled.delete(runId);
-      if (this.#live.get(runId) === actor) this.#persist(runId, actor.getSnapshot(), actor);
+      this.#flushScheduled = false;
+      const due = [...this.#scheduled].filter(([id, a]) => this.#live.get(id) === a);
+      this.#scheduled.clear();
+      if (due.length === 0) return;
+      const write = () => {
+        for (const [id, a] of due) this.#persist(id, a.getSnapshot(), a);
+      };
+      if (due.length === 1) write();
+      else this.store.transaction(write);
     });
   }
 

@@ -24,7 +24,9 @@ import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { agentPolicyContext } from '../../runtime/policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/policy/environment.ts';
 import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { ApprovalService } from '../../runtime/approvals/approval-service.ts';
 import { RunHost } from '../../runtime/runs/run-host.ts';
+import type { SyncFile, SyncFileNow } from '../../store/group-sync.ts';
 import { openStore, Redactor, type Store } from '../../store/index.ts';
 
 /** What the effects produce for one call of a scenario. */
@@ -112,6 +114,7 @@ export class RestartHarness {
     ) => Record<string, AnyActorLogic>,
     /** An existing directory (a harness in a child process); otherwise a fresh temporary one. */
     dir?: string,
+    private readonly options: HarnessOptions = {},
   ) {
     this.#owned = dir === undefined;
     this.dir = dir ?? realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mbt-')));
@@ -125,11 +128,20 @@ export class RestartHarness {
       join(this.dir, 'snotra.config.json'),
       this.dir,
     );
-    this.store = openStore({ path: join(this.dir, 'state', 'snotra.db'), redactor: new Redactor() });
+    this.store = openStore({
+      path: join(this.dir, 'state', 'snotra.db'),
+      redactor: new Redactor(),
+      ...(options.syncFile ? { syncFile: options.syncFile } : {}),
+      ...(options.syncFileNow ? { syncFileNow: options.syncFileNow } : {}),
+    });
   }
 
-  static async create(mutate?: RestartHarness['mutate'], dir?: string): Promise<RestartHarness> {
-    const h = new RestartHarness(mutate, dir);
+  static async create(
+    mutate?: RestartHarness['mutate'],
+    dir?: string,
+    options?: HarnessOptions,
+  ): Promise<RestartHarness> {
+    const h = new RestartHarness(mutate, dir, options);
     h.#env = await createPolicyEnvironment(h.loaded);
     return h;
   }
@@ -187,8 +199,9 @@ export class RestartHarness {
         record.executions.set(key, (record.executions.get(key) ?? 0) + 1);
         const approval = store.approvals.listPending({}).find((a) => a.idempotencyKey === key);
         if (approval !== undefined) record.executedBeforeApproval.push(key);
-        // Durable before the effect "happens", as a real side effect would be (survives SIGKILL).
-        if (opts.kill === true)
+        // Durable before the effect "happens", as a real side effect would be (survives SIGKILL);
+        // the fresh process records its own too, so a call repeated across processes is counted.
+        if (opts.kill === true || opts.resume === true)
           appendFileSync(join(dir, EXECUTIONS), `${key}\t${approval === undefined ? 'ok' : 'early'}\n`);
         if (fail) throw new Error('tool failed');
         return { ok: true };
@@ -256,7 +269,7 @@ export class RestartHarness {
           toObservation(outcome, this.store.redactor),
         runMeta: () => ({ sessionId: 'mbt', agentId: 'worker', surface: 'scheduled' }),
         onApprovalOpened: (approval: { id: string; status: string }) => {
-          if (opts.kill === true && !approvalIds.has(approval.id))
+          if ((opts.kill === true || opts.resume === true) && !approvalIds.has(approval.id))
             appendFileSync(join(this.dir, APPROVALS), `${approval.id}\n`);
           approvalIds.add(approval.id);
           if (approval.status === 'pending') setImmediate(() => decide(approval.id));
@@ -295,7 +308,15 @@ export class RestartHarness {
       const kind = String((approval.args as { text?: string } | null)?.text ?? '').split('-s')[0] ?? '';
       record.decided.add(approval.idempotencyKey);
       if (kind === CallKind.approvalExpired) this.store.approvals.expireDue(approval.expiresAt + 1);
-      else
+      else if (this.options.decideThroughService === true) {
+        // As the runtime decides: a deferred commit, delivered at once, one fsync before it returns.
+        new ApprovalService(
+          this.store,
+          { deliver: (a) => current.host.deliver(a), resolved: () => {} },
+          Date.now,
+        ).decide(approvalId, kind === CallKind.approvalDenied ? 'denied' : 'approved', 'tester');
+        return;
+      } else
         this.store.approvals.decide(
           approvalId,
           kind === CallKind.approvalDenied ? 'denied' : 'approved',
@@ -370,6 +391,15 @@ export { needsApproval };
 const EXECUTIONS = 'executions.log';
 /** The approvals a killed process opened (a fresh process delivers or decides them). */
 const APPROVALS = 'approvals.log';
+
+/** How the harness opens its store and decides. */
+export interface HarnessOptions {
+  /** The store's flushes (a power-loss simulation records what each one made durable). */
+  readonly syncFile?: SyncFile;
+  readonly syncFileNow?: SyncFileNow;
+  /** Decide through the runtime's ApprovalService (deferred commit, delivery, then one fsync). */
+  readonly decideThroughService?: boolean;
+}
 
 /** How a run is driven: killed for real at its crash point, or resumed in a fresh process. */
 export interface RunOptions {

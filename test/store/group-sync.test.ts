@@ -165,6 +165,83 @@ describe('group commit (store.sync and durable: deferred)', () => {
     );
   });
 
+  it('law with a write counter: every sync is answered by an fsync that started after the last write before it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('write', 'call', 'call', 'complete'), { minLength: 1, maxLength: 60 }),
+        async (steps) => {
+          let now = 0;
+          let changes = 0;
+          let lastWrite = 0;
+          const manual = new ManualSync(() => now);
+          const sync = new GroupSync(
+            () => ['wal'],
+            'test.db',
+            manual.syncFile,
+            () => changes,
+          );
+          const callers: Array<{ wrote: number; answeredBy: number | null }> = [];
+          for (const step of steps) {
+            now++;
+            if (step === 'write') {
+              changes++;
+              lastWrite = now;
+            } else if (step === 'call') {
+              const c = { wrote: lastWrite, answeredBy: null as number | null };
+              callers.push(c);
+              void sync.sync().then(() => {
+                // Answered without a flush of its own: by the last one completed (or none needed).
+                c.answeredBy = manual.lastCompletedStart;
+              });
+            } else {
+              manual.pending.shift()?.resolve();
+            }
+            await ticks(2);
+          }
+          for (let guard = 0; guard < 200 && callers.some((c) => c.answeredBy === null); guard++) {
+            now++;
+            manual.pending.shift()?.resolve();
+            await ticks(2);
+          }
+          expect(manual.maxInFlight).toBeLessThanOrEqual(1);
+          for (const c of callers) {
+            expect(c.answeredBy).not.toBeNull();
+            // No write at all before it: nothing to flush. Otherwise the flush started after it.
+            if (c.wrote > 0) expect(c.answeredBy as number).toBeGreaterThan(c.wrote);
+          }
+          // Never more fsyncs than writes, plus the first (what came before the counter is not known).
+          expect(manual.started.length).toBeLessThanOrEqual(steps.filter((x) => x === 'write').length + 1);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a sync with nothing written since the last flush needs no fsync; syncNow and durable commits count as flushes', async () => {
+    const { store, clock } = openTemp();
+    const write = (i: number) =>
+      store.transaction(() => store.approvals.create(approvalInput(i, clock.now)), { durable: 'deferred' });
+    write(1);
+    await store.sync();
+    const after = store.syncStats.flushes;
+    await store.sync(); // nothing written since: answered at once
+    expect(store.syncStats.flushes).toBe(after);
+    write(2);
+    store.syncNow(); // the blocking form flushes ...
+    expect(store.syncStats.flushes).toBe(after + 1);
+    await store.sync(); // ... and a sync after it with no write shares it
+    store.syncNow();
+    expect(store.syncStats.flushes).toBe(after + 1);
+    store.approvals.create(approvalInput(3, clock.now)); // durable: true (synchronous = FULL)
+    await store.sync();
+    expect(store.syncStats.flushes).toBe(after + 1);
+    write(4);
+    await store.sync(); // a write since: a fresh fsync
+    expect(store.syncStats.flushes).toBe(after + 2);
+    expect(store.syncStats.shared).toBeGreaterThanOrEqual(3);
+    expect(() => store.transaction(() => store.syncNow())).toThrow(/inside an open transaction/);
+  });
+
   it('an fsync failure rejects its callers and every later sync (sticky), naming the file', async () => {
     const manual = new ManualSync(() => 0);
     const sync = new GroupSync(() => ['wal'], '/state/snotra.db', manual.syncFile);
