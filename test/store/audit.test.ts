@@ -99,6 +99,7 @@ describe('audit log', () => {
       'platform_paired',
       'platform_unpaired',
       'platform_reply_unknown',
+      'bus_permission_denied',
     ]);
   });
 
