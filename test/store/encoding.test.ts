@@ -7,6 +7,7 @@ import type { HashedFields } from '../../store/audit/chain.ts';
 import { FRAGMENTS, auditDecodeSql, decodeAuditBody, encodeAuditBody } from '../../store/audit/encoding.ts';
 import { decodeText, encodeText } from '../../store/codec.ts';
 import { SNAPSHOT_DICTIONARY } from '../../store/snapshots/dictionary.ts';
+import { findForbiddenKey } from '../../store/json.ts';
 import { SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
 import { openTemp } from './helpers.ts';
 
@@ -118,7 +119,8 @@ describe('through the store', () => {
         ),
         fc
           .dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 5 })
-          .filter((d) => !Object.keys(d).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k))),
+          // The store refuses a snapshot with a forbidden key at any depth (its own tests show it).
+          .filter((d) => findForbiddenKey(d) === null),
         fc.constantFrom(
           'running',
           'waiting_for_approval',
