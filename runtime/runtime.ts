@@ -62,6 +62,7 @@ import { createGoalExecutors } from '../actors/tools/goal.ts';
 import { GOAL_SURFACE, withGoalTools } from '../policy/goal-tools.ts';
 import type { GoalAction, GoalControl, GoalRecord, IterationRecord } from '../store/index.ts';
 import { PlatformHost } from './platforms/host.ts';
+import { startClusterFromConfig, type ClusterNode } from './cluster/index.ts';
 import { preflightPlatformTokens } from './platforms/preflight.ts';
 
 export { RUNTIME_FILE };
@@ -166,6 +167,7 @@ export class Runtime {
   #goals!: GoalHost;
   readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
   #platforms!: PlatformHost;
+  #cluster: ClusterNode | null = null;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -251,6 +253,9 @@ export class Runtime {
       logger,
     });
     undo.push(() => bus.close());
+    // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
+    const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
+    if (cluster !== null) undo.push(() => cluster.close());
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(
       loaded,
@@ -288,6 +293,7 @@ export class Runtime {
           if (runtime !== null) runtime.#feed.started(input);
         },
         onStatus: (runId, status, ctx) => {
+          cluster?.runStatus(runId, status);
           if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);
         },
         onEnded: (runId, outcome, ctx) => {
@@ -314,6 +320,7 @@ export class Runtime {
         },
       },
       clock,
+      cluster?.gate,
     );
     const queue = await AgentQueue.open(bus.nats, logger);
     runtime = new Runtime(
@@ -332,6 +339,7 @@ export class Runtime {
     );
     const rt = runtime;
     rt.#inspector = inspector;
+    rt.#cluster = cluster;
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
@@ -418,13 +426,20 @@ export class Runtime {
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
         replaying: (runId) => runs.wasRestored(runId),
         report: rt.#feed,
+        ...(cluster === null ? {} : { claims: cluster.claims }),
       }),
     );
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
       mode: 0o600,
     });
     await rt.#resume(options.syncIntervalMs ?? 1000);
+    await cluster?.attach(rt);
     return rt;
+  }
+
+  /** This runtime as a node of a cluster (`node.id` in config), or null on a single node. */
+  get cluster(): ClusterNode | null {
+    return this.#cluster;
   }
 
   /** The MCP client host (configured servers, their status and tools), or null when none is configured. */
@@ -586,11 +601,13 @@ export class Runtime {
     this.#stopSchedules();
     this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
+    await this.#cluster?.stopWork();
     await this.queue.stop();
     this.runs.stopAll();
     await this.tools?.close();
     this.approvals.stop();
     await this.#control?.close();
+    await this.#cluster?.close();
     await this.bus.close().catch(() => {});
     await this.nats?.stop();
     rmSync(join(this.loaded.config.stateDir, RUNTIME_FILE), { force: true });
@@ -607,6 +624,8 @@ export class Runtime {
     this.approvals.rearm();
     for (const run of this.store.snapshots.list()) {
       if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
+      // Cluster mode: a run another node took over stays with that node.
+      if (this.#cluster !== null && !this.#cluster.mayRestore(run.runId)) continue;
       if (run.status === 'waiting_for_approval') {
         const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
           ?.context;
@@ -810,6 +829,7 @@ export class Runtime {
 
   #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
     this.approvals.track(approval);
+    if (approval.status === 'pending') this.#cluster?.approvalOpened(approval);
     if (approval.status !== 'pending') return;
     this.#inspector.approvalOpened(approval, ctx.interaction);
     this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
