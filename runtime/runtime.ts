@@ -829,7 +829,8 @@ export class Runtime {
 
   #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
     this.approvals.track(approval);
-    if (approval.status === 'pending') this.#cluster?.approvalOpened(approval);
+    // Cluster mode: the request goes to the shared Inbox; the run parks once it is there.
+    const published = approval.status === 'pending' ? this.#cluster?.approvalOpened(approval) : undefined;
     if (approval.status !== 'pending') return;
     this.#inspector.approvalOpened(approval, ctx.interaction);
     this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
@@ -846,13 +847,15 @@ export class Runtime {
     for (const l of this.#approvalListeners) l(approval, ctx.interaction);
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
-      setImmediate(() => {
+      const park = (): void => {
         if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
         this.runs.park(ctx.runId);
         this.#feed.parked(ctx, approval.id);
         // A parked run holds no slot of its agent: other tasks may start while it waits.
         this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId: ctx.runId });
-      });
+      };
+      if (published === undefined) setImmediate(park);
+      else void published.then(park);
     }
   }
 

@@ -78,10 +78,15 @@ export class ClusterNode {
   readonly #delivering = new Set<string>();
   readonly #mirrors = new Map<string, { revision: number | null; chain: Promise<void>; fenced: boolean }>();
   /** Non-terminal runs by id, as the run records say (kept by a watch). */
-  readonly #index = new Map<string, { owner: string; status: RunStatus; revision: number }>();
+  readonly #index = new Map<
+    string,
+    { owner: string; status: RunStatus; revision: number; published: boolean }
+  >();
   /** Pending approvals and their deadlines (kept by a watch). */
   readonly #pending = new Map<string, { expiresAt: number; runId: string | null }>();
   readonly #restorable = new Set<string>();
+  /** The approval each run of this node waits on, carried in its record (a node that dies before publishing it loses nothing). */
+  readonly #opened = new Map<string, ApprovalRecord>();
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #watches: { stop(): void }[] = [];
   #rt: ClusterRuntimeView | null = null;
@@ -196,9 +201,10 @@ export class ClusterNode {
   }
 
   /** An approval was opened here: mirror the parked run, then publish the request to the shared Inbox. */
-  approvalOpened(approval: ApprovalRecord): void {
+  approvalOpened(approval: ApprovalRecord): Promise<void> {
+    if (approval.runId !== null) this.#opened.set(approval.runId, approval);
     const chain = this.#mirror(approval.runId ?? '');
-    void chain
+    return chain
       .then(async () => {
         const stored = await withRetry(
           () => this.inbox.open(approval),
@@ -267,7 +273,14 @@ export class ClusterNode {
     if (runId === null) return;
     const rec = decodeEntry(e, RunRecord, `run record ${JSON.stringify(runId)}`);
     if (rec === null || TERMINAL_STATUSES.has(rec.value.status)) this.#index.delete(runId);
-    else this.#index.set(runId, { owner: rec.value.owner, status: rec.value.status, revision: rec.revision });
+    else {
+      this.#index.set(runId, {
+        owner: rec.value.owner,
+        status: rec.value.status,
+        revision: rec.revision,
+        published: rec.value.approval !== null,
+      });
+    }
   }
 
   #onInboxEntry(e: KvWatchEntry): void {
@@ -328,6 +341,10 @@ export class ClusterNode {
       owner: this.nodeId,
       status: local.status,
       approvalId: local.status === 'waiting_for_approval' ? (ctx?.approvalId ?? null) : null,
+      approval:
+        local.status === 'waiting_for_approval' && this.#opened.get(runId)?.id === ctx?.approvalId
+          ? (this.#opened.get(runId) ?? null)
+          : null,
       envelope: local,
       updatedAt: this.clock(),
     };
@@ -379,7 +396,9 @@ export class ClusterNode {
     if (this.#workStopped || this.lease.lost) return;
     const alive = new Map<string, boolean>();
     for (const [runId, r] of this.#index) {
-      if (r.owner === this.nodeId || r.status === 'waiting_for_approval') continue;
+      if (r.owner === this.nodeId) continue;
+      // A parked run needs a node only if its request may not have reached the shared Inbox.
+      if (r.status === 'waiting_for_approval' && r.published) continue;
       let ok = alive.get(r.owner);
       if (ok === undefined) {
         ok = await nodeAlive(this.buckets.nodes, r.owner).catch(() => true);
@@ -442,10 +461,18 @@ export class ClusterNode {
     let approval: ApprovalRecord | null = null;
     if (rec.status === 'waiting_for_approval') {
       if (rec.approvalId === null) return wait();
-      const entry = await this.inbox.get(rec.approvalId);
-      if (entry === null) return wait();
-      if (entry.value.status === 'pending') return { ack: true }; // its decision queues it again
-      approval = approvalOf(entry.value);
+      let entry = await this.inbox.get(rec.approvalId);
+      // Its node died before publishing the request: publish it from the record.
+      if (entry === null && rec.approval !== null && rec.approval.id === rec.approvalId)
+        entry = await this.inbox.open(rec.approval);
+      if (entry === null) {
+        // Not even in the record: only restoring the run on a live node opens it again.
+        if (rec.owner === this.nodeId || (await nodeAlive(this.buckets.nodes, rec.owner))) return wait();
+      } else if (entry.value.status === 'pending') {
+        return { ack: true }; // its decision queues it again
+      } else {
+        approval = approvalOf(entry.value);
+      }
     } else if (rec.owner !== this.nodeId) {
       if (await nodeAlive(this.buckets.nodes, rec.owner))
         return item.why === 'decision' ? wait() : { ack: true };
@@ -463,7 +490,10 @@ export class ClusterNode {
     if (approval !== null) this.#deliver(rt, approval);
     else rt.runs.restore(item.runId);
     // Hold the item (in-progress acks) while the run executes here; done once it parks or ends.
-    while (rt.runs.isLive(item.runId) && !this.#workStopped) await new Promise((r) => setTimeout(r, 50));
+    const holdUntil =
+      rec.status === 'waiting_for_approval' && approval === null ? this.clock() + 60_000 : Infinity;
+    while (rt.runs.isLive(item.runId) && !this.#workStopped && this.clock() < holdUntil)
+      await new Promise((r) => setTimeout(r, 50));
     if (this.#workStopped) return { nakMs: 0 };
     await this.#mirrors.get(item.runId)?.chain;
     return { ack: true };

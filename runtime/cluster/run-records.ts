@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalRecord } from '../../store/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Versioned, type Bucket } from './kv.ts';
 
 const RunStatusSchema = z.enum([
@@ -19,6 +20,13 @@ export const RunRecord = z.strictObject({
   status: RunStatusSchema,
   /** The approval the parked run waits on (from its snapshot), else null. */
   approvalId: z.string().nullable(),
+  /** The approval request it waits on, as its node opened it (so any node can publish it), else null. */
+  approval: z
+    .custom<ApprovalRecord>(
+      (a) => typeof a === 'object' && a !== null && typeof (a as { id?: unknown }).id === 'string',
+      'an approval record',
+    )
+    .nullable(),
   /** The snapshot envelope exactly as the owner's store holds it (already redacted). */
   envelope: z.unknown(),
   updatedAt: z.number().int().nonnegative(),

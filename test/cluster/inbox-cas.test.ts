@@ -125,6 +125,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
         owner: 'dead',
         status: 'running',
         approvalId: null,
+        approval: null,
         envelope: {},
         updatedAt: 1,
       });
@@ -138,6 +139,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
               owner: `node-${n}`,
               status: 'running',
               approvalId: null,
+              approval: null,
               envelope: {},
               updatedAt: 2,
             },
