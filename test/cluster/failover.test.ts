@@ -68,10 +68,11 @@ describe('node loss', () => {
     const hang = join(root, 'hang-a1');
     writeFileSync(hang, '');
     const a = await node('node-a1', INTERRUPTED, 'allow', outbox.file, hang);
-    const b = await node('node-b1', INTERRUPTED, 'allow', outbox.file);
     a.send({ cmd: 'task', task: 'deploy' });
     const { runId } = await a.waitFor((e) => e.event === 'task', 'the task');
     await a.waitFor((e) => e.event === 'called', 'the call to start on A');
+    // B joins once the run is A's (new runs go to whichever node's agent consumer asks first).
+    const b = await node('node-b1', INTERRUPTED, 'allow', outbox.file);
     await a.kill();
     const done = await b.waitFor(ended(runId), 'the run to end on B', 60_000);
     expect(done.event).toBe('run.completed');
@@ -82,10 +83,10 @@ describe('node loss', () => {
   it('node A SIGKILLed while its run is parked: approved through B, the run resumes on B once', async () => {
     const outbox = sharedOutbox();
     const a = await node('node-a2', NOTIFY, 'ask', outbox.file);
-    const b = await node('node-b2', NOTIFY, 'ask', outbox.file);
     a.send({ cmd: 'task', task: 'nightly' });
     const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
     await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b2', NOTIFY, 'ask', outbox.file);
     await a.kill();
     b.send({ cmd: 'decide', id: approval.id, user: 'alice' });
     expect(await b.waitFor((e) => e.event === 'decided', 'the decision')).toMatchObject({ ok: true });
@@ -97,10 +98,10 @@ describe('node loss', () => {
   it('node A SIGKILLed right after it decided: the run resumes on B once', async () => {
     const outbox = sharedOutbox();
     const a = await node('node-a3', NOTIFY, 'ask', outbox.file);
-    const b = await node('node-b3', NOTIFY, 'ask', outbox.file);
     a.send({ cmd: 'task', task: 'nightly' });
     const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
     await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b3', NOTIFY, 'ask', outbox.file);
     a.send({ cmd: 'decide', id: approval.id, user: 'alice', killAfter: true });
     await new Promise<void>((r) => a.proc.once('exit', () => r()));
     expect(a.events.some((e) => e.event === 'decided')).toBe(false);
@@ -112,10 +113,10 @@ describe('node loss', () => {
   it('a nats-server of the cluster killed too: work continues on the quorum', async () => {
     const outbox = sharedOutbox();
     const a = await node('node-a4', NOTIFY, 'ask', outbox.file);
-    const b = await node('node-b4', NOTIFY, 'ask', outbox.file);
     a.send({ cmd: 'task', task: 'nightly' });
     const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
     await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b4', NOTIFY, 'ask', outbox.file);
     await cluster.kill(1);
     await a.kill();
     b.send({ cmd: 'decide', id: approval.id, user: 'alice' });
