@@ -109,7 +109,9 @@ export class WorkQueue {
   /** Delivers items to `handler`, several at once; each holds its message with in-progress acks until it settles. */
   async consume(handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>): Promise<void> {
     const consumer = await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER);
-    const messages = await consumer.consume({ max_messages: this.options.maxInFlight ?? 64 });
+    // Pull requests expire after 5 s (default 30 s): after a server of the cluster dies, a pull
+    // parked on it is replaced within seconds, not half a minute.
+    const messages = await consumer.consume({ max_messages: this.options.maxInFlight ?? 64, expires: 5000 });
     const inFlight = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const m of messages) {
