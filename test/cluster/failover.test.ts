@@ -78,7 +78,18 @@ describe('node loss', () => {
     expect(done.event).toBe('run.completed');
     expect(b.events.some((e) => e.event === 'called')).toBe(false);
     expect(outbox.lines()).toEqual([`call:${String(runId)}:c1 node-a1 #ops`]);
-  }, 120_000);
+
+    // A restarted on its old state dir: the run moved to B, so A does not restore it, and its own
+    // ledger marks its cut call interrupted (never re-run).
+    const again = await node('node-a1', INTERRUPTED, 'allow', outbox.file);
+    again.send({ cmd: 'status', runId, key: `call:${String(runId)}:c1` });
+    expect(await again.waitFor((e) => e.event === 'status', 'the status of A')).toMatchObject({
+      live: [],
+      local: 'running',
+      ledger: 'interrupted',
+    });
+    expect(outbox.lines()).toHaveLength(1);
+  }, 150_000);
 
   it('node A SIGKILLed while its run is parked: approved through B, the run resumes on B once', async () => {
     const outbox = sharedOutbox();

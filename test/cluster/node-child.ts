@@ -59,6 +59,14 @@ for await (const line of createInterface({ input: process.stdin })) {
     // no later step of this process runs.
     if (cmd.killAfter === true) process.kill(process.pid, 'SIGKILL');
     emit({ event: 'decided', ok: result?.ok ?? false, reason: result?.ok === false ? result.reason : null });
+  } else if (cmd.cmd === 'status') {
+    const runId = String(cmd.runId);
+    emit({
+      event: 'status',
+      live: runtime.runs.liveRuns(),
+      local: runtime.store.snapshots.get(runId)?.status ?? null,
+      ledger: runtime.store.ledger.lookup(String(cmd.key))?.status ?? null,
+    });
   } else if (cmd.cmd === 'stop') {
     await runtime.stop();
     emit({ event: 'stopped' });
