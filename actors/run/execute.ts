@@ -31,7 +31,7 @@ export type ClaimOutcome =
   | { readonly state: 'completed'; readonly stored: unknown }
   | { readonly state: 'failed'; readonly stored: unknown }
   /** Started by `node` and never finished there (it died mid-call): do not run it again. */
-  | { readonly state: 'taken'; readonly node: string }
+  | { readonly state: 'taken'; readonly node: string; readonly attempt: number }
   /** The claim could not be recorded (no quorum): the call must not run. */
   | { readonly state: 'unavailable'; readonly message: string };
 
@@ -42,7 +42,8 @@ export type ClaimOutcome =
  */
 export interface CallClaims {
   claim(key: string, call: { runId: string; callId: string; tool: string }): Promise<ClaimOutcome>;
-  retake(key: string): Promise<ClaimOutcome>;
+  /** Takes attempt `attempt` (as `claim` found it) again; only one node can. */
+  retake(key: string, attempt: number): Promise<ClaimOutcome>;
   settle(key: string, status: 'completed' | 'failed', stored: unknown): Promise<void>;
 }
 
@@ -164,7 +165,7 @@ async function claimCall(
   const { call, idempotencyKey, runId } = input;
   const base = { callId: call.id, tool: call.tool };
   let outcome = await claims.claim(idempotencyKey, { runId, callId: call.id, tool: call.tool });
-  if (outcome.state === 'taken' && retryable) outcome = await claims.retake(idempotencyKey);
+  if (outcome.state === 'taken' && retryable) outcome = await claims.retake(idempotencyKey, outcome.attempt);
   switch (outcome.state) {
     case 'claimed':
       return null;

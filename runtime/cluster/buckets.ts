@@ -1,5 +1,6 @@
 import { Kvm } from '@nats-io/kv';
 import type { Bucket } from './kv.ts';
+import { withRetry } from './retry.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** The KV buckets of cluster mode (each a replicated JetStream stream). */
@@ -31,13 +32,26 @@ export interface BucketOptions {
 
 /**
  * Creates (or binds to) the buckets with file storage and `replicas` copies. History 1: only the
- * latest value of a key is kept, which is all a compare-and-swap needs.
+ * latest value of a key is kept, which is all a compare-and-swap needs. A JetStream API timeout
+ * (a cluster electing leaders, or under load) is retried for up to 30 s.
  */
 export async function openBuckets(nc: NatsConnection, options: BucketOptions): Promise<ClusterBuckets> {
   const kvm = new Kvm(nc);
   const open = async (name: string, extra: { ttl?: number } = {}): Promise<Bucket> => {
     try {
-      const kv = await kvm.create(name, { replicas: options.replicas, history: 1, ...extra });
+      // No direct get: a direct get may be answered by a replica that has not applied the
+      // latest write yet (a just-opened approval read back as not found on another node); reads
+      // through the stream leader see every acknowledged write.
+      const kv = await withRetry(
+        () =>
+          kvm.create(name, {
+            replicas: options.replicas,
+            history: 1,
+            allow_direct: false,
+            ...extra,
+          }),
+        Date.now() + 30_000,
+      );
       return { kv, name, nc };
     } catch (err) {
       throw new Error(`cannot create or bind the KV bucket ${name}: ${(err as Error).message}`, {

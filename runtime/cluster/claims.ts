@@ -78,14 +78,15 @@ export class ClusterClaims implements CallClaims {
     }
   }
 
-  async retake(key: string): Promise<ClaimOutcome> {
+  async retake(key: string, attempt: number): Promise<ClaimOutcome> {
     try {
       return await withRetry(
         async (): Promise<ClaimOutcome> => {
           for (;;) {
             const found = await readVersioned(this.kv, key, ClaimRecord, 'claim');
             if (found === null) throw new Error('no claim to take again');
-            if (found.value.status !== 'started') return outcomeOf(found.value);
+            if (found.value.status !== 'started' || found.value.attempt !== attempt)
+              return outcomeOf(found.value);
             const next: ClaimRecord = {
               ...found.value,
               node: this.nodeId,
@@ -94,6 +95,9 @@ export class ClusterClaims implements CallClaims {
               nonce: randomUUID(),
             };
             if ((await updateAt(this.kv, key, next, found.revision)) !== null) return { state: 'claimed' };
+            // Another node took it again first: it runs the call, this one does not.
+            const now = await readVersioned(this.kv, key, ClaimRecord, 'claim');
+            if (now !== null && now.value.nonce !== next.nonce) return outcomeOf(now.value);
           }
         },
         this.clock() + this.timeoutMs,
@@ -144,5 +148,5 @@ export class ClusterClaims implements CallClaims {
 function outcomeOf(c: ClaimRecord): ClaimOutcome {
   if (c.status === 'completed') return { state: 'completed', stored: c.stored };
   if (c.status === 'failed') return { state: 'failed', stored: c.stored };
-  return { state: 'taken', node: c.node };
+  return { state: 'taken', node: c.node, attempt: c.attempt };
 }

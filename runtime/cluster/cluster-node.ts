@@ -128,12 +128,12 @@ export class ClusterNode {
     const leaseTtlMs = options.leaseTtlMs ?? 10_000;
     const server = await checkClusterServer(options.nc, 'bus.url');
     const buckets = await openBuckets(options.nc, { replicas, leaseTtlMs });
-    const queue = await WorkQueue.open(
-      options.nc,
-      { replicas, ackWaitMs: options.ackWaitMs ?? 30_000 },
-      options.logger,
+    const until = Date.now() + 30_000;
+    const queue = await withRetry(
+      () => WorkQueue.open(options.nc, { replicas, ackWaitMs: options.ackWaitMs ?? 30_000 }, options.logger),
+      until,
     );
-    await replicateAgentStream(options.nc, replicas);
+    await withRetry(() => replicateAgentStream(options.nc, replicas), until);
     let onLost: () => void = () => {};
     const lease = new NodeLease(
       buckets.nodes,
@@ -249,7 +249,12 @@ export class ClusterNode {
     for (const runId of this.store.snapshots.list().map((r) => r.runId)) {
       if (this.#mirrors.has(runId)) this.#mirror(runId);
     }
-    await Promise.all([...this.#mirrors.values()].map((m) => m.chain));
+    // Bounded: a cluster that cannot be reached does not hold the stop (the records lag; the
+    // next owner replays from the last one written).
+    const flushed = Promise.all([...this.#mirrors.values()].map((m) => m.chain));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([flushed, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    clearTimeout(timer);
     this.#stopping = true;
     await this.lease.release();
   }

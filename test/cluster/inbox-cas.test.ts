@@ -103,6 +103,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
         key,
       ).toHaveLength(1);
       expect(out.filter((o) => o.state === 'taken')).toHaveLength(2);
+      for (const o of out.filter((x) => x.state === 'taken')) expect(o).toMatchObject({ attempt: 1 });
       const winner = out.findIndex((o) => o.state === 'claimed');
       await claims[winner]?.settle(key, 'completed', { content: 'done' });
       const later = await claims[(winner + 1) % 3]?.claim(key, {
@@ -111,6 +112,32 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
         tool: 'send_message',
       });
       expect(later).toEqual({ state: 'completed', stored: { content: 'done' } });
+    }
+  }, 60_000);
+
+  it('an unfinished claim of an idempotent call is taken again by exactly one node at a time', async () => {
+    const buckets = await Promise.all(conns.map((nc) => openBuckets(nc, { replicas: 3, leaseTtlMs: 2000 })));
+    const claims = buckets.map(
+      (b, i) => new ClusterClaims(b.claims, `node-${i}`, Date.now, silentLogger, 10_000, () => false),
+    );
+    for (let i = 0; i < 10; i++) {
+      const key = `call:retake-${i}:c1`;
+      const call = { runId: `retake-${i}`, callId: 'c1', tool: 'write_file' };
+      expect(await claims[0]?.claim(key, call)).toEqual({ state: 'claimed' });
+      // node-0 died mid-call: the others find it taken, and both try to take it again at once.
+      expect(await claims[1]?.claim(key, call)).toEqual({ state: 'taken', node: 'node-0', attempt: 1 });
+      const again = await Promise.all([claims[1]?.retake(key, 1), claims[2]?.retake(key, 1)]);
+      expect(
+        again.filter((o) => o?.state === 'claimed'),
+        key,
+      ).toHaveLength(1);
+      expect(
+        again.filter((o) => o?.state === 'taken'),
+        key,
+      ).toHaveLength(1);
+      expect((await claims[0]?.get(key))?.attempt).toBe(2);
+      await claims[1]?.settle(key, 'completed', { content: 'written' });
+      expect(await claims[2]?.retake(key, 2)).toEqual({ state: 'completed', stored: { content: 'written' } });
     }
   }, 60_000);
 
