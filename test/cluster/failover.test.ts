@@ -121,6 +121,32 @@ describe('node loss', () => {
     expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-b3 #ops`]);
   }, 120_000);
 
+  it('node A SIGKILLed mid-call after it took the resume of an approved run: B resumes it, the call is not repeated', async () => {
+    const outbox = sharedOutbox();
+    const hang = join(root, 'hang-a5');
+    writeFileSync(hang, '');
+    const script: ScriptedStep[] = [
+      INTERRUPTED[0] as ScriptedStep,
+      {
+        expect: { kind: 'tool.interrupted', tool: 'send_message', contains: 'node-a5' },
+        respond: { kind: 'final', text: 'reported the interruption' },
+      },
+    ];
+    const a = await node('node-a5', script, 'ask', outbox.file, hang);
+    a.send({ cmd: 'task', task: 'nightly' });
+    const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
+    await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    a.send({ cmd: 'decide', id: approval.id, user: 'alice' });
+    // A is the only node: it takes the resume item and runs the approved call, which hangs.
+    await a.waitFor((e) => e.event === 'called', 'the approved call to start on A');
+    const b = await node('node-b5', script, 'ask', outbox.file);
+    await a.kill();
+    const done = await b.waitFor(ended(approval.runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(b.events.some((e) => e.event === 'called')).toBe(false);
+    expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-a5 #ops`]);
+  }, 120_000);
+
   it('a nats-server of the cluster killed too: work continues on the quorum', async () => {
     const outbox = sharedOutbox();
     const a = await node('node-a4', NOTIFY, 'ask', outbox.file);

@@ -73,3 +73,6 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.exit(0);
   }
 }
+// Standard input closed (the test process is gone): stop instead of lingering as an orphan.
+await runtime.stop().catch(() => {});
+process.exit(0);
