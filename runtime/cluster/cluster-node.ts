@@ -228,7 +228,14 @@ export class ClusterNode {
    * Inbox). The run resumes once, on whichever node takes its resume item.
    */
   async decide(id: string, decision: ApprovalDecision, user: string, reason?: string): Promise<DecideResult> {
-    const result = await this.inbox.decide(id, decision, user, this.clock(), reason);
+    // Retried through a lost quorum (a server of the cluster died and leaders are re-elected);
+    // a write whose reply was lost is recognised as this decision, not as someone else's.
+    const now = this.clock();
+    const result = await withRetry(
+      () => this.inbox.decide(id, decision, user, now, reason),
+      now + 30_000,
+      () => this.#stopping,
+    );
     const runId = result.approval?.runId ?? null;
     if (runId !== null && (result.ok || result.reason === 'expired'))
       await this.#enqueue(runId, 'decision', `decision:${id}`);

@@ -32,6 +32,16 @@ export function approvalOf(record: InboxRecord): ApprovalRecord {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+function sameDecision(a: InboxRecord, b: InboxRecord): boolean {
+  return (
+    a.status === b.status &&
+    a.decidedBy === b.decidedBy &&
+    a.decidedAt === b.decidedAt &&
+    a.decidedOn === b.decidedOn &&
+    a.decisionReason === b.decisionReason
+  );
+}
+
 /**
  * The Inbox shared by every node. A decision is a compare-and-swap from `pending` on the
  * record's revision, so of two nodes deciding the same approval exactly one wins; the other
@@ -98,7 +108,11 @@ export class ClusterInbox {
         };
         if ((await updateAt(this.kv, id, next, current.revision)) !== null)
           return { ok: true, approval: approvalOf(next) };
-        continue; // someone else wrote first: read again and report what they did
+        // Lost, or our own write whose reply was lost and whose retry was deduplicated: read again.
+        const after = await this.get(id);
+        if (after !== null && sameDecision(after.value, next))
+          return { ok: true, approval: approvalOf(next) };
+        continue;
       }
       const latest = (await this.get(id)) ?? current;
       const l = latest.value;

@@ -48,8 +48,21 @@ runtime.onRunEvent((e) => {
 });
 emit({ event: 'ready', node: nodeId });
 
-for await (const line of createInterface({ input: process.stdin })) {
+const lines = createInterface({ input: process.stdin });
+lines.once('close', () => {
+  // Standard input closed (the test process is gone): stop instead of lingering as an orphan.
+  void runtime.stop().finally(() => process.exit(0));
+});
+for await (const line of lines) {
   const cmd = JSON.parse(line) as { cmd: string; [k: string]: unknown };
+  try {
+    await handle(cmd);
+  } catch (err) {
+    emit({ event: 'error', cmd: cmd.cmd, message: (err as Error).message });
+  }
+}
+
+async function handle(cmd: { cmd: string; [k: string]: unknown }): Promise<void> {
   if (cmd.cmd === 'task') {
     const runId = await runtime.runTask('worker', String(cmd.task), 'go');
     emit({ event: 'task', runId });
@@ -73,6 +86,3 @@ for await (const line of createInterface({ input: process.stdin })) {
     process.exit(0);
   }
 }
-// Standard input closed (the test process is gone): stop instead of lingering as an orphan.
-await runtime.stop().catch(() => {});
-process.exit(0);
