@@ -157,7 +157,7 @@ export class ClusterNode {
       leaseTtlMs,
       options.claimTimeoutMs ?? 30_000,
     );
-    onLost = () => void node.stopWork();
+    onLost = () => void node.stopWork().catch(() => {});
     await node.#reconcileLocalRuns();
     return node;
   }
@@ -276,7 +276,9 @@ export class ClusterNode {
           this.logger.warn({ err: (err as Error).message }, 'cluster: a watched entry was not understood');
         }
       }
-    })();
+    })().catch((err: unknown) => {
+      if (!this.#workStopped) this.logger.error({ err: (err as Error).message }, 'cluster: a watch ended');
+    });
     return { stop: () => it.stop() };
   }
 

@@ -115,10 +115,15 @@ export class WorkQueue {
     const inFlight = new Set<Promise<void>>();
     const loop = (async () => {
       for await (const m of messages) {
-        const p = this.#handle(m, handler).finally(() => inFlight.delete(p));
+        const p = this.#handle(m, handler)
+          .catch(() => {})
+          .finally(() => inFlight.delete(p));
         inFlight.add(p);
       }
     })();
+    loop.catch((err: unknown) =>
+      this.logger.error({ err: (err as Error).message }, 'cluster: the resume consumer ended'),
+    );
     this.#stop = async () => {
       await Promise.resolve(messages.close()).catch(() => {});
       await loop.catch(() => {});
