@@ -63,6 +63,7 @@ import { createGoalExecutors } from '../actors/tools/goal.ts';
 import { GOAL_SURFACE, withGoalTools } from '../policy/goal-tools.ts';
 import type { GoalAction, GoalControl, GoalRecord, IterationRecord } from '../store/index.ts';
 import { PlatformHost } from './platforms/host.ts';
+import { startClusterFromConfig, type ClusterNode } from './cluster/index.ts';
 import { preflightPlatformTokens } from './platforms/preflight.ts';
 
 export { RUNTIME_FILE };
@@ -173,6 +174,7 @@ export class Runtime {
   /** Per-actor bus auth (`bus.auth: "per-actor"`): each agent actor's own connection, by agent id. */
   readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
   #actorBusFactory: ActorBusFactory<RuntimeKinds> | null = null;
+  #cluster: ClusterNode | null = null;
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -271,6 +273,9 @@ export class Runtime {
       logger,
     });
     undo.push(() => bus.close());
+    // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
+    const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
+    if (cluster !== null) undo.push(() => cluster.close());
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(
       loaded,
@@ -308,6 +313,7 @@ export class Runtime {
           if (runtime !== null) runtime.#feed.started(input);
         },
         onStatus: (runId, status, ctx) => {
+          cluster?.runStatus(runId, status);
           if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);
         },
         onEnded: (runId, outcome, ctx) => {
@@ -334,6 +340,7 @@ export class Runtime {
         },
       },
       clock,
+      cluster?.gate,
     );
     const queue = await AgentQueue.open(bus.nats, logger);
     runtime = new Runtime(
@@ -365,6 +372,7 @@ export class Runtime {
       rt.#actorBusFactory = factory;
       queue.pullOn((agentId) => rt.#agentBus(factory, agentId).then((b) => b.nats));
     }
+    rt.#cluster = cluster;
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
@@ -451,13 +459,20 @@ export class Runtime {
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
         replaying: (runId) => runs.wasRestored(runId),
         report: rt.#feed,
+        ...(cluster === null ? {} : { claims: cluster.claims }),
       }),
     );
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
       mode: 0o600,
     });
     await rt.#resume(options.syncIntervalMs ?? 1000);
+    await cluster?.attach(rt);
     return rt;
+  }
+
+  /** This runtime as a node of a cluster (`node.id` in config), or null on a single node. */
+  get cluster(): ClusterNode | null {
+    return this.#cluster;
   }
 
   /** The MCP client host (configured servers, their status and tools), or null when none is configured. */
@@ -632,12 +647,14 @@ export class Runtime {
     this.#stopSchedules();
     this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
+    await this.#cluster?.stopWork();
     await this.queue.stop();
     for (const b of this.#actorBuses.values()) await b.then((x) => x.close()).catch(() => {});
     this.runs.stopAll();
     await this.tools?.close();
     this.approvals.stop();
     await this.#control?.close();
+    await this.#cluster?.close();
     await this.bus.close().catch(() => {});
     await this.nats?.stop();
     rmSync(join(this.loaded.config.stateDir, RUNTIME_FILE), { force: true });
@@ -654,6 +671,8 @@ export class Runtime {
     this.approvals.rearm();
     for (const run of this.store.snapshots.list()) {
       if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
+      // Cluster mode: a run another node took over stays with that node.
+      if (this.#cluster !== null && !this.#cluster.mayRestore(run.runId)) continue;
       if (run.status === 'waiting_for_approval') {
         const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
           ?.context;
@@ -889,6 +908,8 @@ export class Runtime {
 
   #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
     this.approvals.track(approval);
+    // Cluster mode: the request goes to the shared Inbox; the run parks once it is there.
+    const published = approval.status === 'pending' ? this.#cluster?.approvalOpened(approval) : undefined;
     if (approval.status !== 'pending') return;
     this.#inspector.approvalOpened(approval, ctx.interaction);
     this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
@@ -905,7 +926,7 @@ export class Runtime {
     for (const l of this.#approvalListeners) l(approval, ctx.interaction);
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
-      setImmediate(() => {
+      const park = (): void => {
         if (this.store.approvals.get(approval.id)?.status !== 'pending') return;
         // Ended meanwhile (cancelled or past its deadline while the approval was being synced).
         if (!this.runs.isLive(ctx.runId)) return;
@@ -913,7 +934,9 @@ export class Runtime {
         this.#feed.parked(ctx, approval.id);
         // A parked run holds no slot of its agent: other tasks may start while it waits.
         this.#agents.get(ctx.agentId)?.send({ type: 'RUN_ENDED', runId: ctx.runId });
-      });
+      };
+      if (published === undefined) setImmediate(park);
+      else void published.then(park);
     }
   }
 

@@ -18,6 +18,33 @@ export interface ExecuteDeps {
   readonly observe: (outcome: ToolOutcome) => ToolObservation;
   /** Run metadata for ledger and audit rows. */
   readonly runMeta: (runId: string) => { sessionId: string; agentId: string; surface: string };
+  /**
+   * Cluster-wide claims of external or non-idempotent calls (cluster mode, runtime/cluster).
+   * Absent on a single node: the local ledger alone decides, as it always has.
+   */
+  readonly claims?: CallClaims;
+}
+
+/** What claiming a call cluster-wide found (see {@link CallClaims}). */
+export type ClaimOutcome =
+  | { readonly state: 'claimed' }
+  | { readonly state: 'completed'; readonly stored: unknown }
+  | { readonly state: 'failed'; readonly stored: unknown }
+  /** Started by `node` and never finished there (it died mid-call): do not run it again. */
+  | { readonly state: 'taken'; readonly node: string; readonly attempt: number }
+  /** The claim could not be recorded (no quorum): the call must not run. */
+  | { readonly state: 'unavailable'; readonly message: string };
+
+/**
+ * The exactly-once claim of a call across nodes: `claim` before the call runs (only a `claimed`
+ * outcome may run it), `settle` with its redacted observation after. `retake` takes an
+ * unfinished claim again, only for a tool that is idempotent.
+ */
+export interface CallClaims {
+  claim(key: string, call: { runId: string; callId: string; tool: string }): Promise<ClaimOutcome>;
+  /** Takes attempt `attempt` (as `claim` found it) again; only one node can. */
+  retake(key: string, attempt: number): Promise<ClaimOutcome>;
+  settle(key: string, status: 'completed' | 'failed', stored: unknown): Promise<void>;
 }
 
 function resourceOf(decision: Decision): string | null {
@@ -88,6 +115,10 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
     if (!begun.created) return executeOnce(input, deps);
     if (durable) await durablyStarted(deps.store, idempotencyKey);
   }
+  if (deps.claims !== undefined && (decision.risk === 'external' || !isIdempotent(tool))) {
+    const settled = await claimCall(input, deps, deps.claims, isIdempotent(tool) && executor !== undefined);
+    if (settled !== null) return settled;
+  }
   if (executor === undefined) {
     deps.store.ledger.failCall(idempotencyKey, {
       code: 'no_executor',
@@ -107,10 +138,12 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
       reportUsage: (u) => (usage = { modelCalls: u.modelCalls, toolCalls: u.toolCalls }),
     });
     const observed = deps.observe({ ok: true, result });
+    await deps.claims?.settle(idempotencyKey, 'completed', usage ? { ...observed, usage } : observed);
     deps.store.ledger.completeCall(idempotencyKey, usage ? { ...observed, usage } : observed);
     return { kind: 'tool.result', ...base, content: observed.content, ...(usage ? { usage } : {}) };
   } catch (err) {
     const observed = deps.observe({ ok: false, error: err });
+    await deps.claims?.settle(idempotencyKey, 'failed', observed);
     deps.store.ledger.failCall(idempotencyKey, observed);
     return { kind: 'tool.failed', ...base, message: observed.content };
   }
@@ -132,4 +165,46 @@ async function durablyStarted(store: Store, key: string): Promise<void> {
 function contentOf(stored: unknown): string {
   const content = (stored as { content?: unknown } | null)?.content;
   return typeof content === 'string' ? content : 'the stored result is unreadable';
+}
+
+function isIdempotent(tool: ReturnType<ToolRegistry['get']>): boolean {
+  return tool?.status === 'ok' && tool.metadata.idempotent === true;
+}
+
+/**
+ * Claims a call cluster-wide after its local `started` row is written. Null: this node holds the
+ * claim and runs the call. Otherwise the observation to return, with the local ledger brought in
+ * line: another node's stored outcome is reused, an unfinished claim is reported interrupted
+ * (or taken again when the tool is idempotent), and no claim means no call.
+ */
+async function claimCall(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  claims: CallClaims,
+  retryable: boolean,
+): Promise<Observation | null> {
+  const { call, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  let outcome = await claims.claim(idempotencyKey, { runId, callId: call.id, tool: call.tool });
+  if (outcome.state === 'taken' && retryable) outcome = await claims.retake(idempotencyKey, outcome.attempt);
+  switch (outcome.state) {
+    case 'claimed':
+      return null;
+    case 'completed':
+      deps.store.ledger.completeCall(idempotencyKey, outcome.stored);
+      return { kind: 'tool.result', ...base, content: contentOf(outcome.stored) };
+    case 'failed':
+      deps.store.ledger.failCall(idempotencyKey, outcome.stored);
+      return { kind: 'tool.failed', ...base, message: contentOf(outcome.stored) };
+    case 'unavailable':
+      deps.store.ledger.failCall(idempotencyKey, { code: 'claim_unavailable', message: outcome.message });
+      return { kind: 'tool.failed', ...base, message: outcome.message };
+    case 'taken':
+      deps.store.ledger.markInterrupted({ runId });
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message: `the call was started on node ${outcome.node}, which stopped before it finished, and its tool is not idempotent, so it was not run again; check its effect before retrying`,
+      };
+  }
 }

@@ -9,6 +9,18 @@ export interface ApprovalSinks {
 }
 
 /**
+ * Who may resolve approvals on this node. Absent on a single node (the default): the node's own
+ * timers expire approvals and every resolution in its store reaches its run. Cluster mode
+ * (runtime/cluster) expires and delivers through the shared Inbox and its work queue instead.
+ */
+export interface DecisionGate {
+  /** Whether this node's own deadline timer may expire the approval. */
+  mayExpire(approval: ApprovalRecord): boolean;
+  /** Whether a resolution found in this node's store is delivered to its run here. */
+  mayDeliver(approval: ApprovalRecord): boolean;
+}
+
+/**
  * The approvals of a running runtime. Each pending approval is an approval actor whose deadline
  * is data (`expiresAt`) with a timer re-armed from it on boot. Decisions are decided in the store
  * first (single use, atomic across processes); the actor and the run only follow what the store
@@ -22,6 +34,7 @@ export class ApprovalService {
     private readonly store: Store,
     private readonly sinks: ApprovalSinks,
     private readonly clock: () => number,
+    private readonly gate?: DecisionGate,
   ) {}
 
   /** Tracks an approval (new, or found again at boot); resolves it at once when already decided. */
@@ -35,6 +48,7 @@ export class ApprovalService {
       input: { approvalId: approval.id, runId: approval.runId ?? '', expiresAt: approval.expiresAt },
     }).start();
     this.#actors.set(approval.id, actor);
+    if (this.gate !== undefined && !this.gate.mayExpire(approval)) return;
     const due = Math.max(0, approval.expiresAt - this.clock());
     const timer = setTimeout(() => this.#expire(approval.id), Math.min(due, 2 ** 31 - 1));
     timer.unref();
@@ -96,7 +110,7 @@ export class ApprovalService {
     const stored = result.ok ? result.approval : this.store.approvals.get(id);
     if (stored === null || stored.status === 'pending') return { result, stored, tracked: false };
     const tracked = this.#settle(stored);
-    this.sinks.deliver(stored);
+    if (this.gate === undefined || this.gate.mayDeliver(stored)) this.sinks.deliver(stored);
     return { result, stored, tracked };
   }
 
@@ -153,7 +167,7 @@ export class ApprovalService {
 
   #finish(approval: ApprovalRecord): void {
     if (this.#settle(approval)) this.sinks.resolved(approval);
-    this.sinks.deliver(approval);
+    if (this.gate === undefined || this.gate.mayDeliver(approval)) this.sinks.deliver(approval);
   }
 
   /** Ends the approval actor of a decided approval; true when it was tracked (report it resolved). */

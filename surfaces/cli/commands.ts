@@ -51,6 +51,20 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./start.ts')).startCommand(argv, io, cwd),
   },
   {
+    path: ['dev-cluster'],
+    summary: 'a local three-server NATS JetStream cluster for trying cluster mode (docs/cluster.md)',
+    usage: '[--dir D] [--nodes N]',
+    options: [
+      [
+        '--dir D',
+        'where server data, the 0600 token file and node configs go (default ./.snotra-dev-cluster)',
+      ],
+      ['--nodes N', 'how many runtime node configs to write, 1 to 9 (default 2)'],
+    ],
+    examples: ['snotra dev-cluster', 'snotra dev-cluster --dir /tmp/cluster --nodes 3'],
+    run: async (argv, io, cwd) => (await import('./dev-cluster.ts')).devClusterCommand(argv, io, cwd),
+  },
+  {
     path: ['app'],
     summary:
       'the desktop app: the runtime plus its web app in a Chromium window, stopped when the window closes',

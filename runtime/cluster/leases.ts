@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { BusLogger } from '../bus/index.ts';
+import { ClusterError, ClusterErrorCode } from './errors.ts';
+import { createIfAbsent, kvKey, readVersioned, updateAt, type Bucket } from './kv.ts';
+
+/** A node's lease: present while the node refreshes it; the bucket's max age removes it after death. */
+export const LeaseRecord = z.strictObject({
+  v: z.literal(1),
+  node: z.string().min(1),
+  /** Random per process: a restarted node with the same id is a new incarnation. */
+  incarnation: z.string().min(1),
+  startedAt: z.number().int().nonnegative(),
+  refreshedAt: z.number().int().nonnegative(),
+});
+export type LeaseRecord = z.infer<typeof LeaseRecord>;
+
+/**
+ * This node's lease in the `nodes` bucket (whose max age is the lease TTL; nats-server 2.9 has no
+ * per-key TTL). Acquired with `create` — waiting out a lease left by a dead process of the same id —
+ * and refreshed by compare-and-swap every third of the TTL. A refresh that loses the CAS means
+ * another process took this node id: `onLost` is called and the node stops taking work.
+ */
+export class NodeLease {
+  readonly incarnation = randomUUID();
+  #revision = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #lost = false;
+
+  constructor(
+    private readonly kv: Bucket,
+    readonly nodeId: string,
+    private readonly ttlMs: number,
+    private readonly clock: () => number,
+    private readonly logger: BusLogger,
+    private readonly onLost: () => void,
+  ) {}
+
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** Takes the lease; waits up to two TTLs for a previous holder's lease to lapse, then fails with `cluster_node_id_in_use`. */
+  async acquire(): Promise<void> {
+    const deadline = this.clock() + 2 * this.ttlMs + 1000;
+    const now = this.clock();
+    const record: LeaseRecord = {
+      v: 1,
+      node: this.nodeId,
+      incarnation: this.incarnation,
+      startedAt: now,
+      refreshedAt: now,
+    };
+    for (;;) {
+      const rev = await createIfAbsent(this.kv, this.nodeId, record);
+      if (rev !== null) {
+        this.#revision = rev;
+        break;
+      }
+      if (this.clock() >= deadline) {
+        throw new ClusterError(
+          ClusterErrorCode.NodeIdInUse,
+          `node.id ${JSON.stringify(this.nodeId)} is held by another live runtime (its lease keeps being refreshed); give each node its own id`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, Math.max(50, Math.min(500, this.ttlMs / 4))));
+    }
+    this.#timer = setInterval(() => void this.#refresh(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.#timer.unref();
+  }
+
+  async #refresh(): Promise<void> {
+    if (this.#lost) return;
+    const record: LeaseRecord = {
+      v: 1,
+      node: this.nodeId,
+      incarnation: this.incarnation,
+      startedAt: 0,
+      refreshedAt: this.clock(),
+    };
+    try {
+      const rev = await updateAt(this.kv, this.nodeId, record, this.#revision);
+      if (rev !== null) {
+        this.#revision = rev;
+        return;
+      }
+      const now = await readVersioned(this.kv, this.nodeId, LeaseRecord, 'lease');
+      if (now !== null && now.value.incarnation === this.incarnation) {
+        this.#revision = now.revision;
+        return;
+      }
+      // Our lease lapsed (e.g. a long pause or a lost quorum) and may now belong to someone else:
+      // stop working as this node.
+      this.#lost = true;
+      this.logger.error({ nodeId: this.nodeId }, 'cluster: this node lost its lease; it takes no more work');
+      this.onLost();
+    } catch (err) {
+      // No quorum right now: try again at the next tick (the lease lapses if this lasts a TTL).
+      this.logger.warn({ nodeId: this.nodeId, err: (err as Error).message }, 'cluster: lease refresh failed');
+    }
+  }
+
+  /** Stops refreshing and removes the lease (a clean stop: other nodes may take this node's runs at once). */
+  async release(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    if (this.#lost) return;
+    await this.kv.kv.delete(kvKey(this.nodeId), { previousSeq: this.#revision }).catch(() => {});
+  }
+}
+
+/** Whether a node holds a live lease now. */
+export async function nodeAlive(kv: Bucket, nodeId: string): Promise<boolean> {
+  return (await readVersioned(kv, nodeId, LeaseRecord, 'lease')) !== null;
+}

@@ -1,0 +1,166 @@
+// Node loss on a real three-server JetStream cluster with runtime nodes in child processes
+// (SIGKILL): a dead node's runs resume on another node, and the side effect (a line appended to
+// a shared file by a real executor) happens exactly once in every case.
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptedStep } from '../../actors/model/scripted.ts';
+import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
+import { startChildNode, type ChildNode } from './child-node.ts';
+import { NOTIFY, sharedOutbox } from './helpers.ts';
+
+let cluster: NatsCluster;
+let root: string;
+const nodes: ChildNode[] = [];
+beforeAll(async () => {
+  cluster = await startNatsCluster();
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-failover-')));
+}, 60_000);
+afterEach(async () => {
+  await Promise.all(nodes.splice(0).map((n) => n.stop()));
+});
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Allowed at once (mode allow), then told the call was interrupted on the dead node. */
+const INTERRUPTED: ScriptedStep[] = [
+  {
+    respond: {
+      kind: 'calls',
+      calls: [{ id: 'c1', tool: 'send_message', args: { channel: '#ops', text: 'deploy' } }],
+    },
+  },
+  {
+    expect: { kind: 'tool.interrupted', tool: 'send_message', contains: 'node-a1' },
+    respond: { kind: 'final', text: 'reported the interruption' },
+  },
+];
+
+async function node(
+  id: string,
+  script: ScriptedStep[],
+  mode: 'allow' | 'ask',
+  outbox: string,
+  hangFile?: string,
+) {
+  const n = await startChildNode({
+    cluster,
+    root,
+    id,
+    script,
+    mode,
+    outbox,
+    ...(hangFile ? { hangFile } : {}),
+  });
+  nodes.push(n);
+  return n;
+}
+
+const ended = (runId: unknown) => (e: Record<string, unknown>) =>
+  (e.event === 'run.completed' || e.event === 'run.failed') && e.runId === runId;
+
+describe('node loss', () => {
+  it('node A SIGKILLed mid-call: the run resumes on B, which reports the call interrupted and never repeats it', async () => {
+    const outbox = sharedOutbox();
+    const hang = join(root, 'hang-a1');
+    writeFileSync(hang, '');
+    const a = await node('node-a1', INTERRUPTED, 'allow', outbox.file, hang);
+    a.send({ cmd: 'task', task: 'deploy' });
+    const { runId } = await a.waitFor((e) => e.event === 'task', 'the task');
+    await a.waitFor((e) => e.event === 'called', 'the call to start on A');
+    // B joins once the run is A's (new runs go to whichever node's agent consumer asks first).
+    const b = await node('node-b1', INTERRUPTED, 'allow', outbox.file);
+    await a.kill();
+    const done = await b.waitFor(ended(runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(b.events.some((e) => e.event === 'called')).toBe(false);
+    expect(outbox.lines()).toEqual([`call:${String(runId)}:c1 node-a1 #ops`]);
+
+    // A restarted on its old state dir: the run moved to B, so A does not restore it, and its own
+    // ledger marks its cut call interrupted (never re-run).
+    const again = await node('node-a1', INTERRUPTED, 'allow', outbox.file);
+    again.send({ cmd: 'status', runId, key: `call:${String(runId)}:c1` });
+    expect(await again.waitFor((e) => e.event === 'status', 'the status of A')).toMatchObject({
+      live: [],
+      local: 'running',
+      ledger: 'interrupted',
+    });
+    expect(outbox.lines()).toHaveLength(1);
+  }, 150_000);
+
+  it('node A SIGKILLed while its run is parked: approved through B, the run resumes on B once', async () => {
+    const outbox = sharedOutbox();
+    const a = await node('node-a2', NOTIFY, 'ask', outbox.file);
+    a.send({ cmd: 'task', task: 'nightly' });
+    const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
+    await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b2', NOTIFY, 'ask', outbox.file);
+    await a.kill();
+    b.send({ cmd: 'decide', id: approval.id, user: 'alice' });
+    expect(await b.waitFor((e) => e.event === 'decided', 'the decision')).toMatchObject({ ok: true });
+    const done = await b.waitFor(ended(approval.runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-b2 #ops`]);
+  }, 120_000);
+
+  it('node A SIGKILLed right after it decided: the run resumes on B once', async () => {
+    const outbox = sharedOutbox();
+    const a = await node('node-a3', NOTIFY, 'ask', outbox.file);
+    a.send({ cmd: 'task', task: 'nightly' });
+    const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
+    await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b3', NOTIFY, 'ask', outbox.file);
+    a.send({ cmd: 'decide', id: approval.id, user: 'alice', killAfter: true });
+    await new Promise<void>((r) => a.proc.once('exit', () => r()));
+    expect(a.events.some((e) => e.event === 'decided')).toBe(false);
+    const done = await b.waitFor(ended(approval.runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-b3 #ops`]);
+  }, 120_000);
+
+  it('node A SIGKILLed mid-call after it took the resume of an approved run: B resumes it, the call is not repeated', async () => {
+    const outbox = sharedOutbox();
+    const hang = join(root, 'hang-a5');
+    writeFileSync(hang, '');
+    const script: ScriptedStep[] = [
+      INTERRUPTED[0] as ScriptedStep,
+      {
+        expect: { kind: 'tool.interrupted', tool: 'send_message', contains: 'node-a5' },
+        respond: { kind: 'final', text: 'reported the interruption' },
+      },
+    ];
+    const a = await node('node-a5', script, 'ask', outbox.file, hang);
+    a.send({ cmd: 'task', task: 'nightly' });
+    const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
+    await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    a.send({ cmd: 'decide', id: approval.id, user: 'alice' });
+    // A is the only node: it takes the resume item and runs the approved call, which hangs.
+    await a.waitFor((e) => e.event === 'called', 'the approved call to start on A');
+    const b = await node('node-b5', script, 'ask', outbox.file);
+    await a.kill();
+    const done = await b.waitFor(ended(approval.runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(b.events.some((e) => e.event === 'called')).toBe(false);
+    expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-a5 #ops`]);
+  }, 120_000);
+
+  it('a nats-server of the cluster killed too: work continues on the quorum', async () => {
+    const outbox = sharedOutbox();
+    const a = await node('node-a4', NOTIFY, 'ask', outbox.file);
+    a.send({ cmd: 'task', task: 'nightly' });
+    const approval = await a.waitFor((e) => e.event === 'approval', 'the approval on A');
+    await a.waitFor((e) => e.event === 'run.parked', 'the run to park on A');
+    const b = await node('node-b4', NOTIFY, 'ask', outbox.file);
+    await cluster.kill(1);
+    await a.kill();
+    b.send({ cmd: 'decide', id: approval.id, user: 'alice' });
+    expect(await b.waitFor((e) => e.event === 'decided', 'the decision', 60_000)).toMatchObject({ ok: true });
+    const done = await b.waitFor(ended(approval.runId), 'the run to end on B', 60_000);
+    expect(done.event).toBe('run.completed');
+    expect(outbox.lines()).toEqual([`call:${String(approval.runId)}:c1 node-b4 #ops`]);
+    await cluster.restart(1);
+  }, 150_000);
+});

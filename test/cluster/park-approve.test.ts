@@ -1,0 +1,78 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
+import { eventually } from '../support/runtime.ts';
+import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
+import { NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
+
+let cluster: NatsCluster;
+const nodes: TestNode[] = [];
+beforeAll(async () => {
+  cluster = await startNatsCluster();
+}, 60_000);
+afterEach(async () => {
+  for (const n of nodes.splice(0)) {
+    await n.rt.stop().catch(() => {});
+    n.fx.cleanup();
+  }
+});
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe('two runtime nodes on a three-server cluster', () => {
+  it('a run parked by node A is approved through node B and resumes once', async () => {
+    const outbox = sharedOutbox();
+    const model = new ScriptedModel({ worker: NOTIFY });
+    const a = await startNode(cluster, 'node-a', model, outbox.file);
+    nodes.push(a);
+    const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    const pending = await eventually(
+      () => a.rt.store.approvals.listPending()[0],
+      15_000,
+      'the Inbox record on A',
+    );
+    await eventually(() => !a.rt.runs.isLive(runId), 10_000, 'the run to park on A');
+    const b = await startNode(cluster, 'node-b', model, outbox.file);
+    nodes.push(b);
+    // The shared Inbox has it (published by A) before B decides.
+    await eventually(
+      async () => (await b.rt.cluster?.inbox.get(pending.id)) ?? null,
+      10_000,
+      'the shared Inbox record',
+    );
+    const decided = await b.rt.cluster?.decide(pending.id, 'approved', 'alice');
+    expect(decided).toMatchObject({ ok: true, approval: { status: 'approved', decidedBy: 'alice' } });
+    // A second decision, through the other node, changes nothing and says so.
+    const again = await a.rt.cluster?.decide(pending.id, 'denied', 'mallory');
+    expect(again).toMatchObject({ ok: false, reason: 'already_decided' });
+    expect(again?.ok === false ? again.message : '').toContain('node-b');
+
+    // The run ends once, on whichever node took its resume item.
+    const ended = await eventually(
+      () => {
+        for (const n of [a, b]) {
+          const s = n.rt.store.snapshots.get(runId);
+          if (s?.status === 'completed') return n.id;
+        }
+        return null;
+      },
+      20_000,
+      'the run to complete on a node',
+    );
+    const record = await a.rt.cluster?.records.get(runId);
+    expect(record?.value).toMatchObject({ status: 'completed', owner: ended });
+    expect(outbox.lines()).toEqual([`call:${runId}:c1 ${ended} #ops`]);
+    // The node that resumed it has the decision in its own store; the claim holds the outcome.
+    const resumedOn = ended === 'node-a' ? a : b;
+    expect(resumedOn.rt.store.approvals.get(pending.id)).toMatchObject({
+      status: 'approved',
+      decidedBy: 'alice',
+    });
+    expect(await a.rt.cluster?.claims.get(`call:${runId}:c1`)).toMatchObject({
+      status: 'completed',
+      node: ended,
+    });
+    // Each node's own audit chain verifies.
+    for (const n of [a, b]) expect(n.rt.store.audit.verifyChain()).toMatchObject({ ok: true });
+  }, 90_000);
+});
