@@ -46,6 +46,8 @@ export class RunHost {
   readonly #delivered = new Map<string, Set<string>>();
   readonly #scheduled = new Set<string>();
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  /** Who waits for a live run to settle (see `whenSettled`). */
+  readonly #settled = new Map<string, Array<() => void>>();
   #machine: RunMachine | null = null;
   #stopping = false;
 
@@ -162,6 +164,29 @@ export class RunHost {
     return true;
   }
 
+  /**
+   * Resolves once a run no longer needs the CPU for now: it has no live actor (ended, parked,
+   * stopped or never restored), or it waits for a human (`waiting_for_approval`). Boot uses it
+   * to bound how many restored runs go on at once.
+   */
+  whenSettled(runId: string): Promise<void> {
+    const actor = this.#live.get(runId);
+    if (actor === undefined || statusOf(actor.getSnapshot()) === 'waiting_for_approval')
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiting = this.#settled.get(runId);
+      if (waiting === undefined) this.#settled.set(runId, [resolve]);
+      else waiting.push(resolve);
+    });
+  }
+
+  #settle(runId: string): void {
+    const waiting = this.#settled.get(runId);
+    if (waiting === undefined) return;
+    this.#settled.delete(runId);
+    for (const resolve of waiting) resolve();
+  }
+
   /** Persists and stops a run's actor: the run stays parked in the store until a decision. */
   park(runId: string): void {
     const actor = this.#live.get(runId);
@@ -208,6 +233,7 @@ export class RunHost {
         if (status !== last) {
           last = status;
           this.events.onStatus(input.runId, status, s.context);
+          if (status === 'waiting_for_approval') this.#settle(input.runId);
         }
         if (s.status === 'done') {
           this.#drop(input.runId);
@@ -245,6 +271,7 @@ export class RunHost {
 
   #drop(runId: string): void {
     this.#live.delete(runId);
+    this.#settle(runId);
     this.#restored.delete(runId);
     const t = this.#deadlines.get(runId);
     if (t) clearTimeout(t);
