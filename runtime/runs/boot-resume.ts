@@ -5,7 +5,7 @@ export const BOOT_RESUME_CONCURRENCY = 32;
  * How long one run may hold its slot: a run that goes on longer (a slow tool, a model that takes
  * its time) lets the next one start, so a few long runs never hold the others back.
  */
-export const BOOT_RESUME_SLOT_MS = 2_000;
+export const BOOT_RESUME_SLOT_MS = 10_000;
 
 /** One run to bring back at boot. */
 export interface BootResume {
