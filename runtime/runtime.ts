@@ -284,12 +284,18 @@ export class Runtime {
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
     let runtime: Runtime | null = null;
+    // The MCP client library loads only when servers are configured.
+    const createMcpHost =
+      options.executors === undefined && Object.keys(loaded.config.mcp.servers).length > 0
+        ? (await import('./mcp/host.ts')).createRuntimeMcpHost
+        : null;
     const tools: DefaultTools | null =
       options.executors === undefined
         ? createDefaultTools({
             allowPrivateHosts: loaded.config.http.allowPrivateHosts,
             sandbox: policyEnv.sandboxBackend,
             mcp: {
+              createHost: createMcpHost,
               config: loaded.config,
               registry,
               secrets,
