@@ -40,7 +40,7 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
-import { BOOT_RESUME_CONCURRENCY, resumeBounded, type BootResume } from './runs/boot-resume.ts';
+import { RESUME_CONCURRENCY, resumeBounded, type BootResume } from './runs/boot-resume.ts';
 import { createSecretResolver, registerKnownSecrets, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
 import { Delegation } from './delegation.ts';
@@ -637,7 +637,7 @@ export class Runtime {
     this.approvals.rearm();
     void resumeBounded(
       this.#bootResumes(),
-      BOOT_RESUME_CONCURRENCY,
+      RESUME_CONCURRENCY,
       (runId) => this.runs.whenSettled(runId),
       () => this.#stopped,
       (runId, err) => this.logger.error({ runId, err: (err as Error).message }, 'run not restored at boot'),

@@ -1,11 +1,14 @@
-/** How many runs found at boot (interrupted, or decided while the runtime was down) go on at once. */
-export const BOOT_RESUME_CONCURRENCY = 32;
+/**
+ * How many runs brought back from the store go on at once: runs found at boot (interrupted, or
+ * decided while the runtime was down), and parked runs a decision brings back (RunHost.deliver).
+ */
+export const RESUME_CONCURRENCY = 32;
 
 /**
  * How long one run may hold its slot: a run that goes on longer (a slow tool, a model that takes
  * its time) lets the next one start, so a few long runs never hold the others back.
  */
-export const BOOT_RESUME_SLOT_MS = 10_000;
+export const RESUME_SLOT_MS = 10_000;
 
 /** One run to bring back at boot. */
 export interface BootResume {
@@ -29,7 +32,7 @@ export async function resumeBounded(
   settled: (runId: string) => Promise<void>,
   stopped: () => boolean,
   onError: (runId: string, err: unknown) => void,
-  slotMs: number = BOOT_RESUME_SLOT_MS,
+  slotMs: number = RESUME_SLOT_MS,
 ): Promise<void> {
   const held = (runId: string): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;

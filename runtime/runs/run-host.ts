@@ -2,6 +2,7 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Snapsh
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
+import { RESUME_CONCURRENCY, RESUME_SLOT_MS } from './boot-resume.ts';
 
 type RunMachine = ReturnType<typeof provideRunMachine>;
 type RunActor = Actor<RunMachine>;
@@ -48,6 +49,11 @@ export class RunHost {
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   /** Who waits for a live run to settle (see `whenSettled`). */
   readonly #settled = new Map<string, Array<() => void>>();
+  /** Decisions for parked runs waiting for a resume slot, oldest first (ids queued, to queue each once). */
+  readonly #queued: ApprovalRecord[] = [];
+  readonly #queuedIds = new Set<string>();
+  /** Parked runs brought back for a decision that have not settled yet (see `whenSettled`). */
+  #resuming = 0;
   #machine: RunMachine | null = null;
   #stopping = false;
 
@@ -139,11 +145,34 @@ export class RunHost {
   deliver(approval: ApprovalRecord): void {
     if (approval.status === 'pending' || approval.runId === null) return;
     if (this.#delivered.get(approval.runId)?.has(approval.id) === true) return;
-    if (!this.#live.has(approval.runId) && !this.restore(approval.runId)) return;
-    const actor = this.#live.get(approval.runId);
-    if (actor === undefined) return;
-    let delivered = this.#delivered.get(approval.runId);
-    if (delivered === undefined) this.#delivered.set(approval.runId, (delivered = new Set()));
+    if (!this.#live.has(approval.runId)) {
+      // A parked run: at most RESUME_CONCURRENCY of them come back at once; the rest wait their
+      // turn in order (the decision is already durable in the store; a restart delivers it again).
+      if (this.#resuming >= RESUME_CONCURRENCY) {
+        if (!this.#queuedIds.has(approval.id)) {
+          this.#queuedIds.add(approval.id);
+          this.#queued.push(approval);
+        }
+        return;
+      }
+      if (!this.restore(approval.runId)) return;
+      this.#resuming++;
+      this.#send(approval.runId, approval);
+      // Settled once it ends, parks or waits for a human again (the decision was sent above).
+      void this.#held(approval.runId).then(() => {
+        this.#resuming--;
+        this.#nextQueued();
+      });
+      return;
+    }
+    this.#send(approval.runId, approval);
+  }
+
+  #send(runId: string, approval: ApprovalRecord): void {
+    const actor = this.#live.get(runId);
+    if (actor === undefined || approval.status === 'pending') return;
+    let delivered = this.#delivered.get(runId);
+    if (delivered === undefined) this.#delivered.set(runId, (delivered = new Set()));
     delivered.add(approval.id);
     actor.send({
       type: 'APPROVAL_DECIDED',
@@ -180,6 +209,25 @@ export class RunHost {
     });
   }
 
+  /** Until a run settles, or `RESUME_SLOT_MS` at the latest (a long run does not hold the others back). */
+  #held(runId: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RESUME_SLOT_MS);
+      timer.unref();
+    });
+    return Promise.race([this.whenSettled(runId), late]).finally(() => clearTimeout(timer));
+  }
+
+  #nextQueued(): void {
+    while (!this.#stopping && this.#resuming < RESUME_CONCURRENCY) {
+      const next = this.#queued.shift();
+      if (next === undefined) return;
+      this.#queuedIds.delete(next.id);
+      this.deliver(next);
+    }
+  }
+
   #settle(runId: string): void {
     const waiting = this.#settled.get(runId);
     if (waiting === undefined) return;
@@ -199,6 +247,8 @@ export class RunHost {
   /** Stops every live actor after persisting it; used at shutdown. */
   stopAll(): void {
     this.#stopping = true;
+    this.#queued.length = 0;
+    this.#queuedIds.clear();
     for (const [runId, actor] of [...this.#live]) {
       this.#persist(runId, actor.getSnapshot(), actor);
       this.#drop(runId);

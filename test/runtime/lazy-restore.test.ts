@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
 import type { ActorNode } from '../../runtime/inspect/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { BOOT_RESUME_CONCURRENCY } from '../../runtime/runs/boot-resume.ts';
+import type { ToolExecutor } from '../../actors/tools/types.ts';
+import { RESUME_CONCURRENCY } from '../../runtime/runs/boot-resume.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 // Boot leaves a run parked on a pending approval unloaded (no live actor, snapshot not read) and
@@ -92,6 +93,27 @@ async function approveFromOtherProcess(stateDir: string, ...ids: string[]) {
   }>;
 }
 
+/** The fixture's `send_message` taking 20 ms of simulated work, counting how many run at once. */
+function countingSend(f: RuntimeFixture): { executor: ToolExecutor; most: () => number } {
+  const send = f.executors.send_message as ToolExecutor;
+  let going = 0;
+  let most = 0;
+  return {
+    most: () => most,
+    executor: {
+      async execute(args, ctx) {
+        most = Math.max(most, ++going);
+        try {
+          await new Promise((r) => setTimeout(r, 20));
+          return await send.execute(args, ctx);
+        } finally {
+          going--;
+        }
+      },
+    },
+  };
+}
+
 describe('lazy restore of parked runs at boot', () => {
   it('a parked run left unloaded at boot is listed, approved once from another process, and resumes once', async () => {
     fx = runtimeFixture(config);
@@ -151,9 +173,9 @@ describe('lazy restore of parked runs at boot', () => {
     expect(fx.sent()).toEqual([]);
   });
 
-  it(`runs decided while the runtime was down all resume once at the next boot, ${BOOT_RESUME_CONCURRENCY} at a time`, async () => {
+  it(`runs decided while the runtime was down all resume once at the next boot, ${RESUME_CONCURRENCY} at a time`, async () => {
     fx = runtimeFixture(config);
-    const n = BOOT_RESUME_CONCURRENCY + 8;
+    const n = RESUME_CONCURRENCY + 8;
     const model = new ScriptedModel({ worker: notify('batch') });
     rt = await fx.start(model);
     const parked = await parkRuns(rt, n);
@@ -164,26 +186,36 @@ describe('lazy restore of parked runs at boot', () => {
     const decided = await approveFromOtherProcess(fx.stateDir, ...parked.values());
     expect(decided).toEqual([...parked.values()].map(() => ({ ok: true, reason: null, notified: false })));
 
-    // Resumed and not yet ended, seen from the run feed (which hears the boot): never above the bound.
-    let going = 0;
-    let most = 0;
-    rt = await fx.start(model, {
-      onRunEvent: (e) => {
-        if (e.type === 'approval.resolved') most = Math.max(most, ++going);
-        if (e.type === 'run.completed' || e.type === 'run.failed') going--;
-      },
-    });
+    const counted = countingSend(fx);
+    rt = await fx.start(model, { executorOverrides: { send_message: counted.executor } });
     const runtime = rt;
     const outcomes = await Promise.all([...parked.keys()].map((id) => runtime.waitForRun(id)));
     expect(outcomes.every((o) => o.status === 'completed')).toBe(true);
     expect(fx.sent()).toEqual(Array.from({ length: n }, () => '#ops batch'));
-    expect(most).toBeGreaterThan(1);
-    expect(most).toBeLessThanOrEqual(BOOT_RESUME_CONCURRENCY);
+    expect(counted.most()).toBeGreaterThan(1);
+    expect(counted.most()).toBeLessThanOrEqual(RESUME_CONCURRENCY);
     for (const runId of parked.keys()) {
       const started = runtime.store.audit
         .list({ runId })
         .filter((e) => e.callId !== null && e.kind === 'started');
       expect(started, runId).toHaveLength(1);
     }
+  });
+
+  it(`a burst of decisions for parked runs brings them back ${RESUME_CONCURRENCY} at a time, each once`, async () => {
+    fx = runtimeFixture(config);
+    const n = RESUME_CONCURRENCY + 8;
+    const model = new ScriptedModel({ worker: notify('burst') });
+    const counted = countingSend(fx);
+    rt = await fx.start(model, { executorOverrides: { send_message: counted.executor } });
+    const parked = await parkRuns(rt, n);
+    const runtime = rt;
+    const done = [...parked.keys()].map((id) => runtime.waitForRun(id));
+    for (const approvalId of parked.values())
+      expect(runtime.decide(approvalId, 'approved', 'alice').ok).toBe(true);
+    expect((await Promise.all(done)).every((o) => o.status === 'completed')).toBe(true);
+    expect(fx.sent()).toEqual(Array.from({ length: n }, () => '#ops burst'));
+    expect(counted.most()).toBeGreaterThan(1);
+    expect(counted.most()).toBeLessThanOrEqual(RESUME_CONCURRENCY);
   });
 });
