@@ -633,10 +633,11 @@ export class Runtime {
     this.store.ledger.markInterrupted();
     for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
     this.#inspector.seedGoals(this.loaded.config.surfaces.goalLoops, this.store);
-    this.#inspector.seed(this.store);
+    const pending = this.store.approvals.listPending();
+    this.#inspector.seed(this.store, pending);
     this.approvals.rearm();
     void resumeBounded(
-      this.#bootResumes(),
+      this.#bootResumes(pending),
       RESUME_CONCURRENCY,
       (runId) => this.runs.whenSettled(runId),
       () => this.#stopped,
@@ -677,9 +678,9 @@ export class Runtime {
    * cancel arrives (`RunHost.deliver` / `cancel` restore it then). A run waiting on an approval
    * decided while the runtime was down gets its decision delivered; interrupted runs are restored.
    */
-  #bootResumes(): BootResume[] {
+  #bootResumes(pending: readonly ApprovalRecord[]): BootResume[] {
     const pendingRuns = new Set<string>();
-    for (const a of this.store.approvals.listPending()) if (a.runId !== null) pendingRuns.add(a.runId);
+    for (const a of pending) if (a.runId !== null) pendingRuns.add(a.runId);
     const items: BootResume[] = [];
     for (const run of this.store.snapshots.list()) {
       if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
