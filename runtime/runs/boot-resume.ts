@@ -53,6 +53,9 @@ export async function resumeBounded(
         onError(item.runId, err);
       }
       if (started) await held(item.runId);
+      // A turn of the event loop between runs: resumes that only wait on promises would
+      // otherwise run back to back and keep sockets and timers waiting until the last one.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));

@@ -143,12 +143,16 @@ export class RunHost {
    * it is parked. Each approval is delivered at most once.
    */
   deliver(approval: ApprovalRecord): void {
+    this.#deliver(approval, false);
+  }
+
+  #deliver(approval: ApprovalRecord, fromQueue: boolean): void {
     if (approval.status === 'pending' || approval.runId === null) return;
     if (this.#delivered.get(approval.runId)?.has(approval.id) === true) return;
     if (!this.#live.has(approval.runId)) {
       // A parked run: at most RESUME_CONCURRENCY of them come back at once; the rest wait their
       // turn in order (the decision is already durable in the store; a restart delivers it again).
-      if (this.#resuming >= RESUME_CONCURRENCY) {
+      if (this.#resuming >= RESUME_CONCURRENCY || (!fromQueue && this.#queued.length > 0)) {
         if (!this.#queuedIds.has(approval.id)) {
           this.#queuedIds.add(approval.id);
           this.#queued.push(approval);
@@ -161,7 +165,9 @@ export class RunHost {
       // Settled once it ends, parks or waits for a human again (the decision was sent above).
       void this.#held(approval.runId).then(() => {
         this.#resuming--;
-        this.#nextQueued();
+        // The next one after a turn of the event loop: a chain of resumes that only ever waits
+        // on promises would otherwise keep sockets and timers (the sidecar, the bus) waiting.
+        setImmediate(() => this.#nextQueued());
       });
       return;
     }
@@ -224,7 +230,7 @@ export class RunHost {
       const next = this.#queued.shift();
       if (next === undefined) return;
       this.#queuedIds.delete(next.id);
-      this.deliver(next);
+      this.#deliver(next, true);
     }
   }
 
