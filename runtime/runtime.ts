@@ -40,6 +40,7 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
+import { RESUME_CONCURRENCY, resumeBounded, type BootResume } from './runs/boot-resume.ts';
 import { createSecretResolver, registerKnownSecrets, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
 import { Delegation } from './delegation.ts';
@@ -48,7 +49,7 @@ import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
-import { ActorBusFactory, agentGrant, busAuthFromConfig } from './bus/auth/index.ts';
+import { ActorBusFactory, agentGrant, busAuthFromConfig, type RuntimeBusAuth } from './bus/auth/index.ts';
 import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
@@ -150,6 +151,49 @@ const noSecrets: SecretResolver = {
 };
 
 /**
+ * Starts the embedded nats-server (when no bus target is configured), connects and opens the
+ * JetStream agent queue. A step that fails undoes the steps before it, so a rejected promise
+ * leaves nothing running.
+ */
+async function openBus(
+  configured: BusTarget | null,
+  busAuth: RuntimeBusAuth | null,
+  stateDir: string,
+  logger: Logger,
+): Promise<{ nats: EmbeddedNats | null; bus: Bus<RuntimeKinds>; queue: AgentQueue }> {
+  const nats =
+    configured === null
+      ? await startEmbeddedNats({
+          stateDir,
+          logger,
+          ...(busAuth === null
+            ? {}
+            : { auth: { configLines: busAuth.configLines ?? [], credentials: busAuth.gateway } }),
+        })
+      : null;
+  let bus: Bus<RuntimeKinds> | null = null;
+  try {
+    bus = await connectBus({
+      target:
+        configured === null
+          ? (nats as EmbeddedNats).target()
+          : busAuth === null
+            ? configured
+            : { url: configured.url, credentials: busAuth.gateway },
+      kinds: RUNTIME_KINDS,
+      source: 'runtime',
+      logger,
+    });
+    const queue = await AgentQueue.open(bus.nats, logger);
+    return { nats, bus, queue };
+  } catch (err) {
+    await bus?.close().catch(() => {});
+    await nats?.stop();
+    throw err;
+  }
+}
+
+/**
  * The Snotra runtime: store, bus, policy, agents, runs and approvals wired together. Start it
  * with `Runtime.start`; stop it with `stop()`. At start it restores every run that was not
  * finished, re-arms approval deadlines and resumes runs whose decision arrived while it was down.
@@ -245,37 +289,18 @@ export class Runtime {
     // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
     const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
     if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
+    // The bus comes up (embedded server start, connect, JetStream stream) while the store opens
+    // and the policy environment is built: nothing below needs it until the queue is used.
+    const busReady = openBus(configured, busAuth, stateDir, logger);
+    busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
+    undo.push(async () => {
+      const opened = await busReady.catch(() => null);
+      if (opened === null) return;
+      await opened.bus.close();
+      await opened.nats?.stop();
+    });
     const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
     undo.push(() => store.close());
-    let nats: EmbeddedNats | null = null;
-    if (configured === null) {
-      nats = await startEmbeddedNats({
-        stateDir,
-        logger,
-        ...(busAuth === null
-          ? {}
-          : { auth: { configLines: busAuth.configLines ?? [], credentials: busAuth.gateway } }),
-      });
-      const started = nats;
-      undo.push(async () => {
-        await started.stop();
-      });
-    }
-    const bus = await connectBus({
-      target:
-        configured === null
-          ? (nats as EmbeddedNats).target()
-          : busAuth === null
-            ? configured
-            : { url: configured.url, credentials: busAuth.gateway },
-      kinds: RUNTIME_KINDS,
-      source: 'runtime',
-      logger,
-    });
-    undo.push(() => bus.close());
-    // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
-    const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
-    if (cluster !== null) undo.push(() => cluster.close());
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(
       loaded,
@@ -285,12 +310,18 @@ export class Runtime {
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
     let runtime: Runtime | null = null;
+    // The MCP client library loads only when servers are configured.
+    const createMcpHost =
+      options.executors === undefined && Object.keys(loaded.config.mcp.servers).length > 0
+        ? (await import('./mcp/host.ts')).createRuntimeMcpHost
+        : null;
     const tools: DefaultTools | null =
       options.executors === undefined
         ? createDefaultTools({
             allowPrivateHosts: loaded.config.http.allowPrivateHosts,
             sandbox: policyEnv.sandboxBackend,
             mcp: {
+              createHost: createMcpHost,
               config: loaded.config,
               registry,
               secrets,
@@ -305,6 +336,10 @@ export class Runtime {
           })
         : null;
     if (tools !== null) undo.push(() => tools.close());
+    const { nats, bus, queue } = await busReady;
+    // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
+    const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
+    if (cluster !== null) undo.push(() => cluster.close());
     const inspector = new Inspector();
     const runs = new RunHost(
       store,
@@ -331,7 +366,7 @@ export class Runtime {
           if (runtime !== null) runtime.#feed.approvalResolved(a);
           inspector.approvalResolved(a);
           if (a.status !== 'pending') {
-            bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
+            runtime?.bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
               approvalId: a.id,
               runId: a.runId,
               status: a.status,
@@ -342,7 +377,6 @@ export class Runtime {
       clock,
       cluster?.gate,
     );
-    const queue = await AgentQueue.open(bus.nats, logger);
     runtime = new Runtime(
       loaded,
       store,
@@ -667,24 +701,16 @@ export class Runtime {
     this.store.ledger.markInterrupted();
     for (const agentId of Object.keys(this.loaded.config.agents)) this.#startAgent(agentId);
     this.#inspector.seedGoals(this.loaded.config.surfaces.goalLoops, this.store);
-    this.#inspector.seed(this.store);
+    const pending = this.store.approvals.listPending();
+    this.#inspector.seed(this.store, pending);
     this.approvals.rearm();
-    for (const run of this.store.snapshots.list()) {
-      if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
-      // Cluster mode: a run another node took over stays with that node.
-      if (this.#cluster !== null && !this.#cluster.mayRestore(run.runId)) continue;
-      if (run.status === 'waiting_for_approval') {
-        const ctx = (this.store.snapshots.get(run.runId)?.snapshot as { context?: RunContext } | undefined)
-          ?.context;
-        const approval = ctx?.approvalId ? this.store.approvals.get(ctx.approvalId) : null;
-        if (approval !== null && approval.status !== 'pending') {
-          this.#feed.approvalResolved(approval);
-          this.runs.deliver(approval);
-        }
-        continue; // Still pending: the run stays parked until a decision.
-      }
-      this.runs.restore(run.runId);
-    }
+    void resumeBounded(
+      this.#bootResumes(pending),
+      RESUME_CONCURRENCY,
+      (runId) => this.runs.whenSettled(runId),
+      () => this.#stopped,
+      (runId, err) => this.logger.error({ runId, err: (err as Error).message }, 'run not restored at boot'),
+    );
     const redact = <T>(v: T): T => this.store.redactor.redact(v) as T;
     this.#control = await startControlSocket(
       this.loaded.config.stateDir,
@@ -711,6 +737,43 @@ export class Runtime {
     this.#stopSchedules = () => scheduler.stop();
     // Goals last: their runs were restored above; requests made while down are applied now.
     this.#goals.start();
+  }
+
+  /**
+   * The runs to bring back at boot: every unfinished run except those parked on a pending
+   * approval. A parked run is loaded lazily: it stays listed, in the Inbox and on its approval's
+   * deadline (re-armed above), and its snapshot is read only when its decision, expiry or a
+   * cancel arrives (`RunHost.deliver` / `cancel` restore it then). A run waiting on an approval
+   * decided while the runtime was down gets its decision delivered; interrupted runs are restored.
+   */
+  #bootResumes(pending: readonly ApprovalRecord[]): BootResume[] {
+    const pendingRuns = new Set<string>();
+    for (const a of pending) if (a.runId !== null) pendingRuns.add(a.runId);
+    const items: BootResume[] = [];
+    for (const run of this.store.snapshots.list()) {
+      if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
+      // Cluster mode: a run another node took over stays with that node.
+      if (this.#cluster !== null && !this.#cluster.mayRestore(run.runId)) continue;
+      if (run.status !== 'waiting_for_approval') {
+        items.push({ runId: run.runId, go: () => this.runs.restore(run.runId) });
+        continue;
+      }
+      // A run waits on one approval at a time (its id is derived from the run and the call):
+      // a pending one means the run stays parked until a decision, unloaded.
+      if (pendingRuns.has(run.runId)) continue;
+      items.push({
+        runId: run.runId,
+        go: () => {
+          const ctx = this.runs.contextOf(run.runId);
+          const approval = ctx?.approvalId ? this.store.approvals.get(ctx.approvalId) : null;
+          if (approval === null || approval.status === 'pending') return false;
+          this.#feed.approvalResolved(approval);
+          this.runs.deliver(approval);
+          return true;
+        },
+      });
+    }
+    return items;
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { McpHost } from '../actors/mcp/index.ts';
 import { createBuiltinExecutors, FileWorkerPool } from '../actors/tools/index.ts';
 import type { ToolExecutor } from '../actors/tools/types.ts';
-import { createRuntimeMcpHost, type RuntimeMcpOptions } from './mcp/host.ts';
+import type { createRuntimeMcpHost, RuntimeMcpOptions } from './mcp/host.ts';
 import { ProcessSupervisor } from './processes/index.ts';
 import type { Sandbox } from './sandbox/index.ts';
 
@@ -25,7 +25,13 @@ export function createDefaultTools(
     readonly allowPrivateHosts?: readonly string[];
     /** The OS sandbox every shell and git child runs in (null: none on this host). */
     readonly sandbox?: Sandbox | null;
-    readonly mcp?: Omit<RuntimeMcpOptions, 'supervisor'>;
+    readonly mcp?: Omit<RuntimeMcpOptions, 'supervisor'> & {
+      /**
+       * `createRuntimeMcpHost` of `./mcp/host.ts`, which the caller imports only when servers are
+       * configured (the MCP client library is a large import a runtime without servers skips).
+       */
+      readonly createHost: typeof createRuntimeMcpHost | null;
+    };
   } = {},
 ): DefaultTools {
   const pool = new FileWorkerPool();
@@ -36,7 +42,13 @@ export function createDefaultTools(
     http: { allowPrivateHosts: options.allowPrivateHosts ?? [] },
   });
   const configured = options.mcp !== undefined && Object.keys(options.mcp.config.mcp.servers).length > 0;
-  const mcp = configured && options.mcp ? createRuntimeMcpHost({ ...options.mcp, supervisor }) : null;
+  let mcp: McpHost | null = null;
+  if (configured && options.mcp) {
+    const { createHost, ...mcpOptions } = options.mcp;
+    if (createHost === null)
+      throw new Error('createDefaultTools: MCP servers are configured but no MCP host factory was given');
+    mcp = createHost({ ...mcpOptions, supervisor });
+  }
   return {
     executors,
     mcp,

@@ -225,7 +225,18 @@ export async function startEmbeddedNats(options: EmbeddedNatsOptions): Promise<E
   if (serverPid === -2) {
     return fail(BusErrorCode.NatsServerStartTimeout, `nats-server did not start within ${startTimeoutMs} ms`);
   }
-  const listen = await waitForPortsFile(paths.portsDir, serverPid, deadline, () => running);
+  // Looked for as the server logs (it writes the file as its listeners open), else every 50 ms.
+  const listen = await waitForPortsFile(
+    paths.portsDir,
+    serverPid,
+    deadline,
+    () => running,
+    (wake) => {
+      wrapper.stderr?.on('data', wake);
+      return () => wrapper.stderr?.off('data', wake);
+    },
+    50,
+  );
   if (listen === null) {
     if (!running) return fail(BusErrorCode.NatsServerStartFailed, 'nats-server exited during start-up');
     return fail(

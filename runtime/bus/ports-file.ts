@@ -39,25 +39,42 @@ export function parsePortsFile(text: string): NatsListen | null {
 }
 
 /**
- * Polls for the ports file of `pid` until it names a loopback listener. Resolves null when `deadline`
- * (epoch ms) passes or `stillRunning()` turns false first.
+ * Waits for the ports file of `pid` until it names a loopback listener. Resolves null when `deadline`
+ * (epoch ms) passes or `stillRunning()` turns false first. It looks again whenever `wakeups`
+ * signals (the server's log output: it logs as it opens its listeners and writes the file), and
+ * otherwise polls every `pollMs`.
  */
 export async function waitForPortsFile(
   dir: string,
   pid: number,
   deadline: number,
   stillRunning: () => boolean,
+  wakeups?: (wake: () => void) => () => void,
+  pollMs = 15,
 ): Promise<NatsListen | null> {
   const file = portsFilePath(dir, pid);
-  for (;;) {
-    try {
-      const listen = parsePortsFile(readFileSync(file, 'utf8'));
-      if (listen !== null) return listen;
-    } catch {
-      // not written yet
+  let wake: () => void = () => {};
+  const unsubscribe = wakeups?.(() => wake()) ?? (() => {});
+  try {
+    for (;;) {
+      try {
+        const listen = parsePortsFile(readFileSync(file, 'utf8'));
+        if (listen !== null) return listen;
+      } catch {
+        // not written yet
+      }
+      if (!stillRunning() || Date.now() >= deadline) return null;
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, Math.max(1, Math.min(pollMs, deadline - Date.now())));
+        wake = () => {
+          clearTimeout(timer);
+          r();
+        };
+      });
+      wake = () => {};
     }
-    if (!stillRunning() || Date.now() >= deadline) return null;
-    await new Promise((r) => setTimeout(r, 15));
+  } finally {
+    unsubscribe();
   }
 }
 

@@ -172,11 +172,11 @@ export class Inspector {
    * parked runs are resumed): a parked run has no live actor until its decision arrives. Two
    * queries, no snapshot decoded.
    */
-  seed(store: Store): void {
+  seed(store: Store, pending: readonly ApprovalRecord[] = store.approvals.listPending()): void {
     for (const summary of store.snapshots.list({ status: 'waiting_for_approval' })) {
       if (this.#tree.get(summary.runId) === undefined) this.#tree.put(storedRunFields(summary), 'store');
     }
-    for (const approval of store.approvals.listPending()) {
+    for (const approval of pending) {
       const run = approval.runId === null ? undefined : this.#tree.get(approval.runId);
       // Pending with no live run: it waits in the Inbox.
       this.#tree.put(approvalFields(approval, run === undefined || run.parked), 'store');

@@ -2,6 +2,7 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Snapsh
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
+import { RESUME_CONCURRENCY, RESUME_SLOT_MS } from './boot-resume.ts';
 
 type RunMachine = ReturnType<typeof provideRunMachine>;
 type RunActor = Actor<RunMachine>;
@@ -48,6 +49,13 @@ export class RunHost {
   readonly #scheduled = new Map<string, RunActor>();
   #flushScheduled = false;
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  /** Who waits for a live run to settle (see `whenSettled`). */
+  readonly #settled = new Map<string, Array<() => void>>();
+  /** Decisions for parked runs waiting for a resume slot, oldest first (ids queued, to queue each once). */
+  readonly #queued: ApprovalRecord[] = [];
+  readonly #queuedIds = new Set<string>();
+  /** Parked runs brought back for a decision that have not settled yet (see `whenSettled`). */
+  #resuming = 0;
   #machine: RunMachine | null = null;
   #stopping = false;
 
@@ -137,13 +145,42 @@ export class RunHost {
    * it is parked. Each approval is delivered at most once.
    */
   deliver(approval: ApprovalRecord): void {
+    this.#deliver(approval, false);
+  }
+
+  #deliver(approval: ApprovalRecord, fromQueue: boolean): void {
     if (approval.status === 'pending' || approval.runId === null) return;
     if (this.#delivered.get(approval.runId)?.has(approval.id) === true) return;
-    if (!this.#live.has(approval.runId) && !this.restore(approval.runId)) return;
-    const actor = this.#live.get(approval.runId);
-    if (actor === undefined) return;
-    let delivered = this.#delivered.get(approval.runId);
-    if (delivered === undefined) this.#delivered.set(approval.runId, (delivered = new Set()));
+    if (!this.#live.has(approval.runId)) {
+      // A parked run: at most RESUME_CONCURRENCY of them come back at once; the rest wait their
+      // turn in order (the decision is already durable in the store; a restart delivers it again).
+      if (this.#resuming >= RESUME_CONCURRENCY || (!fromQueue && this.#queued.length > 0)) {
+        if (!this.#queuedIds.has(approval.id)) {
+          this.#queuedIds.add(approval.id);
+          this.#queued.push(approval);
+        }
+        return;
+      }
+      if (!this.restore(approval.runId)) return;
+      this.#resuming++;
+      this.#send(approval.runId, approval);
+      // Settled once it ends, parks or waits for a human again (the decision was sent above).
+      void this.#held(approval.runId).then(() => {
+        this.#resuming--;
+        // The next one after a turn of the event loop: a chain of resumes that only ever waits
+        // on promises would otherwise keep sockets and timers (the sidecar, the bus) waiting.
+        setImmediate(() => this.#nextQueued());
+      });
+      return;
+    }
+    this.#send(approval.runId, approval);
+  }
+
+  #send(runId: string, approval: ApprovalRecord): void {
+    const actor = this.#live.get(runId);
+    if (actor === undefined || approval.status === 'pending') return;
+    let delivered = this.#delivered.get(runId);
+    if (delivered === undefined) this.#delivered.set(runId, (delivered = new Set()));
     delivered.add(approval.id);
     actor.send({
       type: 'APPROVAL_DECIDED',
@@ -164,6 +201,48 @@ export class RunHost {
     return true;
   }
 
+  /**
+   * Resolves once a run no longer needs the CPU for now: it has no live actor (ended, parked,
+   * stopped or never restored), or it waits for a human (`waiting_for_approval`). Boot uses it
+   * to bound how many restored runs go on at once.
+   */
+  whenSettled(runId: string): Promise<void> {
+    const actor = this.#live.get(runId);
+    if (actor === undefined || statusOf(actor.getSnapshot()) === 'waiting_for_approval')
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiting = this.#settled.get(runId);
+      if (waiting === undefined) this.#settled.set(runId, [resolve]);
+      else waiting.push(resolve);
+    });
+  }
+
+  /** Until a run settles, or `RESUME_SLOT_MS` at the latest (a long run does not hold the others back). */
+  #held(runId: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, RESUME_SLOT_MS);
+      timer.unref();
+    });
+    return Promise.race([this.whenSettled(runId), late]).finally(() => clearTimeout(timer));
+  }
+
+  #nextQueued(): void {
+    while (!this.#stopping && this.#resuming < RESUME_CONCURRENCY) {
+      const next = this.#queued.shift();
+      if (next === undefined) return;
+      this.#queuedIds.delete(next.id);
+      this.#deliver(next, true);
+    }
+  }
+
+  #settle(runId: string): void {
+    const waiting = this.#settled.get(runId);
+    if (waiting === undefined) return;
+    this.#settled.delete(runId);
+    for (const resolve of waiting) resolve();
+  }
+
   /** Persists and stops a run's actor: the run stays parked in the store until a decision. */
   park(runId: string): void {
     const actor = this.#live.get(runId);
@@ -176,6 +255,8 @@ export class RunHost {
   /** Stops every live actor after persisting it; used at shutdown. */
   stopAll(): void {
     this.#stopping = true;
+    this.#queued.length = 0;
+    this.#queuedIds.clear();
     for (const [runId, actor] of [...this.#live]) {
       this.#persist(runId, actor.getSnapshot(), actor);
       this.#drop(runId);
@@ -210,6 +291,7 @@ export class RunHost {
         if (status !== last) {
           last = status;
           this.events.onStatus(input.runId, status, s.context);
+          if (status === 'waiting_for_approval') this.#settle(input.runId);
         }
         if (s.status === 'done') {
           this.#drop(input.runId);
@@ -259,6 +341,7 @@ export class RunHost {
 
   #drop(runId: string): void {
     this.#live.delete(runId);
+    this.#settle(runId);
     this.#restored.delete(runId);
     const t = this.#deadlines.get(runId);
     if (t) clearTimeout(t);
