@@ -595,6 +595,7 @@ export class Runtime {
   /**
    * `decide` that resolves once the decision is on stable storage; decisions made at the same
    * time share one fsync (group commit) instead of each blocking the event loop for its own.
+   * The surfaces (sidecar) decide through it.
    */
   decideAsync(
     approvalId: string,
@@ -602,6 +603,9 @@ export class Runtime {
     user: string,
     reason?: string,
   ): Promise<DecideResult> {
+    // Cluster mode: single use across nodes (a CAS in the shared Inbox), so the caller is told
+    // what won, whichever node it asked.
+    if (this.#cluster !== null) return this.#cluster.decide(approvalId, decision, user, reason);
     return this.approvals.decideAsync(approvalId, decision, user, reason);
   }
 

@@ -159,9 +159,9 @@ async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResp
   try {
     result =
       body.decision === 'deny'
-        ? ctx.runtime.decide(approvalId, 'denied', ctx.user, body.reason)
+        ? await ctx.runtime.decideAsync(approvalId, 'denied', ctx.user, body.reason)
         : scope === 'once'
-          ? ctx.runtime.decide(approvalId, 'approved', ctx.user, body.reason)
+          ? await ctx.runtime.decideAsync(approvalId, 'approved', ctx.user, body.reason)
           : ctx.runtime.approveWithGrant(approvalId, scope === 'session' ? 'session' : 'standing', ctx.user);
   } catch (err) {
     if (err instanceof GrantNotEligibleError) throw new SidecarError(400, err.code, err.message);

@@ -75,4 +75,42 @@ describe('two runtime nodes on a three-server cluster', () => {
     // Each node's own audit chain verifies.
     for (const n of [a, b]) expect(n.rt.store.audit.verifyChain()).toMatchObject({ ok: true });
   }, 90_000);
+
+  it('decisions through the runtime API (the sidecar path) on two nodes at once: exactly one is told ok', async () => {
+    const outbox = sharedOutbox();
+    const model = new ScriptedModel({ worker: NOTIFY });
+    const a = await startNode(cluster, 'node-a', model, outbox.file);
+    nodes.push(a);
+    const b = await startNode(cluster, 'node-b', model, outbox.file);
+    nodes.push(b);
+    const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    const pending = await eventually(
+      () => a.rt.store.approvals.listPending()[0],
+      15_000,
+      'the Inbox record on A',
+    );
+    await eventually(
+      async () => (await b.rt.cluster?.inbox.get(pending.id)) ?? null,
+      10_000,
+      'the shared Inbox record',
+    );
+    const [viaA, viaB] = await Promise.all([
+      a.rt.decideAsync(pending.id, 'approved', 'alice'),
+      b.rt.decideAsync(pending.id, 'approved', 'bob'),
+    ]);
+    expect([viaA.ok, viaB.ok].filter(Boolean)).toHaveLength(1);
+    expect(viaA.ok ? viaB : viaA).toMatchObject({ ok: false, reason: 'already_decided' });
+    const winner = viaA.ok ? 'alice' : 'bob';
+    const ended = await eventually(
+      () => {
+        for (const n of [a, b]) if (n.rt.store.snapshots.get(runId)?.status === 'completed') return n;
+        return null;
+      },
+      20_000,
+      'the run to complete on a node',
+    );
+    // The decision that ran is the one its caller was told won; the call ran once.
+    expect(ended.rt.store.approvals.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: winner });
+    expect(outbox.lines()).toHaveLength(1);
+  }, 90_000);
 });
