@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { createRequire } from 'node:module';
+import type * as WsLibrary from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { checkHost, checkOrigin, checkToken, tokenMatches, wsTokenOf, type Peers } from './auth.ts';
@@ -38,11 +40,19 @@ export interface WsOptions {
  * A frame over `frameBytes` closes the connection with 1009.
  */
 export function webSocketEndpoint(options: WsOptions) {
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: options.frameBytes,
-    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
-  });
+  // The WebSocket library loads at the first upgrade that passed every check (not before the
+  // ready line: it was a noticeable share of `snotra start` under load).
+  let server: WebSocketServer | null = null;
+  const wss = (): WebSocketServer => {
+    if (server !== null) return server;
+    const { WebSocketServer: Server } = createRequire(import.meta.url)('ws') as typeof WsLibrary;
+    server = new Server({
+      noServer: true,
+      maxPayload: options.frameBytes,
+      handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    });
+    return server;
+  };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
@@ -62,13 +72,14 @@ export function webSocketEndpoint(options: WsOptions) {
       socket.end(rawErrorResponse(e));
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => serve(ws, options, release));
+    wss().handleUpgrade(req, socket, head, (ws) => serve(ws, options, release));
   };
   return {
     onUpgrade,
     close() {
-      for (const c of wss.clients) c.terminate();
-      wss.close();
+      if (server === null) return;
+      for (const c of server.clients) c.terminate();
+      server.close();
     },
   };
 }
