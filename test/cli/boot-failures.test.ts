@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -132,8 +134,19 @@ describe('snotra start fails cleanly: one clear error, exit 1, nothing left behi
     await p.ready();
     expect(await stopProcess(p)).toBe(0);
     const db = join(ws.state, 'snotra.db');
+    // A page in use (the audit log's root): a page on the freelist holds nothing to check.
+    // Read from a copy: opening the file itself would add its -wal and -shm files.
+    copyFileSync(db, `${ws.dir}/peek.db`);
+    const peek = new Database(`${ws.dir}/peek.db`, { readonly: true });
+    const { rootpage } = peek
+      .prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'audit_log'")
+      .get() as {
+      rootpage: number;
+    };
+    const pageSize = peek.pragma('page_size', { simple: true }) as number;
+    peek.close();
     const fd = openSync(db, 'r+');
-    writeSync(fd, Buffer.alloc(4096, 0xab), 0, 4096, 4096 * 2);
+    writeSync(fd, Buffer.alloc(pageSize, 0xab), 0, pageSize, pageSize * (rootpage - 1));
     closeSync(fd);
     const hash = createHash('sha256').update(readFileSync(db)).digest('hex');
     await expectCleanFailure(ws, new RegExp(`${db.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is damaged`));
