@@ -47,7 +47,7 @@ import { Delegation } from './delegation.ts';
 import { createSpawnAgentExecutor } from '../actors/delegation/spawn-agent.ts';
 import type { Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
-import { RUNTIME_FILE } from './runtime-file.ts';
+import { CLUSTER_FILE, RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
 import { ActorBusFactory, agentGrant, busAuthFromConfig, type RuntimeBusAuth } from './bus/auth/index.ts';
 import { Scheduler } from './scheduler.ts';
@@ -499,6 +499,15 @@ export class Runtime {
     writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
       mode: 0o600,
     });
+    if (cluster === null) rmSync(join(stateDir, CLUSTER_FILE), { force: true });
+    else
+      writeFileSync(
+        join(stateDir, CLUSTER_FILE),
+        JSON.stringify({ nodeId: loaded.config.node?.id ?? null }),
+        {
+          mode: 0o600,
+        },
+      );
     await rt.#resume(options.syncIntervalMs ?? 1000);
     await cluster?.attach(rt);
     return rt;

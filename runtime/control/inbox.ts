@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { CLUSTER_FILE } from '../runtime-file.ts';
 import type {
   FiringRecord,
   ApprovalDecision,
@@ -16,6 +19,26 @@ import { notifyRuntime } from './socket.ts';
 /** A decision refused because it came from a process the runtime started (an agent's shell). */
 export class AgentDecisionError extends Error {
   readonly code = 'decision_from_agent_process';
+}
+
+/**
+ * A decision refused because the state dir belongs to a cluster node: one written to its local
+ * store would not be single use across the cluster.
+ */
+export class ClusterDecisionError extends Error {
+  readonly code = 'decide_through_cluster';
+}
+
+/** The node id when `stateDir` belongs to a cluster node (its runtime wrote `CLUSTER_FILE`). */
+function clusterNodeOf(stateDir: string): string | null {
+  const file = join(stateDir, CLUSTER_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    const id = (JSON.parse(readFileSync(file, 'utf8')) as { nodeId?: unknown }).nodeId;
+    return typeof id === 'string' ? id : '(unknown node)';
+  } catch {
+    return '(unreadable node file)';
+  }
 }
 
 /** Pending approvals of a state dir, optionally by session, task or agent. */
@@ -51,6 +74,13 @@ export async function decideAsLocalUser(
   decision: ApprovalDecision,
   reason?: string,
 ): Promise<{ result: DecideResult; notified: boolean; user: string }> {
+  const node = clusterNodeOf(stateDir);
+  if (node !== null) {
+    throw new ClusterDecisionError(
+      `${stateDir} is the state dir of cluster node ${node}: decide through a node's sidecar ` +
+        '(POST /v1/inbox/<id>/decision) or the runtime API, where a decision is single use across the cluster',
+    );
+  }
   const pid = runtimePid(stateDir);
   if (pid !== null && descendsFrom(pid)) {
     throw new AgentDecisionError(

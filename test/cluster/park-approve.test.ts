@@ -1,5 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
+import { ClusterDecisionError, decideAsLocalUser } from '../../runtime/control/inbox.ts';
+import { CLUSTER_FILE } from '../../runtime/runtime-file.ts';
 import { eventually } from '../support/runtime.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 import { NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
@@ -112,5 +116,30 @@ describe('two runtime nodes on a three-server cluster', () => {
     // The decision that ran is the one its caller was told won; the call ran once.
     expect(ended.rt.store.approvals.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: winner });
     expect(outbox.lines()).toHaveLength(1);
+  }, 90_000);
+
+  it('the CLI refuses to decide in a cluster node’s state dir (its local store is not the shared Inbox)', async () => {
+    const outbox = sharedOutbox();
+    const model = new ScriptedModel({ worker: NOTIFY });
+    const a = await startNode(cluster, 'node-a', model, outbox.file);
+    nodes.push(a);
+    await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    const pending = await eventually(
+      () => a.rt.store.approvals.listPending()[0],
+      15_000,
+      'the Inbox record on A',
+    );
+    const stateDir = a.rt.loaded.config.stateDir;
+    await expect(decideAsLocalUser(stateDir, pending.id, 'approved')).rejects.toThrow(
+      /cluster node node-a: decide through a node's sidecar/,
+    );
+    await expect(decideAsLocalUser(stateDir, pending.id, 'approved')).rejects.toBeInstanceOf(
+      ClusterDecisionError,
+    );
+    // Nothing was decided anywhere.
+    expect(a.rt.store.approvals.get(pending.id)?.status).toBe('pending');
+    expect((await a.rt.cluster?.inbox.get(pending.id))?.value).toMatchObject({ status: 'pending' });
+    expect(outbox.lines()).toEqual([]);
+    expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(true);
   }, 90_000);
 });
