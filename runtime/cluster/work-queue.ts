@@ -106,25 +106,58 @@ export class WorkQueue {
     await jetstream(this.nc).publish(WORK_SUBJECT, JSON.stringify(item), { msgID: dedupId });
   }
 
-  /** Delivers items to `handler`, several at once; each holds its message with in-progress acks until it settles. */
+  /**
+   * Delivers items to `handler`, several at once; each holds its message with in-progress acks
+   * until it settles. A consumer that ends on its own (its server died, a leader moved) is opened
+   * again until `stop`: a node never silently stops taking resume items.
+   */
   async consume(handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>): Promise<void> {
-    const consumer = await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER);
     // Pull requests expire after 5 s (default 30 s): after a server of the cluster dies, a pull
     // parked on it is replaced within seconds, not half a minute.
-    const messages = await consumer.consume({ max_messages: this.options.maxInFlight ?? 64, expires: 5000 });
+    const open = async () =>
+      (await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER)).consume({
+        max_messages: this.options.maxInFlight ?? 64,
+        expires: 5000,
+      });
+    let messages = await open();
+    let stopped = false;
+    let wake: (() => void) | null = null;
     const inFlight = new Set<Promise<void>>();
     const loop = (async () => {
-      for await (const m of messages) {
-        const p = this.#handle(m, handler)
-          .catch(() => {})
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
+      for (;;) {
+        try {
+          for await (const m of messages) {
+            const p = this.#handle(m, handler)
+              .catch(() => {})
+              .finally(() => inFlight.delete(p));
+            inFlight.add(p);
+          }
+        } catch (err) {
+          if (!stopped)
+            this.logger.warn(
+              { err: (err as Error).message },
+              'cluster: the resume consumer ended; opening it again',
+            );
+        }
+        if (stopped) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 500).unref();
+        });
+        if (stopped) return;
+        try {
+          messages = await open();
+        } catch (err) {
+          this.logger.warn(
+            { err: (err as Error).message },
+            'cluster: the resume consumer could not be opened; retrying',
+          );
+        }
       }
     })();
-    loop.catch((err: unknown) =>
-      this.logger.error({ err: (err as Error).message }, 'cluster: the resume consumer ended'),
-    );
     this.#stop = async () => {
+      stopped = true;
+      (wake as (() => void) | null)?.();
       await Promise.resolve(messages.close()).catch(() => {});
       await loop.catch(() => {});
     };
