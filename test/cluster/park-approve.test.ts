@@ -63,7 +63,15 @@ describe('two runtime nodes on a three-server cluster', () => {
       20_000,
       'the run to complete on a node',
     );
-    const record = await a.rt.cluster?.records.get(runId);
+    // The shared record follows the node's own store (mirrored after the local write).
+    const record = await eventually(
+      async () => {
+        const r = await a.rt.cluster?.records.get(runId);
+        return r?.value.status === 'completed' ? r : null;
+      },
+      20_000,
+      'the shared run record to say completed',
+    );
     expect(record?.value).toMatchObject({ status: 'completed', owner: ended });
     expect(outbox.lines()).toEqual([`call:${runId}:c1 ${ended} #ops`]);
     // The node that resumed it has the decision in its own store; the claim holds the outcome.
