@@ -483,7 +483,9 @@ export class ClusterNode {
         // Not even in the record: only restoring the run on a live node opens it again.
         if (rec.owner === this.nodeId || (await nodeAlive(this.buckets.nodes, rec.owner))) return wait();
       } else if (entry.value.status === 'pending') {
-        return { ack: true }; // its decision queues it again
+        // A decision's item read before the decision reached this replica (a leader just
+        // moved): read again shortly; any other item is queued again by its decision.
+        return item.why === 'decision' ? wait() : { ack: true };
       } else {
         approval = approvalOf(entry.value);
       }

@@ -116,6 +116,20 @@ export class ClusterInbox {
       }
       const latest = (await this.get(id)) ?? current;
       const l = latest.value;
+      // This very decision, written by an attempt whose reply was lost (a retry through a lost
+      // quorum): it won, and is reported so, not as someone else's.
+      if (
+        l.status === decision &&
+        sameDecision(l, {
+          ...l,
+          status: decision,
+          decidedBy: user,
+          decidedAt: now,
+          decidedOn: this.nodeId,
+          decisionReason: reason ?? null,
+        })
+      )
+        return { ok: true, approval: approvalOf(l) };
       if (l.status === 'expired') {
         return {
           ok: false,

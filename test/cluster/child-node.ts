@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptedStep } from '../../actors/model/scripted.ts';
 import type { NatsCluster } from '../support/nats-cluster.ts';
@@ -60,6 +60,10 @@ export async function startChildNode(options: {
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const logTail = (): string => {
+    const f = join(dir, 'node.log');
+    return existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-40).join('\n') : '(no log)';
+  };
   const events: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   let stderr = '';
@@ -108,7 +112,9 @@ export async function startChildNode(options: {
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          new Error(`node ${options.id}: timed out waiting for ${what}; events: ${JSON.stringify(events)}`),
+          new Error(
+            `node ${options.id}: timed out waiting for ${what}; events: ${JSON.stringify(events)}; last log lines:\n${logTail()}`,
+          ),
         );
       }, timeoutMs);
       const cleanup = (): void => {

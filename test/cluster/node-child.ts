@@ -27,7 +27,13 @@ const runtime = await Runtime.start({
   loaded,
   model: new ScriptedModel({ worker: steps }),
   secretStore: new EnvSecretStore(),
-  logDestination: { write: () => true } as unknown as NodeJS.WritableStream,
+  // The node's (redacted) log lines, kept beside its state for a failing test to show.
+  logDestination: {
+    write: (line: string) => {
+      appendFileSync(join(dir, 'node.log'), line);
+      return true;
+    },
+  } as unknown as NodeJS.WritableStream,
   syncIntervalMs: 100,
   executorOverrides: {
     send_message: {

@@ -110,7 +110,7 @@ describe('two runtime nodes on a three-server cluster', () => {
       a.rt.decideAsync(pending.id, 'approved', 'alice'),
       b.rt.decideAsync(pending.id, 'approved', 'bob'),
     ]);
-    expect([viaA.ok, viaB.ok].filter(Boolean)).toHaveLength(1);
+    expect([viaA.ok, viaB.ok].filter(Boolean), JSON.stringify([viaA, viaB])).toHaveLength(1);
     expect(viaA.ok ? viaB : viaA).toMatchObject({ ok: false, reason: 'already_decided' });
     const winner = viaA.ok ? 'alice' : 'bob';
     const ended = await eventually(
