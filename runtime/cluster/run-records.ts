@@ -1,15 +1,6 @@
 import { z } from 'zod';
-import type { ApprovalRecord } from '../../store/index.ts';
+import { RunStatus, type ApprovalRecord } from '../../store/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Versioned, type Bucket } from './kv.ts';
-
-const RunStatusSchema = z.enum([
-  'running',
-  'waiting_for_approval',
-  'resuming',
-  'completed',
-  'failed',
-  'denied',
-]);
 
 /** A run as every node sees it: who runs it now, its status and its (redacted) snapshot envelope. */
 export const RunRecord = z.strictObject({
@@ -17,7 +8,7 @@ export const RunRecord = z.strictObject({
   runId: z.string().min(1),
   /** The node that owns the run: the only one that executes or mirrors it. */
   owner: z.string().min(1),
-  status: RunStatusSchema,
+  status: RunStatus,
   /** The approval the parked run waits on (from its snapshot), else null. */
   approvalId: z.string().nullable(),
   /** The approval request it waits on, as its node opened it (so any node can publish it), else null. */
