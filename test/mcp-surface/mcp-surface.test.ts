@@ -127,8 +127,6 @@ describe('snotra mcp driven by the SDK client over stdio', () => {
     expect(approve.status).toBe(0);
     expect(JSON.parse(approve.stdout)).toMatchObject({ status: 'approved', runtimeNotified: true });
 
-    const done = await eventually(async () => undefined, 1, 'nothing').catch(() => null);
-    void done;
     const final = await until(
       async () => {
         const r = await mcp.call('get_run', { runId });

@@ -93,13 +93,15 @@ export function runtimeFixture(
 
 /** Polls `check` until it returns a value (not undefined/null/false) or the timeout passes. */
 export async function eventually<T>(
-  check: () => T | undefined | null | false,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs = 10_000,
   what = 'condition',
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const v = check();
+    // Awaited: an async check returns a Promise, which is truthy, so without the await the first
+    // poll "passed" whatever it resolved to (the cluster test read a record before it was written).
+    const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
