@@ -33,6 +33,7 @@ import {
   type EmbeddedNats,
 } from './bus/index.ts';
 import type { LoadedConfig } from './config/load.ts';
+import { ClusterDecisionError } from './control/inbox.ts';
 import { startControlSocket } from './control/socket.ts';
 import { AgentQueue } from './agent-queue.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
@@ -598,7 +599,22 @@ export class Runtime {
    * changes nothing. A denial's `reason` reaches the model in its `tool.denied` observation.
    */
   decide(approvalId: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
+    this.#refuseLocalDecisionInCluster('decide');
     return this.approvals.decide(approvalId, decision, user, reason);
+  }
+
+  /**
+   * Cluster mode: a decision written to this node's store alone would not be single use across
+   * nodes (another node could decide the same request through the shared Inbox), so the
+   * synchronous forms refuse; `decideAsync` decides through the cluster.
+   */
+  #refuseLocalDecisionInCluster(what: 'decide' | 'approveWithGrant'): void {
+    if (this.#cluster === null) return;
+    throw new ClusterDecisionError(
+      what === 'decide'
+        ? `this runtime is cluster node ${JSON.stringify(this.#cluster.nodeId)}: decide with decideAsync, which decides once across the cluster`
+        : `this runtime is cluster node ${JSON.stringify(this.#cluster.nodeId)}: session and standing approvals are kept by one node, so only "once" decisions (decideAsync) are taken in cluster mode`,
+    );
   }
 
   /**
@@ -626,6 +642,7 @@ export class Runtime {
    * throws GrantNotEligibleError and decides nothing.
    */
   approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult {
+    this.#refuseLocalDecisionInCluster('approveWithGrant');
     return approveWithGrant(
       {
         store: this.store,

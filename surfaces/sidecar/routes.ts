@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { approvalPreview } from '../../runtime/approvals/preview.ts';
 import { grantOptions } from '../../runtime/approvals/grant-options.ts';
 import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
+import { ClusterDecisionError } from '../../runtime/control/inbox.ts';
 import { graphOf } from '../../runtime/viz/machines.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError, sendJson } from './errors.ts';
@@ -165,6 +166,7 @@ async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResp
           : ctx.runtime.approveWithGrant(approvalId, scope === 'session' ? 'session' : 'standing', ctx.user);
   } catch (err) {
     if (err instanceof GrantNotEligibleError) throw new SidecarError(400, err.code, err.message);
+    if (err instanceof ClusterDecisionError) throw new SidecarError(409, err.code, err.message);
     throw err;
   }
   if (result.ok) {

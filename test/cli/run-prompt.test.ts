@@ -116,11 +116,11 @@ function fakeTerminal(answers: Array<string | null | 'hold'>) {
 
 function recorder(grant: (scope: string) => void = () => {}) {
   const calls: string[] = [];
-  const ok = { ok: true, approval: {} } as ReturnType<Decider['decide']>;
+  const ok = { ok: true, approval: {} } as ReturnType<Decider['approveWithGrant']>;
   const decider: Decider = {
-    decide: (id, decision, user, reason) => {
+    decideAsync: (id, decision, user, reason) => {
       calls.push(`${decision}:${id}:${user}:${reason ?? '-'}`);
-      return ok;
+      return Promise.resolve(ok);
     },
     approveWithGrant: (id, scope, user) => {
       grant(scope);

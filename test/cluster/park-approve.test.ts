@@ -44,6 +44,15 @@ describe('two runtime nodes on a three-server cluster', () => {
       10_000,
       'the shared Inbox record',
     );
+    // The synchronous forms would write one node's store alone: refused, naming the node, and
+    // nothing is decided.
+    expect(() => b.rt.decide(pending.id, 'approved', 'mallory')).toThrow(ClusterDecisionError);
+    expect(() => b.rt.decide(pending.id, 'approved', 'mallory')).toThrow(
+      /cluster node "node-b".*decideAsync/,
+    );
+    expect(() => a.rt.approveWithGrant(pending.id, 'session', 'mallory')).toThrow(/session and standing/);
+    expect(a.rt.store.approvals.get(pending.id)?.status).toBe('pending');
+    expect((await b.rt.cluster?.inbox.get(pending.id))?.value.status).toBe('pending');
     const decided = await b.rt.cluster?.decide(pending.id, 'approved', 'alice');
     expect(decided).toMatchObject({ ok: true, approval: { status: 'approved', decidedBy: 'alice' } });
     // A second decision, through the other node, changes nothing and says so.
@@ -146,7 +155,13 @@ describe('two runtime nodes on a three-server cluster', () => {
     );
     // Nothing was decided anywhere.
     expect(a.rt.store.approvals.get(pending.id)?.status).toBe('pending');
-    expect((await a.rt.cluster?.inbox.get(pending.id))?.value).toMatchObject({ status: 'pending' });
+    // The shared Inbox has the request (published after the local write) and it is still pending.
+    const shared = await eventually(
+      async () => (await a.rt.cluster?.inbox.get(pending.id)) ?? null,
+      10_000,
+      'the shared Inbox record',
+    );
+    expect(shared.value).toMatchObject({ status: 'pending' });
     expect(outbox.lines()).toEqual([]);
     expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(true);
   }, 90_000);

@@ -8,7 +8,12 @@ type DecideResult = ReturnType<Runtime['decide']>;
 
 /** The decisions the desk may make, as the runtime offers them to an in-process surface. */
 export interface Decider {
-  decide(approvalId: string, decision: 'approved' | 'denied', user: string, reason?: string): DecideResult;
+  decideAsync(
+    approvalId: string,
+    decision: 'approved' | 'denied',
+    user: string,
+    reason?: string,
+  ): Promise<DecideResult>;
   approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult;
 }
 
@@ -61,9 +66,14 @@ export class ApprovalDesk {
     try {
       result =
         answer.kind === 'once'
-          ? this.decider.decide(event.approvalId, 'approved', this.user)
+          ? await this.decider.decideAsync(event.approvalId, 'approved', this.user)
           : answer.kind === 'deny'
-            ? this.decider.decide(event.approvalId, 'denied', this.user, answer.reason ?? undefined)
+            ? await this.decider.decideAsync(
+                event.approvalId,
+                'denied',
+                this.user,
+                answer.reason ?? undefined,
+              )
             : this.decider.approveWithGrant(event.approvalId, answer.kind, this.user);
     } catch (err) {
       // Fail closed: a grant that cannot be given leaves the request undecided, and says why.
