@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../surfaces/cli/main.ts';
+import { eventually } from '../support/runtime.ts';
 import { BIN, eventOf, exitOf, runWorkspace, snotra, startCli, type RunWorkspace } from './run-helpers.ts';
 
 const spaces: RunWorkspace[] = [];
@@ -71,7 +72,12 @@ describe('snotra run --json (end to end, separate processes)', () => {
       expect.objectContaining({ argument: 'path', resolved: join(ws.project, 'notes.txt'), root: 'project' }),
     ]);
     expect(first.options).toEqual({ session: true, standing: false });
-    expect(cli.err()).toContain(`snotra inbox approve ${String(first.approvalId)}`);
+    // The hint goes to stderr, a separate pipe: it may reach us after the event on stdout.
+    await eventually(
+      () => cli.err().includes(`snotra inbox approve ${String(first.approvalId)}`),
+      20_000,
+      'the hint on stderr',
+    );
     expect(existsSync(join(ws.project, 'notes.txt'))).toBe(false);
     const approve = snotra(['inbox', 'approve', String(first.approvalId), '--config', ws.config, '--json']);
     expect(approve.stderr).toBe('');
