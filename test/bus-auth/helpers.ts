@@ -9,6 +9,7 @@ import {
   type EmbeddedBusAuth,
 } from '../../runtime/bus/auth/index.ts';
 import { startEmbeddedNats, type EmbeddedNats } from '../../runtime/bus/index.ts';
+import { MIN_WAIT_MS } from '../support/min-wait.ts';
 
 /** A real embedded nats-server in operator mode (per-actor auth) in a fresh state dir. */
 export async function startAuthNats(): Promise<{
@@ -52,7 +53,7 @@ export function rawConnect(
 
 /** Polls `check` until it is true or `timeoutMs` passes. */
 export async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
   while (!check()) {
     if (Date.now() >= end) return false;
     await new Promise((r) => setTimeout(r, 20));

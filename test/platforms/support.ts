@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { BIN, startSnotra, type StartedProcess } from '../support/snotra-process.ts';
 import { eventually } from '../support/runtime.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
+import { MIN_WAIT_MS } from '../support/min-wait.ts';
 
 /** A bot token shaped like Telegram's, unique per test file. */
 export function botToken(): string {
@@ -134,7 +135,7 @@ export async function eventuallyAsync<T>(
   timeoutMs: number,
   what: string,
 ): Promise<T> {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
