@@ -138,6 +138,37 @@ describe('goal loop', () => {
     expect(executed).toHaveLength(3);
   });
 
+  it('stops at the wall-time budget as budget_limited: the run is cut at what was left, no further iteration', async () => {
+    fx = runtimeFixture(goalConfig({}, { maxIterations: 10, budget: { wallTimeMs: 1500 } }));
+    const offered = new OfferedTools({ worker: [final('not yet')] });
+    // A slow model (5 s a step): the goal's 1.5 s must cut the first run, not wait for the step.
+    const model = {
+      step: (request: Parameters<OfferedTools['step']>[0]) =>
+        new Promise<Awaited<ReturnType<OfferedTools['step']>>>((resolve, reject) => {
+          setTimeout(() => offered.step(request).then(resolve, reject), 5_000).unref();
+        }),
+    };
+    rt = await fx.start(model);
+    rt.controlGoal('g', 'start', 'test');
+    const g = await finished(rt);
+    expect(g).toMatchObject({
+      status: 'budget_limited',
+      stopReason: 'budget_wall_time',
+      iteration: 1,
+      evidence: null,
+    });
+    expect(g.used.wallTimeMs).toBeGreaterThanOrEqual(1500);
+    expect(g.used.wallTimeMs).toBeLessThan(5_000);
+    const its = rt.store.goals.iterations('g');
+    expect(its.map((i) => [i.runId, i.budget.wallTimeMs, i.outcome])).toEqual([
+      ['worker:goal:g:1:1', 1500, 'failed: budget_wall_time'],
+    ]);
+    expect(await rt.waitForRun('worker:goal:g:1:1')).toMatchObject({
+      status: 'failed',
+      reason: 'budget_wall_time',
+    });
+  });
+
   it('stops at the iteration cap as budget_limited (max_iterations): one run per iteration, ids from the identity', async () => {
     fx = runtimeFixture(goalConfig({}, { maxIterations: 3 }));
     const model = new OfferedTools({ worker: [final('still working')] });

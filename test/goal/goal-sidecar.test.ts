@@ -87,6 +87,20 @@ describe('goal routes of the sidecar', () => {
       expect(paused.status, paused.text).toBe(200);
       expect((paused.json() as { goal: { status: string } }).goal.status).toBe('paused');
       expect((await post('/v1/goals/g/pause')).status).toBe(409);
+      // Resume is a human control like the others: no token, a foreign page or Host change nothing.
+      for (const [headers, status] of [
+        [{ 'Content-Type': 'application/json' }, 401],
+        [{ ...auth, Origin: 'http://evil.example' }, 403],
+        [{ ...auth, Host: `evil.example:${port}` }, 403],
+      ] as const) {
+        const r = await post('/v1/goals/g/resume', headers);
+        expect(r.status, JSON.stringify(headers)).toBe(status);
+        expect(r.text).not.toContain(TOKEN);
+      }
+      const still = (await call(port, 'GET', '/v1/goals', { headers: auth })).json() as {
+        goals: { record: { status: string } }[];
+      };
+      expect(still.goals[0]?.record.status).toBe('paused');
       expect((await post('/v1/goals/g/resume')).status).toBe(200);
       const cancelled = await post('/v1/goals/g/cancel');
       expect(cancelled.status).toBe(200);

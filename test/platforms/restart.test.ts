@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/runtime.ts';
 import { stopProcess, type StartedProcess } from '../support/snotra-process.ts';
@@ -54,6 +55,30 @@ async function restart(how: 'SIGKILL' | 'SIGTERM'): Promise<void> {
   await eventually(() => fake.offsets.length > polls, 20_000, 'the first poll after the restart');
 }
 
+/**
+ * Waits until the runtime has recorded the platform's answer to every reply part it sent (no
+ * part still `sending` in the outbound journal). A message can reach the chat a moment before
+ * its part is recorded `sent`; a SIGKILL in that moment is a cut send by design (recorded
+ * unknown, a notice sent, never resent), which the cases that kill a runtime with nothing in
+ * flight must not hit by chance on a loaded machine.
+ */
+async function sendsRecorded(): Promise<void> {
+  await eventually(
+    () => {
+      const db = new Database(join(ws.stateDir, 'snotra.db'), { readonly: true, fileMustExist: true });
+      try {
+        return (
+          db.prepare("SELECT count(*) FROM platform_outbound WHERE status = 'sending'").pluck().get() === 0
+        );
+      } finally {
+        db.close();
+      }
+    },
+    30_000,
+    'every reply part sent to be recorded',
+  );
+}
+
 interface Pending {
   id: string;
   runId: string;
@@ -104,6 +129,7 @@ describe(
     });
 
     it('SIGKILL while parked, restart, approve from the CLI: exactly one reply, never repeated by more restarts', async () => {
+      await sendsRecorded();
       await restart('SIGKILL');
       const second = (await pending()).find((a) => a.id !== first.id) as Pending;
       const ok = await cli(['inbox', 'approve', first.id, '--state-dir', ws.stateDir]);
@@ -113,10 +139,11 @@ describe(
       const no = await cli(['inbox', 'deny', second.id, '--state-dir', ws.stateDir]);
       expect(no.code, no.stderr).toBe(0);
       await eventually(() => count('denied on the host') === 1, 30_000, 'the denial reply');
+      await sendsRecorded();
       const sentBefore = fake.sendRequests;
       await restart('SIGKILL');
       await restart('SIGTERM');
-      expect(fake.sendRequests).toBe(sentBefore);
+      expect(fake.sendRequests, `the last messages: ${JSON.stringify(texts().slice(-3))}`).toBe(sentBefore);
       expect(count('written')).toBe(1);
       expect(count(NOTICE)).toBe(2);
       expect(count('denied on the host')).toBe(1);
