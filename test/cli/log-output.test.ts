@@ -28,10 +28,16 @@ describe('log output of the CLI', () => {
         SNOTRA_LOG_FORMAT: 'pretty',
         NO_COLOR: '1',
       });
-      expect((await p.ready()).event).toBe('ready');
+      const ready = await p.ready();
+      expect(ready.event).toBe('ready');
       expect(await stopProcess(p)).toBe(0);
       expect(p.stderr()).toMatch(/INFO \(snotra\/\d+\): bus: embedded nats-server started/);
       expect(p.stderr()).not.toContain('{"level"');
+      const sidecar = /INFO \(snotra\/\d+\): sidecar listening\n\s+url: "(http:\/\/127\.0\.0\.1:\d+)"/.exec(
+        p.stderr(),
+      );
+      expect(sidecar?.[1]).toBe(ready.sidecar);
+      expect(p.stderr()).toMatch(/(INFO|WARN) \(snotra\/\d+\): sandbox: (bubblewrap|none)/);
       // No color codes with NO_COLOR (and none when stderr is not a terminal anyway).
       expect(p.stderr()).not.toContain('\u001b[');
     } finally {
