@@ -74,6 +74,43 @@ describe('the daemon logs the lifecycle of runs and approvals, with ids and neve
     expect(fx.logs.join('')).not.toMatch(/payload-text-7731|final-text-7731|message-text-7731/);
   });
 
+  it('schedule fired and skipped, with the task and run ids, never the message', async () => {
+    fx = runtimeFixture({
+      agents: { worker: { mode: 'ask' } },
+      surfaces: {
+        scheduled: [
+          { id: 'every-second', agent: 'worker', cron: '* * * * * *', message: 'message-text-9911' },
+        ],
+      },
+    });
+    // The first firing's run parks on its approval; the firings after it find it still going.
+    const model = new ScriptedModel({
+      worker: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c1', tool: 'send_message', args: { channel: 'ops', text: 'payload-text-9911' } }],
+          },
+        },
+      ],
+    });
+    rt = await fx.start(model);
+    const f = fx;
+    const skipped = () =>
+      lines(f).find((l) => l.msg === 'schedule: firing skipped' && l.reason === 'previous_run_active');
+    await eventually(() => skipped() !== undefined, 20_000, 'a skipped firing');
+    const fired = lines(f).filter((l) => l.msg === 'schedule: fired');
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({ task: 'every-second', runId: expect.stringMatching(/^worker:/) });
+    expect(skipped()).toMatchObject({ task: 'every-second', fireAt: expect.any(Number) });
+    await eventually(
+      () => lines(f).some((l) => l.msg === 'run parked' && l.runId === fired[0]?.runId),
+      10_000,
+      'the fired run parked',
+    );
+    expect(f.logs.join('')).not.toMatch(/message-text-9911|payload-text-9911/);
+  });
+
   it('the level comes from --log-level, else SNOTRA_LOG_LEVEL, else info; a bad one names where it came from', () => {
     expect(logLevelOf(undefined, undefined)).toBe('info');
     expect(logLevelOf(undefined, 'debug')).toBe('debug');
