@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../runtime/doctor/checks.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
@@ -24,6 +26,44 @@ describe('snotra doctor', () => {
       fix: expect.stringContaining('apt-get install -y nats-server'),
     });
   });
+
+  it('on a machine without nats-server (bubblewrap hides /usr/sbin), the CLI names the install command and exits 1', () => {
+    const bin = fileURLToPath(new URL('../../bin/snotra.js', import.meta.url));
+    const env = { PATH: '/usr/bin:/bin', HOME: dir, XDG_STATE_HOME: join(dir, 'xdg') };
+    const hidden = ['--dev-bind', '/', '/', '--tmpfs', '/usr/sbin', '--tmpfs', '/usr/local/sbin'];
+    // The same machine as seen from inside: nats-server is where it was installed, and then it is not.
+    const check = spawnSync('/usr/bin/bwrap', [...hidden, '/bin/sh', '-c', 'test -e /usr/sbin/nats-server'], {
+      encoding: 'utf8',
+    });
+    expect(check.status).toBe(1);
+    const json = spawnSync('/usr/bin/bwrap', [...hidden, process.execPath, bin, 'doctor', '--json'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(json.status, json.stderr).toBe(1);
+    const checks = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; status: string; fix?: string });
+    expect(checks.find((c) => c.name === 'nats-server')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('sudo apt-get install -y nats-server'),
+    });
+    // Only that check fails: the rest of the report is still there.
+    expect(checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(['nats-server']);
+    const text = spawnSync('/usr/bin/bwrap', [...hidden, process.execPath, bin, 'doctor'], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(text.status).toBe(1);
+    expect(text.stdout).toMatch(
+      /^fail {2}nats-server: not found .*\n {6}fix: sudo apt-get install -y nats-server/m,
+    );
+  }, 120_000);
 
   it('reports every check as JSON lines, each with a fix when not ok; exit 0 on this machine', async () => {
     const r = io();
