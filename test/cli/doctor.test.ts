@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { runDoctor } from '../../runtime/doctor/checks.ts';
+import { runtimeFixture } from '../support/runtime.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'snotra-doctor-'));
@@ -82,6 +84,58 @@ describe('snotra doctor', () => {
     );
     for (const c of checks) if (c.status !== 'ok') expect(c.fix, c.name).toBeTruthy();
   });
+
+  it('the state dir: its lock held by a running runtime, then free; a readable dir is a warning with its chmod', async () => {
+    const fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
+    try {
+      const file = join(fx.dir, 'snotra.config.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          stateDir: 'state',
+          workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+          agents: { worker: { mode: 'ask' } },
+        }),
+      );
+      const state = async () => {
+        const r = io();
+        const code = await runCli(['doctor', '--config', file, '--json'], r.io, fx.dir);
+        const checks = r.out.map(
+          (l) => JSON.parse(l) as { name: string; status: string; detail: string; fix?: string },
+        );
+        return { code, checks: Object.fromEntries(checks.map((c) => [c.name, c])) };
+      };
+      const rt = await fx.start(new ScriptedModel({ worker: [] }));
+      let r;
+      try {
+        r = await state();
+        expect(r.checks['state dir lock']).toMatchObject({
+          status: 'ok',
+          detail: `held by a running runtime (pid ${process.pid})`,
+        });
+        expect(r.checks['state dir']).toMatchObject({ status: 'ok', detail: fx.stateDir });
+        expect(r.checks.database).toMatchObject({
+          status: 'ok',
+          detail: expect.stringContaining('integrity ok'),
+        });
+      } finally {
+        await rt.stop();
+      }
+      r = await state();
+      expect(r.checks['state dir lock']).toMatchObject({ status: 'ok', detail: 'free' });
+      chmodSync(fx.stateDir, 0o755);
+      r = await state();
+      expect(r.checks['state dir']).toMatchObject({ status: 'warn', fix: `chmod 700 ${fx.stateDir}` });
+      // A database that is not one fails its check, with what to do.
+      chmodSync(fx.stateDir, 0o700);
+      writeFileSync(join(fx.stateDir, 'snotra.db'), 'not a database, just text '.repeat(200));
+      r = await state();
+      expect(r.code).toBe(1);
+      expect(r.checks.database).toMatchObject({ status: 'fail', fix: expect.stringContaining('move') });
+    } finally {
+      fx.cleanup();
+    }
+  }, 60_000);
 
   it('an invalid config is a failed check naming the field, exit 1', async () => {
     const file = join(dir, 'bad.json');
