@@ -101,8 +101,12 @@ describe('the daemon logs the lifecycle of runs and approvals, with ids and neve
     await eventually(() => skipped() !== undefined, 20_000, 'a skipped firing');
     const fired = lines(f).filter((l) => l.msg === 'schedule: fired');
     expect(fired).toHaveLength(1);
-    expect(fired[0]).toMatchObject({ task: 'every-second', runId: expect.stringMatching(/^worker:/) });
-    expect(skipped()).toMatchObject({ task: 'every-second', fireAt: expect.any(Number) });
+    expect(fired[0]).toMatchObject({
+      task: 'every-second',
+      agentId: 'worker',
+      runId: expect.stringMatching(/^worker:/),
+    });
+    expect(skipped()).toMatchObject({ task: 'every-second', agentId: 'worker', fireAt: expect.any(Number) });
     await eventually(
       () => lines(f).some((l) => l.msg === 'run parked' && l.runId === fired[0]?.runId),
       10_000,
