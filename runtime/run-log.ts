@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { RunInput } from '../machines/run/types.ts';
 import type { RunFeedEvent } from './events.ts';
+import type { SandboxStatus } from './sandbox/index.ts';
 
 /**
  * The daemon's info-level lifecycle lines, from the run feed: run started / parked / completed /
@@ -58,4 +60,26 @@ export function logRunEvent(logger: Logger, e: RunFeedEvent): void {
     case 'tool.completed':
       return; // Per-step detail: the audit log and `snotra run --json` have it.
   }
+}
+
+/** A persisted run brought back from its snapshot (after a restart, or to take a decision): ids only. */
+export function logRunResumed(logger: Logger, input: RunInput): void {
+  logger.info(
+    {
+      runId: input.runId,
+      agentId: input.agentId,
+      ...(input.parentRunId === null ? {} : { parentRunId: input.parentRunId }),
+    },
+    'run resumed',
+  );
+}
+
+/** The OS sandbox shell and git children run in, once at boot; without one, why (allow-mode shell then asks). */
+export function logSandbox(logger: Logger, sandbox: SandboxStatus): void {
+  if (sandbox.name === 'none')
+    logger.warn(
+      { sandbox: 'none', reason: sandbox.reason },
+      'sandbox: none, allow-mode shell calls ask a human',
+    );
+  else logger.info({ sandbox: sandbox.name, program: sandbox.program }, `sandbox: ${sandbox.name}`);
 }

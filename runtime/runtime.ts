@@ -55,7 +55,7 @@ import { Scheduler } from './scheduler.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
 import { RunFeed } from './run-feed.ts';
-import { logRunEvent } from './run-log.ts';
+import { logRunEvent, logRunResumed, logSandbox } from './run-log.ts';
 import type { RunFeedListener } from './events.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
 import { confinementOf, type SandboxStatus } from './sandbox/index.ts';
@@ -307,6 +307,7 @@ export class Runtime {
       loaded,
       options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
     );
+    logSandbox(logger, policyEnv.sandbox);
     const secrets: SecretResolver = options.secretStore
       ? createSecretResolver(options.secretStore, store.redactor)
       : noSecrets;
@@ -348,6 +349,7 @@ export class Runtime {
         onStarted: (input) => {
           if (runtime !== null) runtime.#feed.started(input);
         },
+        onRestored: (input) => logRunResumed(logger, input),
         onStatus: (runId, status, ctx) => {
           cluster?.runStatus(runId, status);
           if (runtime !== null) runtime.#onRunStatus(runId, status, ctx);

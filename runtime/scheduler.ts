@@ -185,7 +185,7 @@ export class Scheduler {
     if (recorded !== true) return; // This firing was already recorded: it started (or was skipped) before.
     this.deps.log(
       'info',
-      { task: task.id, fireAt, how, runId: `${task.agent}:${messageId}` },
+      { task: task.id, agentId: task.agent, fireAt, how, runId: `${task.agent}:${messageId}` },
       'schedule: fired',
     );
     void this.#startRun(task, fireAt);
@@ -221,7 +221,7 @@ export class Scheduler {
       if (recorded[i] === true)
         this.deps.log(
           'info',
-          { task: task.id, fireAt: s.fireAt, reason: s.reason },
+          { task: task.id, agentId: task.agent, fireAt: s.fireAt, reason: s.reason },
           'schedule: firing skipped',
         );
     });

@@ -12,6 +12,8 @@ type RunSnapshot = SnapshotFrom<RunMachine>;
 export interface RunHostEvents {
   /** A new run (top-level or sub-agent) is about to take its first step. */
   onStarted?(input: RunInput): void;
+  /** A persisted run was brought back from its snapshot (after a restart, or for a decision). */
+  onRestored?(input: RunInput): void;
   onStatus(runId: string, status: RunStatus, context: RunContext): void;
   onEnded(runId: string, outcome: RunOutcome, context: RunContext): void;
 }
@@ -128,6 +130,7 @@ export class RunHost {
     const input = (snapshot as unknown as { context: RunInput }).context;
     this.#spawn(input, snapshot);
     this.#restored.add(runId);
+    this.events.onRestored?.(input);
     return true;
   }
 

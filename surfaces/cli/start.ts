@@ -58,6 +58,8 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     let platforms: Platforms | null = null;
     try {
       sidecar = await sidecarOf(runtime, loaded.config.sidecar, sidecarToken);
+      // The URL only: the token is never logged.
+      if (sidecar !== null) runtime.logger.info({ url: sidecar.url }, 'sidecar listening');
       platforms = await startPlatforms(runtime);
     } catch (err) {
       await sidecar?.close();

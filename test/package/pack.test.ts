@@ -163,6 +163,67 @@ describe('the packed package', () => {
     expect(JSON.parse(check.stdout)).toMatchObject({ decision: 'deny' });
   }, 120_000);
 
+  it('its bin imports only the command it runs (lazy command imports), and never the runtime for a policy check', () => {
+    // A module hook (node:module register) writes down every module of the package that loads.
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+      export async function load(url, context, next) {
+        if (url.includes('/node_modules/snotra-runtime/')) appendFileSync(process.env.LOADED_LOG, url + '\\n');
+        return next(url, context);
+      }`,
+    );
+    writeFileSync(
+      join(dir, 'register.mjs'),
+      `import { register } from 'node:module'; register('./hooks.mjs', import.meta.url);`,
+    );
+    const bin = join(project, 'node_modules', 'snotra-runtime', 'bin', 'snotra.js');
+    const loaded = (name: string, args: string[]) => {
+      const log = join(dir, `loaded-${name}.txt`);
+      const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), bin, ...args], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, LOADED_LOG: log },
+      });
+      expect(r.stderr).toBe('');
+      return {
+        status: r.status,
+        files: readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .map((u) =>
+            u.slice(u.indexOf('/node_modules/snotra-runtime/') + '/node_modules/snotra-runtime/'.length),
+          ),
+      };
+    };
+    const commandModules = (files: string[]) =>
+      files.filter(
+        (f) =>
+          /^dist\/surfaces\/cli\/[^/]+\.js$/.test(f) &&
+          !/\/(main|program|commands|io|package-root)\.js$/.test(f),
+      );
+    const version = loaded('version', ['--version']);
+    expect(version.status).toBe(0);
+    expect(version.files).toContain('dist/surfaces/cli/main.js');
+    // Compiled JavaScript only, and no command module for --version.
+    expect(version.files.filter((f) => !f.endsWith('.js'))).toEqual([]);
+    expect(commandModules(version.files)).toEqual([]);
+    const check = loaded('check', [
+      'policy',
+      'check',
+      '--tool',
+      'read_file',
+      '--args',
+      '{"path":"x"}',
+      '--json',
+    ]);
+    expect(check.status).toBe(0); // read-only and inside the folder: allowed on the embedded defaults
+    expect(commandModules(check.files)).toEqual(['dist/surfaces/cli/policy-check.js']);
+    expect(check.files).not.toContain('dist/runtime/runtime.js');
+    expect(check.files.filter((f) => f.startsWith('dist/store/'))).toEqual([]);
+  }, 120_000);
+
   it('the README "Embedding" example compiles against the shipped types and runs: chat, approve, deny, done', () => {
     const example = readFileSync(join(ROOT, 'examples', 'embedding.ts'), 'utf8');
     // The README shows the very file the test runs.
