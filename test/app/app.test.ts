@@ -219,12 +219,29 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
 
   it('an unattended scheduled run parks, shows in the Inbox with a live badge, is approved from the page and resumes once', async () => {
     const page = app.page;
-    await until(
+    const parked = await until(
       async () => (await runsOf('worker')).find((r) => r.status === 'waiting_for_approval'),
       60_000,
       'the parked run',
     );
     await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 30_000 });
+    // The live actor tree shows the parked run, its budgets and its pending approval under it.
+    await page.click('button[data-tab=actors]');
+    const runNode = page.locator('[data-testid=actor-tree] button.actor.kind-run.parked', {
+      hasText: parked.runId,
+    });
+    await runNode.waitFor({ timeout: 15_000 });
+    const runText = await runNode.innerText();
+    expect(runText).toContain('waiting_for_approval');
+    expect(runText).toMatch(/modelCalls \d+\/\d+/);
+    expect(runText).toMatch(/toolCalls \d+\/\d+/);
+    const approvalNode = page
+      .locator('[data-testid=actor-tree] li', {
+        has: page.locator('button.actor.kind-run.parked', { hasText: parked.runId }),
+      })
+      .locator('button.actor.kind-approval.parked')
+      .first();
+    expect(await approvalNode.innerText()).toContain('shell');
     await page.click('button[data-tab=inbox]');
     const card = page.locator('.inbox [data-testid=approval-card]');
     await card.waitFor({ timeout: 15_000 });
@@ -269,13 +286,16 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
     expect(resolved?.detail?.decisionReason).toBe('checked the command');
   }, 120_000);
 
-  it('the actor view says when GET /v1/actors is not there, and still draws a machine graph', async () => {
+  it('the actor view shows the live tree of the real runtime and draws a machine graph', async () => {
     const page = app.page;
     await page.click('button[data-tab=actors]');
     const actors = await call(port, 'GET', '/v1/actors', { headers: { Authorization: `Bearer ${token}` } });
-    if (actors.status === 404)
-      await page.locator('[data-testid=actors-unavailable]').waitFor({ timeout: 15_000 });
-    else await page.locator('[data-testid=actor-tree] button.actor').first().waitFor({ timeout: 15_000 });
+    expect(actors.status).toBe(200);
+    for (const agent of ['assistant', 'worker'])
+      await page
+        .locator('[data-testid=actor-tree] button.actor.kind-agent', { hasText: agent })
+        .waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid=actors-unavailable]').count()).toBe(0);
     await page.selectOption('[data-testid=machine]', 'run');
     const graph = page.locator('.actors [data-testid=machine-graph][data-machine=run]');
     await graph.waitFor({ timeout: 15_000 });
