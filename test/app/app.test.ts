@@ -49,6 +49,7 @@ beforeAll(async () => {
       agents: {
         assistant: { mode: 'ask', model: { provider: 'scripted', script: 'assistant.json' } },
         worker: { mode: 'ask', model: { provider: 'scripted', script: 'worker.json' } },
+        careful: { mode: 'ask', model: { provider: 'scripted', script: 'careful.json' } },
       },
       surfaces: {
         scheduled: [
@@ -69,6 +70,19 @@ beforeAll(async () => {
         {
           expect: { kind: 'tool.result', tool: 'write_file' },
           respond: { kind: 'final', text: 'I wrote notes.txt' },
+        },
+      ],
+      // In a chat the denial (with its reason) goes back to the model, which answers.
+      careful: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'd1', tool: 'write_file', args: { path: 'plan.txt', content: 'the plan\n' } }],
+          },
+        },
+        {
+          expect: { kind: 'tool.denied', tool: 'write_file' },
+          respond: { kind: 'final', text: 'understood, I left plan.txt alone' },
         },
       ],
       worker: [
@@ -215,6 +229,44 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       `/v1/runs/${encodeURIComponent(firstChatRun)}/audit`,
     );
     expect(first.events.some((e) => e.kind === 'session_approval_granted')).toBe(true);
+  }, 60_000);
+
+  it('Deny on a chat card, with a reason: the call never runs, the model is told, the audit has the denial by the local user', async () => {
+    const page = app.page;
+    await page.click('button[data-tab=chat]');
+    await page.waitForSelector('[data-testid=agent] option[value=careful]', { state: 'attached' });
+    await page.selectOption('[data-testid=agent]', 'careful');
+    await page.fill('[data-testid=message]', 'write the plan');
+    await page.click('.chat form button[type=submit]');
+    // The write_file session approval given to the assistant in this window does not cover
+    // another agent: its chat has a session of its own, so this write asks.
+    const card = page.locator('.chat [data-testid=approval-card]', { hasText: 'plan.txt' });
+    await card.waitFor({ timeout: 30_000 });
+    // Approve is not the only way out: the reason goes with the denial.
+    await card.locator('input.reason').fill('not this file');
+    await card.locator('button.deny').click();
+    await card.locator('.status', { hasText: 'denied by you' }).waitFor({ timeout: 15_000 });
+    expect(await card.locator('button.approve').count()).toBe(0);
+    const run = await until(
+      async () => (await runsOf('careful')).find((r) => r.status === 'completed'),
+      30_000,
+      'the careful run completed',
+    );
+    await page
+      .locator('.chat [data-testid=answer]', { hasText: 'understood, I left plan.txt alone' })
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('.chat .tool-line.denied', { hasText: 'write_file' }).count()).toBe(1);
+    expect(existsSync(join(dir, 'project', 'plan.txt'))).toBe(false);
+    const audit = await api<{ events: AuditEvent[] }>(
+      'GET',
+      `/v1/runs/${encodeURIComponent(run.runId)}/audit`,
+    );
+    const resolved = audit.events.filter((e) => e.kind === 'approval_resolved');
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]?.status).toBe('denied');
+    expect(resolved[0]?.detail?.decidedBy).toBe(LOCAL_USER);
+    expect(resolved[0]?.detail?.decisionReason).toBe('not this file');
+    expect(audit.events.some((e) => e.kind === 'started')).toBe(false);
   }, 60_000);
 
   it('an unattended scheduled run parks, shows in the Inbox with a live badge, is approved from the page and resumes once', async () => {
