@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { call, configDir, until } from '../sidecar/client.ts';
 import { procText, startApp, stillRunning, type RunningApp } from './app-process.ts';
 
 const LOCAL_USER = `sidecar:${userInfo().username}`;
+const SHELL_SECRET = `shell-secret-${randomBytes(12).toString('hex')}`;
 let dir: string;
 let app: RunningApp;
 let port: number;
@@ -34,6 +36,14 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   });
   if (a.status >= 300) throw new Error(`${method} ${path}: ${a.status} ${a.text}`);
   return a.json() as T;
+}
+
+function readComm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
 }
 
 async function runsOf(agent: string) {
@@ -103,7 +113,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
   otherPort = (other.address() as AddressInfo).port;
-  app = await startApp(['--config', join(dir, 'snotra.config.json')]);
+  // Variables of the user's shell that must not reach the browser (the runtime child gets them).
+  app = await startApp(['--config', join(dir, 'snotra.config.json')], {
+    SNOTRA_SECRET_APP_DEMO: SHELL_SECRET,
+    DEMO_API_KEY: SHELL_SECRET,
+  });
   port = Number(new URL(app.ready.sidecar).port);
   // The test reads the token where only a same-user process can: the runtime's launch environment.
   const env = procText(app.ready.runtimePid).environ.split('\0');
@@ -136,6 +150,17 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       if (p.pid !== app.ready.runtimePid) expect(environ, `environ of ${p.pid}`).not.toContain(token);
     }
     expect(procText(app.process.pid).environ).not.toContain('SNOTRA_SIDECAR_TOKEN');
+    // Chromium's processes get the child allowlist, not the shell's secrets or keys.
+    const browsers = procs.filter((p) => /^chrom/.test(readComm(p.pid)));
+    expect(browsers.length).toBeGreaterThan(0);
+    // (Chromium's helpers write their title over the environment's memory; the main one keeps it.)
+    expect(browsers.some((p) => /(^|\0)PATH=/.test(procText(p.pid).environ))).toBe(true);
+    for (const p of browsers) {
+      const { environ } = procText(p.pid);
+      expect(environ, `environ of ${p.pid}`).not.toContain(SHELL_SECRET);
+      expect(environ, `environ of ${p.pid}`).not.toContain('SNOTRA_SECRET_');
+    }
+    expect(procText(app.ready.runtimePid).environ).toContain(SHELL_SECRET);
     expect(app.process.stdout()).not.toContain(token);
     expect(app.process.stderr()).not.toContain(token);
     expect(app.page.url()).toBe(`${app.ready.sidecar}/`);
