@@ -248,6 +248,13 @@ describe('sidecar through the real snotra start: authentication, Host, Origin, r
     });
     expect(big.status).toBe(413);
     expect(errorOf(big).code).toBe('body_too_large');
+    // Declared too large (Content-Length), refused before the body is read.
+    const declared = await call(port, 'POST', path, {
+      headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': '5000' },
+      body: JSON.stringify({ decision: 'approve', reason: 'x'.repeat(4960) }).padEnd(5000, ' '),
+    });
+    expect(declared.status).toBe(413);
+    expect(errorOf(declared).code).toBe('body_too_large');
     const json = { ...AUTH, 'Content-Type': 'application/json' };
     for (const body of [
       '{"decision":"approve","extra":1}',
