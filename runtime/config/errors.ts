@@ -54,11 +54,22 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], schema?: z.Zod
         return `${where}: expected ${issue.expected}${'input' in issue && issue.input === undefined ? ', but it is missing' : got}`;
       case 'unrecognized_keys': {
         const known = schema === undefined ? [] : knownKeysAt(schema, issue.path);
-        const hint = issue.keys.length === 1 ? didYouMean(issue.keys[0] as string, known) : '';
+        const hint = bindAddressKeys(issue.path, issue.keys)
+          ? '; the sidecar listens on 127.0.0.1 only, no other address can be configured'
+          : issue.keys.length === 1
+            ? didYouMean(issue.keys[0] as string, known)
+            : '';
         return `${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${hint}`;
       }
       default:
         return `${where}: ${issue.message}${got}`;
     }
   });
+}
+
+/** Keys that would choose the sidecar's address (refused: it binds 127.0.0.1 only, DESIGN.md §8). */
+const BIND_KEYS = new Set(['host', 'hostname', 'address', 'bind', 'listen', 'interface']);
+
+function bindAddressKeys(path: readonly PropertyKey[], keys: readonly string[]): boolean {
+  return path.length === 1 && path[0] === 'sidecar' && keys.some((k) => BIND_KEYS.has(k.toLowerCase()));
 }

@@ -8,6 +8,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core';
+import { POSIX_ENV_ALLOWLIST, WINDOWS_ENV_ALLOWLIST } from '../../runtime/processes/index.ts';
 
 /** Debian's Chromium; `CHROME_PATH` names another Chromium or Chrome. */
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -129,11 +130,48 @@ export async function openWindow(o: WindowOptions): Promise<AppWindow> {
   };
 }
 
-/** Chromium's environment: this process's (which never holds the sidecar token), minus nothing else. */
-function chromiumEnv(): Record<string, string> {
+/**
+ * What a desktop session needs to show a window and its fonts (X11, Wayland, D-Bus, XDG dirs);
+ * none of them carries a credential.
+ */
+export const DESKTOP_ENV: readonly string[] = [
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'XDG_RUNTIME_DIR',
+  'XDG_SESSION_TYPE',
+  'XDG_CURRENT_DESKTOP',
+  'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_DATA_HOME',
+  'XDG_DATA_DIRS',
+  'XDG_CONFIG_DIRS',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'FONTCONFIG_FILE',
+  'FONTCONFIG_PATH',
+];
+
+/**
+ * Chromium's environment: the allowlist every child gets (DESIGN.md §10: PATH, HOME, LANG, …,
+ * every `LC_*`) plus the desktop session's variables. Nothing else of this process's environment
+ * reaches the browser: not the secrets of the env store (`SNOTRA_SECRET_*`, which the runtime
+ * child needs and gets), not an API key or proxy setting the user's shell holds.
+ */
+export function chromiumEnv(
+  from: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const names = new Set(
+    (platform === 'win32' ? WINDOWS_ENV_ALLOWLIST : [...POSIX_ENV_ALLOWLIST, ...DESKTOP_ENV]).map((n) =>
+      n.toUpperCase(),
+    ),
+  );
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && k !== 'SNOTRA_SIDECAR_TOKEN') env[k] = v;
+  for (const [k, v] of Object.entries(from)) {
+    if (v === undefined) continue;
+    const name = platform === 'win32' ? k.toUpperCase() : k;
+    if (names.has(name) || (platform !== 'win32' && name.startsWith('LC_'))) env[k] = v;
+  }
   return env;
 }
 

@@ -17,10 +17,18 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new SidecarError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit)
+        throw new SidecarError(413, 'body_too_large', `the body is larger than ${limit} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof SidecarError) throw err;
+    // The client went away or was cut off (the request timeout) before its body was complete:
+    // a client's failure, not the runtime's.
+    throw new SidecarError(400, 'body_incomplete', 'the request body ended before it was complete');
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -31,9 +31,20 @@ export class EventHub {
     for (const s of this.#subscribers) s(item);
   }
 
-  /** Buffered events after `seq` (all buffered ones for an unknown or missing id). */
+  /** Buffered events after `seq` (none for a missing id: a new client starts with live events). */
   since(seq: number | null): Sequenced[] {
     return seq === null ? [] : this.#buffer.filter((e) => e.seq > seq);
+  }
+
+  /**
+   * Whether a client that last saw `seq` missed events replay cannot give it: older ones than
+   * the buffer holds, or an id this hub never gave (a runtime started since, whose numbering
+   * began again).
+   */
+  missedSince(seq: number): boolean {
+    if (seq > this.#seq) return true;
+    const oldest = this.#buffer[0]?.seq ?? this.#seq + 1;
+    return oldest > seq + 1;
   }
 
   subscribe(listener: (e: Sequenced) => void): () => void {

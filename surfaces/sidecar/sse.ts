@@ -57,7 +57,14 @@ export function serveEvents(
     res.write(frame(e));
   };
   const unsubscribe = hub.subscribe(send);
-  for (const e of hub.since(lastEventIdOf(req))) send(e);
+  const last = lastEventIdOf(req);
+  if (last !== null && hub.missedSince(last)) {
+    // Said once, before what replay still has: the client re-reads the state instead of trusting it.
+    res.write(
+      `event: error\ndata: ${JSON.stringify({ error: { code: 'replay_gap', message: `events after id ${last} are no longer buffered; read the current state again` } })}\n\n`,
+    );
+  }
+  for (const e of hub.since(last)) send(e);
   const heartbeat = setInterval(() => {
     if (!closed) res.write(': heartbeat\n\n');
   }, HEARTBEAT_MS);

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isApiRequest } from '../../surfaces/app/window.ts';
+import { chromiumEnv, isApiRequest } from '../../surfaces/app/window.ts';
 import { startSnotra } from '../support/snotra-process.ts';
 import { configDir } from '../sidecar/client.ts';
 
@@ -59,5 +59,51 @@ describe('isApiRequest: only the sidecar origin’s /v1 requests get the token',
     ['ws://127.0.0.1:4000/v1/ws', false],
   ])('%s → %s', (url, expected) => {
     expect(isApiRequest(url, origin)).toBe(expected);
+  });
+});
+
+describe('chromiumEnv: the child allowlist and the desktop session, nothing else', () => {
+  it('keeps PATH, HOME, LC_*, DISPLAY and the like; drops secrets, keys, proxies and the token', () => {
+    const env = chromiumEnv(
+      {
+        PATH: '/usr/bin',
+        HOME: '/home/u',
+        LC_ALL: 'C.UTF-8',
+        DISPLAY: ':0',
+        WAYLAND_DISPLAY: 'wayland-0',
+        XDG_RUNTIME_DIR: '/run/user/1000',
+        DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+        SNOTRA_SIDECAR_TOKEN: 'x'.repeat(43),
+        SNOTRA_SECRET_OPENAI: 'sk-1',
+        OPENAI_API_KEY: 'sk-2',
+        GITHUB_TOKEN: 'ghp',
+        http_proxy: 'http://proxy:3128',
+        NODE_OPTIONS: '--require /tmp/x.js',
+        LD_PRELOAD: '/tmp/x.so',
+        // Look-alikes of allowed names.
+        PATHX: '1',
+        path: '/tmp',
+        DISPLAY_TOKEN: 'd',
+      },
+      'linux',
+    );
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/u',
+      LC_ALL: 'C.UTF-8',
+      DISPLAY: ':0',
+      WAYLAND_DISPLAY: 'wayland-0',
+      XDG_RUNTIME_DIR: '/run/user/1000',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+    });
+  });
+
+  it('on Windows: its allowlist, names compared case-insensitively', () => {
+    expect(
+      chromiumEnv({ Path: 'C:\\Windows', SystemRoot: 'C:\\Windows', OPENAI_API_KEY: 'k' }, 'win32'),
+    ).toEqual({
+      Path: 'C:\\Windows',
+      SystemRoot: 'C:\\Windows',
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,7 @@ import { call, configDir, until } from '../sidecar/client.ts';
 import { procText, startApp, stillRunning, type RunningApp } from './app-process.ts';
 
 const LOCAL_USER = `sidecar:${userInfo().username}`;
+const SHELL_SECRET = `shell-secret-${randomBytes(12).toString('hex')}`;
 let dir: string;
 let app: RunningApp;
 let port: number;
@@ -36,6 +38,14 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<T> 
   return a.json() as T;
 }
 
+function readComm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 async function runsOf(agent: string) {
   return (
     await api<{ runs: { runId: string; agentId: string; status: string }[] }>('GET', '/v1/runs')
@@ -49,6 +59,7 @@ beforeAll(async () => {
       agents: {
         assistant: { mode: 'ask', model: { provider: 'scripted', script: 'assistant.json' } },
         worker: { mode: 'ask', model: { provider: 'scripted', script: 'worker.json' } },
+        careful: { mode: 'ask', model: { provider: 'scripted', script: 'careful.json' } },
       },
       surfaces: {
         scheduled: [
@@ -71,6 +82,19 @@ beforeAll(async () => {
           respond: { kind: 'final', text: 'I wrote notes.txt' },
         },
       ],
+      // In a chat the denial (with its reason) goes back to the model, which answers.
+      careful: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'd1', tool: 'write_file', args: { path: 'plan.txt', content: 'the plan\n' } }],
+          },
+        },
+        {
+          expect: { kind: 'tool.denied', tool: 'write_file' },
+          respond: { kind: 'final', text: 'understood, I left plan.txt alone' },
+        },
+      ],
       worker: [
         {
           respond: {
@@ -89,7 +113,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
   otherPort = (other.address() as AddressInfo).port;
-  app = await startApp(['--config', join(dir, 'snotra.config.json')]);
+  // Variables of the user's shell that must not reach the browser (the runtime child gets them).
+  app = await startApp(['--config', join(dir, 'snotra.config.json')], {
+    SNOTRA_SECRET_APP_DEMO: SHELL_SECRET,
+    DEMO_API_KEY: SHELL_SECRET,
+  });
   port = Number(new URL(app.ready.sidecar).port);
   // The test reads the token where only a same-user process can: the runtime's launch environment.
   const env = procText(app.ready.runtimePid).environ.split('\0');
@@ -122,6 +150,17 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
       if (p.pid !== app.ready.runtimePid) expect(environ, `environ of ${p.pid}`).not.toContain(token);
     }
     expect(procText(app.process.pid).environ).not.toContain('SNOTRA_SIDECAR_TOKEN');
+    // Chromium's processes get the child allowlist, not the shell's secrets or keys.
+    const browsers = procs.filter((p) => /^chrom/.test(readComm(p.pid)));
+    expect(browsers.length).toBeGreaterThan(0);
+    // (Chromium's helpers write their title over the environment's memory; the main one keeps it.)
+    expect(browsers.some((p) => /(^|\0)PATH=/.test(procText(p.pid).environ))).toBe(true);
+    for (const p of browsers) {
+      const { environ } = procText(p.pid);
+      expect(environ, `environ of ${p.pid}`).not.toContain(SHELL_SECRET);
+      expect(environ, `environ of ${p.pid}`).not.toContain('SNOTRA_SECRET_');
+    }
+    expect(procText(app.ready.runtimePid).environ).toContain(SHELL_SECRET);
     expect(app.process.stdout()).not.toContain(token);
     expect(app.process.stderr()).not.toContain(token);
     expect(app.page.url()).toBe(`${app.ready.sidecar}/`);
@@ -217,14 +256,69 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
     expect(first.events.some((e) => e.kind === 'session_approval_granted')).toBe(true);
   }, 60_000);
 
+  it('Deny on a chat card, with a reason: the call never runs, the model is told, the audit has the denial by the local user', async () => {
+    const page = app.page;
+    await page.click('button[data-tab=chat]');
+    await page.waitForSelector('[data-testid=agent] option[value=careful]', { state: 'attached' });
+    await page.selectOption('[data-testid=agent]', 'careful');
+    await page.fill('[data-testid=message]', 'write the plan');
+    await page.click('.chat form button[type=submit]');
+    // The write_file session approval given to the assistant in this window does not cover
+    // another agent: its chat has a session of its own, so this write asks.
+    const card = page.locator('.chat [data-testid=approval-card]', { hasText: 'plan.txt' });
+    await card.waitFor({ timeout: 30_000 });
+    // Approve is not the only way out: the reason goes with the denial.
+    await card.locator('input.reason').fill('not this file');
+    await card.locator('button.deny').click();
+    await card.locator('.status', { hasText: 'denied by you' }).waitFor({ timeout: 15_000 });
+    expect(await card.locator('button.approve').count()).toBe(0);
+    const run = await until(
+      async () => (await runsOf('careful')).find((r) => r.status === 'completed'),
+      30_000,
+      'the careful run completed',
+    );
+    await page
+      .locator('.chat [data-testid=answer]', { hasText: 'understood, I left plan.txt alone' })
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('.chat .tool-line.denied', { hasText: 'write_file' }).count()).toBe(1);
+    expect(existsSync(join(dir, 'project', 'plan.txt'))).toBe(false);
+    const audit = await api<{ events: AuditEvent[] }>(
+      'GET',
+      `/v1/runs/${encodeURIComponent(run.runId)}/audit`,
+    );
+    const resolved = audit.events.filter((e) => e.kind === 'approval_resolved');
+    expect(resolved).toHaveLength(1);
+    expect(resolved[0]?.status).toBe('denied');
+    expect(resolved[0]?.detail?.decidedBy).toBe(LOCAL_USER);
+    expect(resolved[0]?.detail?.decisionReason).toBe('not this file');
+    expect(audit.events.some((e) => e.kind === 'started')).toBe(false);
+  }, 60_000);
+
   it('an unattended scheduled run parks, shows in the Inbox with a live badge, is approved from the page and resumes once', async () => {
     const page = app.page;
-    await until(
+    const parked = await until(
       async () => (await runsOf('worker')).find((r) => r.status === 'waiting_for_approval'),
       60_000,
       'the parked run',
     );
     await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 30_000 });
+    // The live actor tree shows the parked run, its budgets and its pending approval under it.
+    await page.click('button[data-tab=actors]');
+    const runNode = page.locator('[data-testid=actor-tree] button.actor.kind-run.parked', {
+      hasText: parked.runId,
+    });
+    await runNode.waitFor({ timeout: 15_000 });
+    const runText = await runNode.innerText();
+    expect(runText).toContain('waiting_for_approval');
+    expect(runText).toMatch(/modelCalls \d+\/\d+/);
+    expect(runText).toMatch(/toolCalls \d+\/\d+/);
+    const approvalNode = page
+      .locator('[data-testid=actor-tree] li', {
+        has: page.locator('button.actor.kind-run.parked', { hasText: parked.runId }),
+      })
+      .locator('button.actor.kind-approval.parked')
+      .first();
+    expect(await approvalNode.innerText()).toContain('shell');
     await page.click('button[data-tab=inbox]');
     const card = page.locator('.inbox [data-testid=approval-card]');
     await card.waitFor({ timeout: 15_000 });
@@ -269,13 +363,16 @@ describe('snotra app --headless: the web app in Chromium, end to end', () => {
     expect(resolved?.detail?.decisionReason).toBe('checked the command');
   }, 120_000);
 
-  it('the actor view says when GET /v1/actors is not there, and still draws a machine graph', async () => {
+  it('the actor view shows the live tree of the real runtime and draws a machine graph', async () => {
     const page = app.page;
     await page.click('button[data-tab=actors]');
     const actors = await call(port, 'GET', '/v1/actors', { headers: { Authorization: `Bearer ${token}` } });
-    if (actors.status === 404)
-      await page.locator('[data-testid=actors-unavailable]').waitFor({ timeout: 15_000 });
-    else await page.locator('[data-testid=actor-tree] button.actor').first().waitFor({ timeout: 15_000 });
+    expect(actors.status).toBe(200);
+    for (const agent of ['assistant', 'worker'])
+      await page
+        .locator('[data-testid=actor-tree] button.actor.kind-agent', { hasText: agent })
+        .waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid=actors-unavailable]').count()).toBe(0);
     await page.selectOption('[data-testid=machine]', 'run');
     const graph = page.locator('.actors [data-testid=machine-graph][data-machine=run]');
     await graph.waitFor({ timeout: 15_000 });

@@ -6,10 +6,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
+import { withDecodedRows } from '../support/stored-bytes.ts';
 import { call, configDir, until } from './client.ts';
 
 // A token the test launcher hands over (like `snotra app` will); 256 random bits.
 const TOKEN = randomBytes(32).toString('base64url');
+// A secret of the runtime's env store, which the scripted model repeats in its answer (as if it
+// had read it from a file), and a credential shape no store knows.
+const SECRET = `sk-demo-${randomBytes(16).toString('hex')}`;
+const SHAPE_PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const ALLOWED = 'http://127.0.0.1:1'; // configured in sidecar.allowedOrigins
 
@@ -24,7 +29,10 @@ beforeAll(async () => {
       agents: {
         worker: { mode: 'ask', model: { provider: 'scripted', script: 'worker.json' } },
         chatter: { mode: 'ask', model: { provider: 'scripted', script: 'chatter.json' } },
+        leaker: { mode: 'ask', model: { provider: 'scripted', script: 'leaker.json' } },
+        envdump: { mode: 'allow', model: { provider: 'scripted', script: 'envdump.json' } },
       },
+      secrets: { backend: 'env' },
       surfaces: {
         scheduled: [
           { id: 'nightly', agent: 'worker', cron: fireAt, message: 'write the notes', missed: 'run-once' },
@@ -46,12 +54,33 @@ beforeAll(async () => {
         { expect: { kind: 'tool.result', tool: 'write_file' }, respond: { kind: 'final', text: 'written' } },
       ],
       chatter: [{ respond: { kind: 'final', text: 'hello from chatter' } }],
+      leaker: [
+        {
+          respond: {
+            kind: 'final',
+            text: `the key is ${SECRET} and the login is password=${SHAPE_PASSWORD}`,
+          },
+        },
+      ],
+      // A tool child (the sandboxed shell) writes down the environment it was given.
+      envdump: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'e1', tool: 'shell', args: { command: 'env > child-env.txt' } }],
+          },
+        },
+        { expect: { kind: 'tool.result', tool: 'shell' }, respond: { kind: 'final', text: 'dumped' } },
+      ],
     },
   );
   // No transform cache: the TypeScript loader's esbuild child is started on every boot (and checked below).
   snotra = startSnotra(['start', '--config', join(dir, 'snotra.config.json')], {
     SNOTRA_SIDECAR_TOKEN: TOKEN,
     TSX_DISABLE_CACHE: '1',
+    SNOTRA_SECRET_DEMO_KEY: SECRET,
+    // The most verbose logs are searched for the token too.
+    SNOTRA_LOG_LEVEL: 'debug',
   });
   const ready = await snotra.ready(30_000);
   const url = ready.sidecar as string;
@@ -219,6 +248,13 @@ describe('sidecar through the real snotra start: authentication, Host, Origin, r
     });
     expect(big.status).toBe(413);
     expect(errorOf(big).code).toBe('body_too_large');
+    // Declared too large (Content-Length), refused before the body is read.
+    const declared = await call(port, 'POST', path, {
+      headers: { ...AUTH, 'Content-Type': 'application/json', 'Content-Length': '5000' },
+      body: JSON.stringify({ decision: 'approve', reason: 'x'.repeat(4960) }).padEnd(5000, ' '),
+    });
+    expect(declared.status).toBe(413);
+    expect(errorOf(declared).code).toBe('body_too_large');
     const json = { ...AUTH, 'Content-Type': 'application/json' };
     for (const body of [
       '{"decision":"approve","extra":1}',
@@ -262,6 +298,31 @@ describe('sidecar through the real snotra start: authentication, Host, Origin, r
     expect(end - start).toBeLessThan(25_000);
     expect(answer).not.toContain('approvals');
   }, 40_000);
+
+  it('a client that sends its headers but never finishes its body is cut off after the request timeout (30 s)', async () => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += String(d)));
+    socket.on('error', () => {});
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const start = Date.now();
+    socket.write(
+      `POST /v1/chat/chatter/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":',
+    );
+    // A slow drip keeps the connection busy, so only the whole-request deadline can end it.
+    const drip = setInterval(() => socket.write(' '), 2000);
+    try {
+      const end = await closed;
+      expect(end - start).toBeGreaterThanOrEqual(29_000);
+      expect(end - start).toBeLessThan(50_000);
+    } finally {
+      clearInterval(drip);
+    }
+    expect(answer).not.toContain('runId');
+    expect(answer).not.toContain(TOKEN);
+  }, 70_000);
 
   it('GET /v1/machines/:name is the graph; an unknown name is 404', async () => {
     const a = await call(port, 'GET', '/v1/machines/approval', { headers: AUTH });
@@ -433,6 +494,39 @@ describe('sidecar event streams', () => {
     expect(await closed).toBe(1009);
   }, 60_000);
 
+  it('everything leaving the sidecar is redacted: a secret the model repeats reaches no stream and no route', async () => {
+    const ws = (await openWs(['snotra.v1', `snotra.token.${TOKEN}`])).ws as WebSocket;
+    expect(ws).not.toBeNull();
+    const wsText: string[] = [];
+    ws.on('message', (d) => wsText.push(String(d)));
+    let opened = false;
+    const completedLeaker = (t: string) =>
+      t.split('\n').some((l) => l.includes('"type":"run.completed"') && l.includes('"agentId":"leaker"'));
+    const live = readSse(AUTH, completedLeaker, 30_000, () => (opened = true));
+    await until(() => opened, 10_000, 'the event stream open');
+    const posted = await call(port, 'POST', '/v1/chat/leaker/messages', {
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      body: '{"text":"what is the key?"}',
+    });
+    expect(posted.status).toBe(202);
+    const { runId } = posted.json() as { runId: string };
+    const { text } = await live;
+    await until(() => completedLeaker(wsText.join('\n')), 20_000, 'the run on the WebSocket');
+    ws.close();
+    const run = await call(port, 'GET', `/v1/runs/${encodeURIComponent(runId)}`, { headers: AUTH });
+    const audit = await call(port, 'GET', `/v1/runs/${encodeURIComponent(runId)}/audit`, { headers: AUTH });
+    const runs = await call(port, 'GET', '/v1/runs', { headers: AUTH });
+    const outputs = { sse: text, ws: wsText.join('\n'), run: run.text, audit: audit.text, runs: runs.text };
+    // The answer did go out (redacted), so an empty stream cannot pass.
+    expect(outputs.sse).toContain('the key is [REDACTED]');
+    expect(outputs.ws).toContain('the key is [REDACTED]');
+    expect(outputs.run).toContain('the key is [REDACTED]');
+    for (const [where, out] of Object.entries(outputs)) {
+      expect(out, where).not.toContain(SECRET);
+      expect(out, where).not.toContain(SHAPE_PASSWORD);
+    }
+  }, 60_000);
+
   it('at most `connections` event streams at once (429); /health still answers; a closed one frees its slot', async () => {
     const sockets: WebSocket[] = [];
     try {
@@ -557,6 +651,33 @@ function filesUnder(root: string): string[] {
 }
 
 describe('the token stays secret', () => {
+  it('a tool child (the sandboxed shell of an allow-mode chat) is not given the token or the secret', async () => {
+    const posted = await call(port, 'POST', '/v1/chat/envdump/messages', {
+      headers: { ...AUTH, 'Content-Type': 'application/json' },
+      body: '{"text":"dump your environment"}',
+    });
+    expect(posted.status).toBe(202);
+    const { runId } = posted.json() as { runId: string };
+    const run = await until(
+      async () => {
+        const a = await call(port, 'GET', `/v1/runs/${encodeURIComponent(runId)}`, { headers: AUTH });
+        const body = a.json() as { run?: { status: string } };
+        return a.status === 200 && body.run?.status !== 'running' ? body : undefined;
+      },
+      30_000,
+      'the envdump run ended',
+    );
+    expect(run.run?.status).toBe('completed');
+    const childEnv = readFileSync(join(dir, 'project', 'child-env.txt'), 'utf8');
+    // The child's environment was written (PATH is on every child's allowlist)…
+    expect(childEnv).toMatch(/^PATH=/m);
+    // …and holds neither the token, nor its variable, nor the store's secret.
+    expect(childEnv).not.toContain(TOKEN);
+    expect(childEnv).not.toContain('SNOTRA_SIDECAR_TOKEN');
+    expect(childEnv).not.toContain(SECRET);
+    expect(childEnv).not.toContain('SNOTRA_SECRET_');
+  }, 60_000);
+
   it('is absent from every other process cmdline/environ (the children included), the state dir, stdout and stderr', () => {
     const children = descendants(snotra.pid);
     const names = children.map((c) => readFileSync(`/proc/${c}/comm`, 'utf8').trim());
@@ -587,8 +708,18 @@ describe('the token stays secret', () => {
     expect(scanned).toBeGreaterThan(children.length);
     const files = filesUnder(join(dir, 'state'));
     expect(files.some((f) => f.endsWith('snotra.db'))).toBe(true);
-    for (const f of files) expect(readFileSync(f).includes(TOKEN), f).toBe(false);
+    // Compressed snapshots and audit fragments are decoded too: the raw bytes alone would let a
+    // stored token pass.
+    for (const f of files) {
+      expect(withDecodedRows(readFileSync(f)).includes(TOKEN), f).toBe(false);
+      expect(withDecodedRows(readFileSync(f)).includes(SECRET), f).toBe(false);
+    }
+    // The logs (debug level, on stderr) were written and hold neither.
+    expect(snotra.stderr()).toContain('"msg":"run completed"');
+    // A client cut off mid-body (the request timeout above) is its failure, not logged as the runtime's.
+    expect(snotra.stderr()).not.toContain('sidecar request failed');
     expect(snotra.stdout()).not.toContain(TOKEN);
     expect(snotra.stderr()).not.toContain(TOKEN);
+    expect(snotra.stderr()).not.toContain(SECRET);
   });
 });

@@ -99,7 +99,7 @@ describe('a hostile page in headless Chromium reads nothing and changes nothing'
       try {
         await page.goto(`http://${origin}:${hostilePort}/`);
         const results = (await page.evaluate('window.attack()')) as Attempt[];
-        expect(results).toHaveLength(10);
+        expect(results).toHaveLength(12);
         for (const r of results) {
           // Nothing of the API's data reaches the page.
           expect(r.text, r.name).not.toMatch(/approvals|runId|"event"|write_file|\[open\]/);
@@ -113,9 +113,11 @@ describe('a hostile page in headless Chromium reads nothing and changes nothing'
         expect(byName['cors json approve']?.outcome).toBe('blocked');
         const noCors = byName['no-cors text/plain approve'];
         expect(noCors?.type === 'opaque' || noCors?.outcome === 'blocked').toBe(true);
-        // The form POST did reach the sidecar (the browser did not block it first): refused by Origin.
-        const sink = page.frame({ name: 'sink' });
-        expect(await sink?.content()).toContain('bad_origin');
+        // The form POSTs did reach the sidecar (the browser did not block them first): refused by Origin.
+        for (const name of ['sink', 'sink-urlencoded', 'sink-multipart']) {
+          const sink = page.frame({ name });
+          expect(await sink?.content(), name).toContain('bad_origin');
+        }
         await stillPending();
       } finally {
         await page.close();

@@ -38,12 +38,17 @@ function tryWebSocket(protocols) {
     ws.onclose = (c) => resolve({ name: 'websocket ' + protocols.join(','), outcome: 'closed', code: c.code, text: got });
   });
 }
-function tryForm() {
+function tryForm(enctype, target) {
   return new Promise((resolve) => {
-    const sink = document.getElementById('sink');
-    sink.onload = () => resolve({ name: 'form text/plain', outcome: 'submitted', text: '' });
+    let sink = document.getElementById(target);
+    if (sink === null) {
+      sink = document.createElement('iframe');
+      sink.name = target; sink.id = target;
+      document.body.appendChild(sink);
+    }
+    sink.onload = () => resolve({ name: 'form ' + enctype, outcome: 'submitted', text: '' });
     const f = document.createElement('form');
-    f.method = 'POST'; f.action = decision; f.enctype = 'text/plain'; f.target = 'sink';
+    f.method = 'POST'; f.action = decision; f.enctype = enctype; f.target = target;
     const i = document.createElement('input');
     i.name = '{"decision":"approve","x":"'; i.value = '"}';
     f.appendChild(i); document.body.appendChild(f); f.submit();
@@ -59,7 +64,9 @@ window.attack = async () => [
   await tryEventSource(),
   await tryWebSocket(['snotra.v1']),
   await tryWebSocket(['snotra.v1', 'snotra.token.guess']),
-  await tryForm(),
+  await tryForm('text/plain', 'sink'),
+  await tryForm('application/x-www-form-urlencoded', 'sink-urlencoded'),
+  await tryForm('multipart/form-data', 'sink-multipart'),
 ];
 </script></body></html>`;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -33,6 +33,24 @@ describe('snotra start and the sidecar', () => {
     expect(p.stderr()).not.toContain(short);
     expect(p.stdout()).not.toContain('"ready"');
   }, 60_000);
+
+  it('a config asking for another address than 127.0.0.1 is refused before anything starts', async () => {
+    for (const sidecar of [{ host: '0.0.0.0' }, { address: '::' }, { port: 0, bind: '192.168.1.2' }]) {
+      const config = agentConfig(sidecar);
+      const p = startSnotra(['start', '--config', config]);
+      expect(await p.exited, JSON.stringify(sidecar)).toBe(1);
+      expect(p.stderr()).toContain('invalid config');
+      expect(p.stderr()).toContain(`unknown key "${Object.keys(sidecar).at(-1)}"`);
+      expect(p.stderr()).toContain('the sidecar listens on 127.0.0.1 only');
+      expect(p.stdout()).not.toContain('"ready"');
+      expect(existsSync(join(config, '..', 'state'))).toBe(false);
+    }
+    // The benign look-alike: an unknown key elsewhere in sidecar gets the usual hint, not this one.
+    const typo = startSnotra(['start', '--config', agentConfig({ prot: 1 })]);
+    expect(await typo.exited).toBe(1);
+    expect(typo.stderr()).toContain('sidecar: unknown key "prot"; did you mean "port"?');
+    expect(typo.stderr()).not.toContain('127.0.0.1 only');
+  }, 90_000);
 
   it('sidecar.enabled: false: the ready line says "sidecar": null', async () => {
     const p = startSnotra(['start', '--config', agentConfig({ enabled: false })]);

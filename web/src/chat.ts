@@ -6,8 +6,18 @@ import { state } from './state.ts';
 import type { FeedEvent } from './wire.ts';
 
 export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEvent): void } {
-  // One session per page load: "for this session" approvals last as long as this window.
-  const sessionId = `app:${crypto.randomUUID()}`;
+  // One session per agent and page load: "for this session" approvals last as long as this
+  // window and cover only the agent they were given to (a grant is bound to its session, and a
+  // session shared by every agent of the window would hand one agent's grant to the others).
+  const sessions = new Map<string, string>();
+  const sessionOf = (agentId: string): string => {
+    let id = sessions.get(agentId);
+    if (id === undefined) {
+      id = `app:${crypto.randomUUID()}`;
+      sessions.set(agentId, id);
+    }
+    return id;
+  };
   const runs = new Map<string, { block: HTMLElement; shown: number }>();
   const agent = h('select', { class: 'agent', 'aria-label': 'agent', 'data-testid': 'agent' });
   const text = h('textarea', {
@@ -43,7 +53,7 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     error.textContent = '';
     const block = h('div', { class: 'run' }, h('div', { class: 'msg user' }, message));
     transcript.appendChild(block);
-    postJson<{ runId: string }>(paths.chat(agent.value), { text: message, sessionId })
+    postJson<{ runId: string }>(paths.chat(agent.value), { text: message, sessionId: sessionOf(agent.value) })
       .then(({ runId }) => {
         block.dataset.run = runId;
         runs.set(runId, { block, shown: 0 });
