@@ -66,7 +66,8 @@ function codeOf(error: unknown): string | null {
 
 /**
  * Guarantees: at most one process per server at a time; the catalog holds only tools of the
- * current process's latest listing and is emptied (`onCatalog(null)`) before anything else when
+ * current process's latest listing (a `list_changed` during the first listing reads it again once
+ * ready) and is emptied (`onCatalog(null)`) before anything else when
  * the process exits or the connection closes; after an unexpected exit the server is restarted
  * after a backoff that doubles up to `restartMaxMs` (reset once it stayed up that long); every
  * error text shown (stderr excerpts included) is redacted; `stop()` ends the process tree and
@@ -91,6 +92,8 @@ export class McpConnection {
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
   #closedGeneration = -1;
+  /** A `list_changed` came while the first listing was read: that listing may already be stale. */
+  #changedWhileStarting = false;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -143,6 +146,7 @@ export class McpConnection {
 
   async #launch(): Promise<void> {
     const generation = ++this.#generation;
+    this.#changedWhileStarting = false;
     this.#setState('starting');
     const tail = new Tail(this.deps.limits.stderrTailBytes);
     let child: McpChild;
@@ -223,7 +227,10 @@ export class McpConnection {
       if (generation === this.#generation) this.#closedGeneration = generation;
     };
     client.setNotificationHandler('notifications/tools/list_changed', () => {
-      if (generation === this.#generation && this.#state === 'ready') void this.#refresh(generation);
+      if (generation !== this.#generation) return;
+      if (this.#state === 'ready') void this.#refresh(generation);
+      // Not lost while starting: the listing being read may predate the change.
+      else if (this.#state === 'starting') this.#changedWhileStarting = true;
     });
     const timeout = this.deps.limits.startTimeoutMs;
     try {
@@ -248,6 +255,10 @@ export class McpConnection {
     if (generation !== this.#generation || this.#stopped) return;
     this.#readyAt = Date.now();
     this.#setState('ready');
+    if (this.#changedWhileStarting) {
+      this.#changedWhileStarting = false;
+      void this.#refresh(generation);
+    }
   }
 
   async #list(client: Client, generation: number): Promise<void> {

@@ -93,6 +93,25 @@ describe('a hostile MCP server', () => {
     }
   }, 120_000);
 
+  it('a list_changed that arrives while the first listing is read is not lost: the catalog is read again', async () => {
+    const f = setup('ask', {}, 'change-after-list');
+    const rt = await f.start({ a: [] });
+    try {
+      await ready(rt, 'h');
+      // The server renamed "target" right after its first listing and said so at once.
+      await eventually(
+        () => rt.registry.get('mcp:h:target_v2') !== undefined,
+        30_000,
+        'the change announced during start applied',
+      );
+      expect(rt.registry.get('mcp:h:target')).toBeUndefined();
+      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).toContain('target_v2');
+      expect(hostileLog(f.project).filter((l) => l === 'list ').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await rt.stop();
+    }
+  }, 120_000);
+
   it('a secret given to the server and echoed back reaches neither the model, the state dir nor the logs', async () => {
     const f = setup('ask');
     const rt = await f.start({
