@@ -134,6 +134,8 @@ describe('a hostile MCP server', () => {
       expect(JSON.stringify(seen[1])).toContain('mcp_tool_error');
       expect(seen[2]).toMatchObject({ kind: 'tool.failed' });
       expect(JSON.stringify(seen[2])).toContain('mcp_server_crashed');
+      // Its outcome is unknown: not run again, neither on the restarted server nor by the model's run.
+      expect(hostileLog(f.project).filter((l) => l.startsWith('call crash'))).toHaveLength(1);
       // The crash report names the server's last words, redacted.
       await eventually(
         () => rt.mcp?.status()[0]?.lastError?.message.includes('fatal: token'),
