@@ -236,7 +236,9 @@ export class McpConnection {
     try {
       await client.connect(transport, { timeout });
       this.#protocol = client.getNegotiatedProtocolVersion() ?? null;
-      this.#serverName = client.getServerVersion()?.name?.slice(0, 128) ?? null;
+      const name = client.getServerVersion()?.name;
+      this.#serverName =
+        typeof name === 'string' ? this.deps.redactor.redactString(name.slice(0, 128)) : null;
       await this.#list(client, generation);
     } catch (error) {
       if (generation !== this.#generation || this.#stopped) return;
@@ -278,9 +280,17 @@ export class McpConnection {
             this.deps.limits,
           );
     if (generation !== this.#generation) return;
-    this.#tools = new Map(listing.tools.map((t) => [t.name, t]));
-    this.#problems = listing.problems.map((p) => this.deps.redactor.redactString(p));
-    this.deps.onCatalog(listing.tools);
+    // A name is shown to the model and written to the audit: one that carries a secret (or looks
+    // like a credential) would carry it out, so the tool is dropped (its name is not repeated).
+    const tools = listing.tools.filter((t) => this.deps.redactor.redactString(t.name) === t.name);
+    const leaking = listing.tools.length - tools.length;
+    const problems = listing.problems.map((p) => this.deps.redactor.redactString(p));
+    if (leaking > 0) {
+      problems.push(`${leaking} tool(s) dropped: the name contains a secret or looks like a credential`);
+    }
+    this.#tools = new Map(tools.map((t) => [t.name, t]));
+    this.#problems = problems;
+    this.deps.onCatalog(tools);
   }
 
   /** `notifications/tools/list_changed`: list again (one refresh at a time, one more if asked meanwhile). */

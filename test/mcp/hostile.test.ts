@@ -154,6 +154,30 @@ describe('a hostile MCP server', () => {
     expect(f.logs.join('')).toContain('MCP server stopped');
   }, 120_000);
 
+  it('a tool or server name that carries the secret is dropped or redacted, never offered', async () => {
+    const f = setup('ask', {}, 'secret-name');
+    const rt = await f.start({ a: [] });
+    try {
+      await ready(rt, 'h');
+      const status = rt.mcp?.status()[0];
+      expect(status?.listingProblems).toContain(
+        '1 tool(s) dropped: the name contains a secret or looks like a credential',
+      );
+      expect(rt.registry.names().filter((n) => n.includes('leak'))).toEqual([]);
+      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).not.toContain(`leak-${SECRET}`);
+      // The benign look-alike: the other tools are still offered.
+      expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+      expect(status?.serverName).toBe('hostile [REDACTED]');
+      expect(JSON.stringify(rt.mcp?.status())).not.toContain(SECRET);
+    } finally {
+      await rt.stop();
+    }
+    for (const file of filesUnder(f.stateDir)) {
+      expect(readFileSync(file).includes(Buffer.from(SECRET)), file).toBe(false);
+    }
+    expect(f.logs.join('')).not.toContain(SECRET);
+  }, 120_000);
+
   it('a huge result is capped before the model and the ledger see it', async () => {
     const f = setup('ask');
     const rt = await f.start({ a: script([{ tool: 'mcp:h:huge', args: {} }]) });
