@@ -246,6 +246,26 @@ describe('a hostile MCP server', () => {
     }, 120_000);
   }
 
+  it('a runtime stopped while an MCP call runs sends notifications/cancelled before it ends the server', async () => {
+    // Vetted as a read by the user (the server says it destroys nothing): it runs without a human.
+    const f = setup('ask', {}, '', { 'mcp:h:slow': { risk: 'read' } });
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:slow', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      await rt.runTask('a', 'task-stop', 'go');
+      await eventually(
+        () => hostileLog(f.project).some((l) => l.startsWith('call slow')),
+        60_000,
+        'call sent',
+      );
+    } finally {
+      await rt.stop();
+    }
+    // The server logged the cancellation it received before its stdin closed.
+    expect(hostileLog(f.project).filter((l) => l.startsWith('cancelled'))).toHaveLength(1);
+    expect(hostileLog(f.project).filter((l) => l.startsWith('call slow'))).toHaveLength(1);
+  }, 120_000);
+
   it('a call past timeoutMs is cancelled with notifications/cancelled', async () => {
     const f = setup('ask', { timeoutMs: 1500 });
     const rt = await f.start({ a: script([{ tool: 'mcp:h:slow', args: {} }]) });
