@@ -6,7 +6,7 @@
  * survives a restart and runs exactly once once approved; a standing approval covers only its
  * exact target.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../store/index.ts';
@@ -54,11 +54,15 @@ describe('MCP tools and the contract matrix', () => {
 
   it('allow mode cannot escape the roots through a declared path argument; the server gets the canonical path', async () => {
     const f = setup('allow', { 'mcp:h:target': { risk: 'write-local', pathArguments: ['note'] } });
+    // A link inside the root to a folder outside it: canonicalized, it is outside.
+    mkdirSync(join(f.dir, 'elsewhere'));
+    symlinkSync(join(f.dir, 'elsewhere'), join(f.project, 'link'));
     const rt = await f.start({
       a: script([
         { tool: 'mcp:h:target', args: { note: '../outside.txt' } },
         { tool: 'mcp:h:target', args: { note: '/etc/shadow' } },
         { tool: 'mcp:h:target', args: { note: 'sub/../ok.txt' } },
+        { tool: 'mcp:h:target', args: { note: 'link/x.txt' } },
       ]),
     });
     try {
@@ -69,6 +73,7 @@ describe('MCP tools and the contract matrix', () => {
       // No destructiveHint from the server: even a vetted write-local tool asks (the worst case).
       expect(approvals.map((a) => a.reason)).toEqual(['tool_default_ask']);
       expect(seen[2]).toMatchObject({ kind: 'tool.result' });
+      expect(seen[3]).toMatchObject({ kind: 'tool.denied', reason: 'outside_roots' });
       expect(calls(f, 'target')).toEqual([
         `call target ${JSON.stringify({ note: join(f.project, 'ok.txt') })}`,
       ]);
