@@ -249,7 +249,7 @@ export class McpConnection {
             : McpErrorCode.startFailed,
           `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${tail.text().slice(-1000)}` : ''}`,
         );
-        await child.terminate();
+        // Crashed first (it ends the process): the exit that follows must not replace this reason.
         this.#crashed(generation);
       }
       return;
@@ -264,6 +264,9 @@ export class McpConnection {
   }
 
   async #list(client: Client, generation: number): Promise<void> {
+    // One deadline for the whole listing, not one per page: a server that answers each page just
+    // in time cannot hold the start (or a refresh) for `maxPages` times the limit.
+    const deadline = Date.now() + this.deps.limits.startTimeoutMs;
     // A server without the tools capability has no catalog (it is not asked).
     const listing =
       client.getServerCapabilities()?.tools === undefined
@@ -272,9 +275,7 @@ export class McpConnection {
             (cursor) =>
               client.request(
                 { method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never,
-                {
-                  timeout: this.deps.limits.startTimeoutMs,
-                },
+                { timeout: Math.max(1, deadline - Date.now()) },
               ),
             this.spec,
             this.deps.limits,
