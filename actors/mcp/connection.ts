@@ -140,6 +140,11 @@ export class McpConnection {
     this.deps.onStatus(this.status());
   }
 
+  /** The last 1000 characters of a server's output, redacted before the cut (a cut secret would not match). */
+  #excerpt(text: string): string {
+    return this.deps.redactor.redactString(text).slice(-1000);
+  }
+
   #fail(code: string, message: string): void {
     this.#lastError = { code, message: this.deps.redactor.redactString(message).slice(0, 2000) };
   }
@@ -197,6 +202,8 @@ export class McpConnection {
     let exitedEarly = false;
     // A limit the server broke (a message too large): it is ended, and that is what is reported.
     let violation: string | null = null;
+    // The client gave up on a live server (no answer in time) and ended it: that is the reason.
+    let endedByClient = false;
     void child.exited.then((exit) => {
       exitedEarly = true;
       if (generation !== this.#generation || this.#stopped) return;
@@ -206,10 +213,12 @@ export class McpConnection {
           : `exited with code ${exit.exitCode}`;
       const stderr = tail.text();
       if (violation !== null) this.#fail(McpErrorCode.invalidResponse, violation);
-      else
+      else if (endedByClient && exit.signal !== null) {
+        // Ended by our signal after it did not answer: the reason already recorded stays.
+      } else
         this.#fail(
           this.#state === 'ready' ? McpErrorCode.serverCrashed : McpErrorCode.startFailed,
-          `the server process ${how}${stderr ? `; its last output: ${stderr.slice(-1000)}` : ''}`,
+          `the server process ${how}${stderr ? `; its last output: ${this.#excerpt(stderr)}` : ''}`,
         );
       void client.close().catch(() => {});
       this.#crashed(generation);
@@ -247,9 +256,11 @@ export class McpConnection {
           codeOf(error) === McpErrorCode.invalidResponse
             ? McpErrorCode.invalidResponse
             : McpErrorCode.startFailed,
-          `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${tail.text().slice(-1000)}` : ''}`,
+          `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${this.#excerpt(tail.text())}` : ''}`,
         );
-        // Crashed first (it ends the process): the exit that follows must not replace this reason.
+        // A process that exits on its own still reports its exit (and its stderr) instead.
+        endedByClient = true;
+        await child.terminate();
         this.#crashed(generation);
       }
       return;

@@ -178,6 +178,26 @@ describe('a hostile MCP server', () => {
     expect(f.logs.join('')).not.toContain(SECRET);
   }, 120_000);
 
+  it('a crash report cut to its last 1000 characters keeps no piece of a secret cut in two', async () => {
+    const f = setup('ask', {}, 'stderr-cut');
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:crash', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      await runOnce(rt, 'a');
+      const message = await eventually(
+        () =>
+          rt.mcp?.status()[0]?.lastError?.message.includes('yyyy') && rt.mcp?.status()[0]?.lastError?.message,
+        30_000,
+        'crash report',
+      );
+      expect(message).not.toContain(SECRET.slice(-12));
+      expect(message).toContain('[REDACTED]');
+    } finally {
+      await rt.stop();
+    }
+    expect(f.logs.join('')).not.toContain(SECRET.slice(-12));
+  }, 120_000);
+
   it('a huge result is capped before the model and the ledger see it', async () => {
     const f = setup('ask');
     const rt = await f.start({ a: script([{ tool: 'mcp:h:huge', args: {} }]) });
