@@ -290,6 +290,7 @@ export class McpConnection {
               ),
             this.spec,
             this.deps.limits,
+            (text) => this.deps.redactor.redactString(text),
           );
     if (generation !== this.#generation) return;
     // A name is shown to the model and written to the audit: one that carries a secret (or looks

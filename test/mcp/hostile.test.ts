@@ -198,6 +198,24 @@ describe('a hostile MCP server', () => {
     expect(f.logs.join('')).not.toContain(SECRET.slice(-12));
   }, 120_000);
 
+  it('a protocol error cut to 1000 characters keeps no piece of a secret cut in two', async () => {
+    const f = setup('ask', {}, 'error-cut');
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:error_result', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      const { seen } = await runOnce(rt, 'a');
+      const text = JSON.stringify(seen[0]);
+      expect(text).toContain('mcp_protocol_error');
+      expect(text).toContain('eeee');
+      expect(text).not.toContain(SECRET.slice(0, 10));
+    } finally {
+      await rt.stop();
+    }
+    for (const file of filesUnder(f.stateDir)) {
+      expect(readFileSync(file).includes(Buffer.from(SECRET.slice(0, 10))), file).toBe(false);
+    }
+  }, 120_000);
+
   it('a huge result is capped before the model and the ledger see it', async () => {
     const f = setup('ask');
     const rt = await f.start({ a: script([{ tool: 'mcp:h:huge', args: {} }]) });
