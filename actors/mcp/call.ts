@@ -20,6 +20,8 @@ export interface CallDeps {
   readonly sandboxed: boolean;
   /** The tool's path arguments (from the user's override), re-checked at execution. */
   readonly pathArguments: (tool: string) => readonly string[];
+  /** Scrubs registered secrets from a server's text before it is cut. */
+  readonly redact: (text: string) => string;
 }
 
 /** Re-checks each decided path argument now and returns the arguments with canonical paths. */
@@ -152,12 +154,12 @@ export async function callMcpTool(
     const message = (error as Error).message ?? String(error);
     throw new ToolError(
       McpErrorCode.protocolError,
-      `the server answered with an error: ${message.slice(0, 1000)}`,
+      `the server answered with an error: ${deps.redact(message).slice(0, 1000)}`,
     );
   } finally {
     bound.done();
   }
-  const result = boundResult(raw, deps.limits);
+  const result = boundResult(raw, deps.limits, deps.redact);
   const { isError, ...kept } = result;
   if (isError)
     throw new ToolError(McpErrorCode.toolError, `the tool "${tool}" reported an error`, { details: kept });

@@ -19,8 +19,9 @@ export interface Listing {
   readonly problems: readonly string[];
 }
 
-function describeName(name: unknown): string {
-  return typeof name === 'string' ? JSON.stringify(name.slice(0, 64)) : `(a ${typeof name})`;
+function describeName(name: unknown, redact: (text: string) => string): string {
+  // Redacted before it is cut: a secret cut in two would not be found afterwards.
+  return typeof name === 'string' ? JSON.stringify(redact(name).slice(0, 64)) : `(a ${typeof name})`;
 }
 
 /** Reads the whole catalog within `limits`. Rejects only when a page request fails. */
@@ -28,6 +29,7 @@ export async function readCatalog(
   requestPage: PageRequest,
   spec: Pick<McpServerSpec, 'filter'>,
   limits: McpLimits,
+  redact: (text: string) => string = (text) => text,
 ): Promise<Listing> {
   const tools: ListedTool[] = [];
   const names = new Set<string>();
@@ -48,11 +50,11 @@ export async function readCatalog(
       }
       const t = (entry ?? {}) as Record<string, unknown>;
       if (typeof t.name !== 'string' || !TOOL_NAME.test(t.name)) {
-        problems.push(`tool ${describeName(t.name)} dropped: not a valid MCP tool name`);
+        problems.push(`tool ${describeName(t.name, redact)} dropped: not a valid MCP tool name`);
         continue;
       }
       if (names.has(t.name)) {
-        problems.push(`tool ${describeName(t.name)} dropped: listed twice`);
+        problems.push(`tool ${describeName(t.name, redact)} dropped: listed twice`);
         continue;
       }
       let check: ListedTool['check'];
@@ -60,7 +62,7 @@ export async function readCatalog(
         check = compileArgumentCheck(t.inputSchema, limits);
       } catch (error) {
         const why = error instanceof McpSchemaError ? error.message : 'its inputSchema does not compile';
-        problems.push(`tool ${describeName(t.name)} dropped: ${why}`);
+        problems.push(`tool ${describeName(t.name, redact)} dropped: ${why}`);
         continue;
       }
       // Unreadable hints are no hints: the worst case.

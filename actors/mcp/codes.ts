@@ -16,7 +16,7 @@ export const McpErrorCode = {
   invalidArguments: 'invalid_arguments',
   /** The call ran past `timeoutMs`; the server was sent `notifications/cancelled`. */
   callTimeout: 'mcp_call_timeout',
-  /** The run was stopped while the call ran; the server was sent `notifications/cancelled`. */
+  /** The call was stopped (its signal fired: the runtime is stopping); the server was sent `notifications/cancelled`. */
   cancelled: 'cancelled',
   /** The tool ran and reported an error (`isError` result); its content is the details. */
   toolError: 'mcp_tool_error',

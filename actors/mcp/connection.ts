@@ -66,7 +66,8 @@ function codeOf(error: unknown): string | null {
 
 /**
  * Guarantees: at most one process per server at a time; the catalog holds only tools of the
- * current process's latest listing and is emptied (`onCatalog(null)`) before anything else when
+ * current process's latest listing (a `list_changed` during the first listing reads it again once
+ * ready) and is emptied (`onCatalog(null)`) before anything else when
  * the process exits or the connection closes; after an unexpected exit the server is restarted
  * after a backoff that doubles up to `restartMaxMs` (reset once it stayed up that long); every
  * error text shown (stderr excerpts included) is redacted; `stop()` ends the process tree and
@@ -91,6 +92,8 @@ export class McpConnection {
   #refreshing: Promise<void> | null = null;
   #refreshAgain = false;
   #closedGeneration = -1;
+  /** A `list_changed` came while the first listing was read: that listing may already be stale. */
+  #changedWhileStarting = false;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -137,12 +140,18 @@ export class McpConnection {
     this.deps.onStatus(this.status());
   }
 
+  /** The last 1000 characters of a server's output, redacted before the cut (a cut secret would not match). */
+  #excerpt(text: string): string {
+    return this.deps.redactor.redactString(text).slice(-1000);
+  }
+
   #fail(code: string, message: string): void {
     this.#lastError = { code, message: this.deps.redactor.redactString(message).slice(0, 2000) };
   }
 
   async #launch(): Promise<void> {
     const generation = ++this.#generation;
+    this.#changedWhileStarting = false;
     this.#setState('starting');
     const tail = new Tail(this.deps.limits.stderrTailBytes);
     let child: McpChild;
@@ -193,6 +202,8 @@ export class McpConnection {
     let exitedEarly = false;
     // A limit the server broke (a message too large): it is ended, and that is what is reported.
     let violation: string | null = null;
+    // The client gave up on a live server (no answer in time) and ended it: that is the reason.
+    let endedByClient = false;
     void child.exited.then((exit) => {
       exitedEarly = true;
       if (generation !== this.#generation || this.#stopped) return;
@@ -202,10 +213,12 @@ export class McpConnection {
           : `exited with code ${exit.exitCode}`;
       const stderr = tail.text();
       if (violation !== null) this.#fail(McpErrorCode.invalidResponse, violation);
-      else
+      else if (endedByClient && exit.signal !== null) {
+        // Ended by our signal after it did not answer: the reason already recorded stays.
+      } else
         this.#fail(
           this.#state === 'ready' ? McpErrorCode.serverCrashed : McpErrorCode.startFailed,
-          `the server process ${how}${stderr ? `; its last output: ${stderr.slice(-1000)}` : ''}`,
+          `the server process ${how}${stderr ? `; its last output: ${this.#excerpt(stderr)}` : ''}`,
         );
       void client.close().catch(() => {});
       this.#crashed(generation);
@@ -223,13 +236,18 @@ export class McpConnection {
       if (generation === this.#generation) this.#closedGeneration = generation;
     };
     client.setNotificationHandler('notifications/tools/list_changed', () => {
-      if (generation === this.#generation && this.#state === 'ready') void this.#refresh(generation);
+      if (generation !== this.#generation) return;
+      if (this.#state === 'ready') void this.#refresh(generation);
+      // Not lost while starting: the listing being read may predate the change.
+      else if (this.#state === 'starting') this.#changedWhileStarting = true;
     });
     const timeout = this.deps.limits.startTimeoutMs;
     try {
       await client.connect(transport, { timeout });
       this.#protocol = client.getNegotiatedProtocolVersion() ?? null;
-      this.#serverName = client.getServerVersion()?.name?.slice(0, 128) ?? null;
+      const name = client.getServerVersion()?.name;
+      this.#serverName =
+        typeof name === 'string' ? this.deps.redactor.redactString(name.slice(0, 128)) : null;
       await this.#list(client, generation);
     } catch (error) {
       if (generation !== this.#generation || this.#stopped) return;
@@ -238,8 +256,10 @@ export class McpConnection {
           codeOf(error) === McpErrorCode.invalidResponse
             ? McpErrorCode.invalidResponse
             : McpErrorCode.startFailed,
-          `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${tail.text().slice(-1000)}` : ''}`,
+          `the server did not complete initialize and tools/list: ${(error as Error).message}${tail.text() ? `; its last output: ${this.#excerpt(tail.text())}` : ''}`,
         );
+        // A process that exits on its own still reports its exit (and its stderr) instead.
+        endedByClient = true;
         await child.terminate();
         this.#crashed(generation);
       }
@@ -248,9 +268,16 @@ export class McpConnection {
     if (generation !== this.#generation || this.#stopped) return;
     this.#readyAt = Date.now();
     this.#setState('ready');
+    if (this.#changedWhileStarting) {
+      this.#changedWhileStarting = false;
+      void this.#refresh(generation);
+    }
   }
 
   async #list(client: Client, generation: number): Promise<void> {
+    // One deadline for the whole listing, not one per page: a server that answers each page just
+    // in time cannot hold the start (or a refresh) for `maxPages` times the limit.
+    const deadline = Date.now() + this.deps.limits.startTimeoutMs;
     // A server without the tools capability has no catalog (it is not asked).
     const listing =
       client.getServerCapabilities()?.tools === undefined
@@ -259,17 +286,24 @@ export class McpConnection {
             (cursor) =>
               client.request(
                 { method: 'tools/list', params: cursor === undefined ? {} : { cursor } } as never,
-                {
-                  timeout: this.deps.limits.startTimeoutMs,
-                },
+                { timeout: Math.max(1, deadline - Date.now()) },
               ),
             this.spec,
             this.deps.limits,
+            (text) => this.deps.redactor.redactString(text),
           );
     if (generation !== this.#generation) return;
-    this.#tools = new Map(listing.tools.map((t) => [t.name, t]));
-    this.#problems = listing.problems.map((p) => this.deps.redactor.redactString(p));
-    this.deps.onCatalog(listing.tools);
+    // A name is shown to the model and written to the audit: one that carries a secret (or looks
+    // like a credential) would carry it out, so the tool is dropped (its name is not repeated).
+    const tools = listing.tools.filter((t) => this.deps.redactor.redactString(t.name) === t.name);
+    const leaking = listing.tools.length - tools.length;
+    const problems = listing.problems.map((p) => this.deps.redactor.redactString(p));
+    if (leaking > 0) {
+      problems.push(`${leaking} tool(s) dropped: the name contains a secret or looks like a credential`);
+    }
+    this.#tools = new Map(tools.map((t) => [t.name, t]));
+    this.#problems = problems;
+    this.deps.onCatalog(tools);
   }
 
   /** `notifications/tools/list_changed`: list again (one refresh at a time, one more if asked meanwhile). */

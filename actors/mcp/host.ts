@@ -116,6 +116,7 @@ export class McpHost {
           limits: this.limits,
           sandboxed: this.options.sandboxed,
           pathArguments: () => this.options.override(name)?.pathArguments ?? [],
+          redact: (text) => this.options.redactor.redactString(text),
         }),
     };
     this.#executors.set(name, executor);

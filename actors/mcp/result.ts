@@ -39,9 +39,12 @@ export function cutUtf8(text: string, max: number): string {
 interface Budget {
   left: number;
   cut: boolean;
+  /** Scrubs secrets from a text before it is cut (a secret cut in two would not be found later). */
+  readonly redact: (text: string) => string;
 }
 
-function keep(text: string, budget: Budget): string {
+function keep(raw: string, budget: Budget): string {
+  const text = budget.redact(raw);
   const kept = cutUtf8(text, budget.left);
   budget.left -= Buffer.byteLength(kept);
   if (kept.length === text.length) return text;
@@ -75,22 +78,26 @@ function block(raw: unknown, budget: Budget): McpContent | null {
   if (kind === 'resource_link') {
     return {
       type: 'resource_link',
-      uri: cutUtf8(str(b.uri) ?? '', 2048),
-      name: str(b.name) ? cutUtf8(str(b.name) ?? '', 256) : null,
+      uri: cutUtf8(budget.redact(str(b.uri) ?? ''), 2048),
+      name: str(b.name) ? cutUtf8(budget.redact(str(b.name) ?? ''), 256) : null,
     };
   }
-  return { type: 'other', kind: cutUtf8(kind, 64) };
+  return { type: 'other', kind: cutUtf8(budget.redact(kind), 64) };
 }
 
 /**
  * Bounds a `tools/call` result. Guarantees: at most `maxContentBlocks` blocks; text (content and
- * resources) at most `maxResultBytes` in total; `structuredContent` kept only when its JSON fits
+ * resources) at most `maxResultBytes` in total, each text passed through `redact` before it is cut; `structuredContent` kept only when its JSON fits
  * what is left of that budget (otherwise dropped, `truncated` set); no binary payload is kept.
  */
-export function boundResult(raw: unknown, limits: McpLimits): McpToolResult & { readonly isError: boolean } {
+export function boundResult(
+  raw: unknown,
+  limits: McpLimits,
+  redact: (text: string) => string = (text) => text,
+): McpToolResult & { readonly isError: boolean } {
   const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   const blocks = Array.isArray(r.content) ? r.content : [];
-  const budget: Budget = { left: limits.maxResultBytes, cut: false };
+  const budget: Budget = { left: limits.maxResultBytes, cut: false, redact };
   const content: McpContent[] = [];
   for (const raw of blocks.slice(0, limits.maxContentBlocks)) {
     if (budget.left <= 0) {

@@ -1,14 +1,17 @@
 /**
  * The contract matrix (security model §13) where it applies to MCP tools, through the real
  * runtime and a real (hostile) server: `deny` runs nothing; `allow` cannot escape the roots with
- * a declared path argument, and the server gets the canonical path; an unattended call parks,
+ * a declared path argument, and the server gets the canonical path; a read-only root rejects a
+ * write through a real server without asking; an unattended call parks,
  * survives a restart and runs exactly once once approved; a standing approval covers only its
  * exact target.
  */
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord } from '../../store/index.ts';
 import {
+  BIN,
   eventually,
   hostileLog,
   hostileServer,
@@ -51,11 +54,15 @@ describe('MCP tools and the contract matrix', () => {
 
   it('allow mode cannot escape the roots through a declared path argument; the server gets the canonical path', async () => {
     const f = setup('allow', { 'mcp:h:target': { risk: 'write-local', pathArguments: ['note'] } });
+    // A link inside the root to a folder outside it: canonicalized, it is outside.
+    mkdirSync(join(f.dir, 'elsewhere'));
+    symlinkSync(join(f.dir, 'elsewhere'), join(f.project, 'link'));
     const rt = await f.start({
       a: script([
         { tool: 'mcp:h:target', args: { note: '../outside.txt' } },
         { tool: 'mcp:h:target', args: { note: '/etc/shadow' } },
         { tool: 'mcp:h:target', args: { note: 'sub/../ok.txt' } },
+        { tool: 'mcp:h:target', args: { note: 'link/x.txt' } },
       ]),
     });
     try {
@@ -66,9 +73,59 @@ describe('MCP tools and the contract matrix', () => {
       // No destructiveHint from the server: even a vetted write-local tool asks (the worst case).
       expect(approvals.map((a) => a.reason)).toEqual(['tool_default_ask']);
       expect(seen[2]).toMatchObject({ kind: 'tool.result' });
+      expect(seen[3]).toMatchObject({ kind: 'tool.denied', reason: 'outside_roots' });
       expect(calls(f, 'target')).toEqual([
         `call target ${JSON.stringify({ note: join(f.project, 'ok.txt') })}`,
       ]);
+    } finally {
+      await rt.stop();
+    }
+  }, 120_000);
+
+  it('a read-only root rejects an MCP write without offering an override (server-filesystem, allow mode)', async () => {
+    fx = mcpFixture((project) => {
+      const docs = join(project, '..', 'docs');
+      mkdirSync(docs, { recursive: true });
+      writeFileSync(join(docs, 'guide.md'), 'a guide\n');
+      return {
+        workspace: {
+          roots: [
+            { id: 'project', path: 'project', access: 'read-write', primary: true },
+            { id: 'docs', path: 'docs', access: 'read' },
+          ],
+        },
+        agents: { a: { mode: 'allow' } },
+        // The server itself may write both folders; our read-only root decides.
+        mcp: {
+          servers: {
+            fs: { command: join(BIN, 'mcp-server-filesystem'), args: [project, docs], network: false },
+          },
+        },
+        tools: {
+          'mcp:fs:read_text_file': { risk: 'read', pathArguments: ['path'] },
+          'mcp:fs:write_file': { risk: 'write-local', pathArguments: ['path'] },
+        },
+      };
+    }, SECRET);
+    const docs = join(fx.dir, 'docs');
+    const rt = await fx.start({
+      a: script([
+        { tool: 'mcp:fs:write_file', args: { path: join(docs, 'c5.txt'), content: 'x' } },
+        { tool: 'mcp:fs:write_file', args: { path: join(docs, 'guide.md'), content: 'changed' } },
+        { tool: 'mcp:fs:read_text_file', args: { path: join(docs, 'guide.md') } },
+      ]),
+    });
+    try {
+      await ready(rt, 'fs');
+      const { seen, approvals } = await runOnce(rt, 'a');
+      expect(approvals).toEqual([]);
+      expect(seen[0]).toMatchObject({ kind: 'tool.denied', reason: 'read_only_root' });
+      expect(seen[1]).toMatchObject({ kind: 'tool.denied', reason: 'read_only_root' });
+      // The benign look-alike: a read in that root runs.
+      expect(seen[2]).toMatchObject({ kind: 'tool.result' });
+      expect(JSON.stringify(seen[2])).toContain('a guide');
+      expect(existsSync(join(docs, 'c5.txt'))).toBe(false);
+      expect(readFileSync(join(docs, 'guide.md'), 'utf8')).toBe('a guide\n');
     } finally {
       await rt.stop();
     }

@@ -93,6 +93,25 @@ describe('a hostile MCP server', () => {
     }
   }, 120_000);
 
+  it('a list_changed that arrives while the first listing is read is not lost: the catalog is read again', async () => {
+    const f = setup('ask', {}, 'change-after-list');
+    const rt = await f.start({ a: [] });
+    try {
+      await ready(rt, 'h');
+      // The server renamed "target" right after its first listing and said so at once.
+      await eventually(
+        () => rt.registry.get('mcp:h:target_v2') !== undefined,
+        30_000,
+        'the change announced during start applied',
+      );
+      expect(rt.registry.get('mcp:h:target')).toBeUndefined();
+      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).toContain('target_v2');
+      expect(hostileLog(f.project).filter((l) => l === 'list ').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await rt.stop();
+    }
+  }, 120_000);
+
   it('a secret given to the server and echoed back reaches neither the model, the state dir nor the logs', async () => {
     const f = setup('ask');
     const rt = await f.start({
@@ -115,6 +134,8 @@ describe('a hostile MCP server', () => {
       expect(JSON.stringify(seen[1])).toContain('mcp_tool_error');
       expect(seen[2]).toMatchObject({ kind: 'tool.failed' });
       expect(JSON.stringify(seen[2])).toContain('mcp_server_crashed');
+      // Its outcome is unknown: not run again, neither on the restarted server nor by the model's run.
+      expect(hostileLog(f.project).filter((l) => l.startsWith('call crash'))).toHaveLength(1);
       // The crash report names the server's last words, redacted.
       await eventually(
         () => rt.mcp?.status()[0]?.lastError?.message.includes('fatal: token'),
@@ -131,6 +152,68 @@ describe('a hostile MCP server', () => {
     }
     expect(f.logs.join('')).not.toContain(SECRET);
     expect(f.logs.join('')).toContain('MCP server stopped');
+  }, 120_000);
+
+  it('a tool or server name that carries the secret is dropped or redacted, never offered', async () => {
+    const f = setup('ask', {}, 'secret-name');
+    const rt = await f.start({ a: [] });
+    try {
+      await ready(rt, 'h');
+      const status = rt.mcp?.status()[0];
+      expect(status?.listingProblems).toContain(
+        '1 tool(s) dropped: the name contains a secret or looks like a credential',
+      );
+      expect(rt.registry.names().filter((n) => n.includes('leak'))).toEqual([]);
+      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).not.toContain(`leak-${SECRET}`);
+      // The benign look-alike: the other tools are still offered.
+      expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+      expect(status?.serverName).toBe('hostile [REDACTED]');
+      expect(JSON.stringify(rt.mcp?.status())).not.toContain(SECRET);
+    } finally {
+      await rt.stop();
+    }
+    for (const file of filesUnder(f.stateDir)) {
+      expect(readFileSync(file).includes(Buffer.from(SECRET)), file).toBe(false);
+    }
+    expect(f.logs.join('')).not.toContain(SECRET);
+  }, 120_000);
+
+  it('a crash report cut to its last 1000 characters keeps no piece of a secret cut in two', async () => {
+    const f = setup('ask', {}, 'stderr-cut');
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:crash', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      await runOnce(rt, 'a');
+      const message = await eventually(
+        () =>
+          rt.mcp?.status()[0]?.lastError?.message.includes('yyyy') && rt.mcp?.status()[0]?.lastError?.message,
+        30_000,
+        'crash report',
+      );
+      expect(message).not.toContain(SECRET.slice(-12));
+      expect(message).toContain('[REDACTED]');
+    } finally {
+      await rt.stop();
+    }
+    expect(f.logs.join('')).not.toContain(SECRET.slice(-12));
+  }, 120_000);
+
+  it('a protocol error cut to 1000 characters keeps no piece of a secret cut in two', async () => {
+    const f = setup('ask', {}, 'error-cut');
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:error_result', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      const { seen } = await runOnce(rt, 'a');
+      const text = JSON.stringify(seen[0]);
+      expect(text).toContain('mcp_protocol_error');
+      expect(text).toContain('eeee');
+      expect(text).not.toContain(SECRET.slice(0, 10));
+    } finally {
+      await rt.stop();
+    }
+    for (const file of filesUnder(f.stateDir)) {
+      expect(readFileSync(file).includes(Buffer.from(SECRET.slice(0, 10))), file).toBe(false);
+    }
   }, 120_000);
 
   it('a huge result is capped before the model and the ledger see it', async () => {
@@ -200,6 +283,26 @@ describe('a hostile MCP server', () => {
       }
     }, 120_000);
   }
+
+  it('a runtime stopped while an MCP call runs sends notifications/cancelled before it ends the server', async () => {
+    // Vetted as a read by the user (the server says it destroys nothing): it runs without a human.
+    const f = setup('ask', {}, '', { 'mcp:h:slow': { risk: 'read' } });
+    const rt = await f.start({ a: script([{ tool: 'mcp:h:slow', args: {} }]) });
+    try {
+      await ready(rt, 'h');
+      await rt.runTask('a', 'task-stop', 'go');
+      await eventually(
+        () => hostileLog(f.project).some((l) => l.startsWith('call slow')),
+        60_000,
+        'call sent',
+      );
+    } finally {
+      await rt.stop();
+    }
+    // The server logged the cancellation it received before its stdin closed.
+    expect(hostileLog(f.project).filter((l) => l.startsWith('cancelled'))).toHaveLength(1);
+    expect(hostileLog(f.project).filter((l) => l.startsWith('call slow'))).toHaveLength(1);
+  }, 120_000);
 
   it('a call past timeoutMs is cancelled with notifications/cancelled', async () => {
     const f = setup('ask', { timeoutMs: 1500 });

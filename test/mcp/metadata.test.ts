@@ -221,6 +221,33 @@ describe('MCP results', () => {
     expect(boundResult('garbage', limits)).toEqual({ content: [], truncated: false, isError: false });
   });
 
+  it('a secret across a cut (result budget, link, tool name in a listing problem) is redacted before the cut', async () => {
+    const secret = 'cut-Secret-Value-7f3a9Q';
+    const redactor = new Redactor();
+    redactor.registerSecret(secret);
+    const redact = (t: string) => redactor.redactString(t);
+    const limits = { ...DEFAULT_MCP_LIMITS, maxResultBytes: 100 };
+    const r = boundResult(
+      {
+        content: [
+          { type: 'text', text: `${'a'.repeat(90)}${secret}` },
+          { type: 'resource_link', uri: `${'u'.repeat(2040)}${secret}`, name: `${'n'.repeat(250)}${secret}` },
+        ],
+      },
+      limits,
+      redact,
+    );
+    expect(JSON.stringify(r)).not.toContain(secret.slice(0, 6));
+    const listing = await readCatalog(
+      async () => ({ tools: [{ name: `${'x'.repeat(50)}${secret}:`, inputSchema: { type: 'object' } }] }),
+      { filter: {} },
+      DEFAULT_MCP_LIMITS,
+      redact,
+    );
+    expect(listing.problems.join(' ')).toContain('not a valid MCP tool name');
+    expect(listing.problems.join(' ')).not.toContain(secret.slice(0, 6));
+  });
+
   it('property: a registered secret anywhere in a result (text, structured, error) never reaches the observation', () => {
     const secret = fc.string({
       unit: fc.constantFrom(...'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789-_'),

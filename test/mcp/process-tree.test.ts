@@ -114,6 +114,115 @@ describe('MCP server process trees', () => {
     }
   }, 120_000);
 
+  it('a server that keeps failing is restarted with a backoff that doubles up to its cap', async () => {
+    const fx = mcpFixture(
+      () => ({
+        mcp: {
+          servers: {
+            // A real program that exits at once (its stderr says why), each time it is started.
+            dies: {
+              command: process.execPath,
+              args: ['-e', 'process.stderr.write("cannot start\\n"); process.exit(4)'],
+              network: false,
+            },
+          },
+        },
+      }),
+      SECRET,
+    );
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const redactor = new Redactor();
+    const starts: number[] = [];
+    const host = createRuntimeMcpHost({
+      config: fx.loaded.config,
+      registry: registryFromConfig(fx.loaded),
+      supervisor,
+      secrets: createSecretResolver(new MemorySecretStore({}), redactor),
+      redactor,
+      roots: () => [
+        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+      ],
+      limits: { restartBaseMs: 200, restartMaxMs: 800 },
+      onStatus: (s) => {
+        if (s.state === 'starting') starts.push(performance.now());
+      },
+    });
+    try {
+      await host.start();
+      expect(host.status()[0]?.lastError?.code).toBe('mcp_start_failed');
+      expect(host.status()[0]?.lastError?.message).toContain('cannot start');
+      await eventually(() => starts.length >= 6, 60_000, 'six starts');
+      await host.stop();
+      const gaps = starts.slice(1, 6).map((t, i) => t - (starts[i] ?? 0));
+      // Each wait is at least its backoff: 200, 400, then the 800 ms cap.
+      const floors = [200, 400, 800, 800, 800];
+      gaps.forEach((gap, i) => expect(gap, `gap ${i + 1}`).toBeGreaterThanOrEqual((floors[i] ?? 0) - 5));
+      // Capped: an uncapped fifth wait would be 3200 ms.
+      expect(gaps[4]).toBeLessThan(3200);
+      expect(host.status()[0]?.restarts).toBeGreaterThanOrEqual(5);
+    } finally {
+      await host.stop();
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
+
+  it('the first listing has one deadline: pages each in time but together too slow fail the start', async () => {
+    const fx = mcpFixture((project) => {
+      const server = hostileServer(project);
+      return {
+        mcp: {
+          servers: {
+            h: {
+              ...server,
+              env: { ...(server.env as Record<string, unknown>), HOSTILE_PAGE_DELAY_MS: '500' },
+            },
+          },
+        },
+      };
+    }, SECRET);
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const redactor = new Redactor();
+    const hostWith = (startTimeoutMs: number) =>
+      createRuntimeMcpHost({
+        config: fx.loaded.config,
+        registry: registryFromConfig(fx.loaded),
+        supervisor,
+        secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
+        redactor,
+        roots: () => [
+          { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+        ],
+        limits: { startTimeoutMs, restartBaseMs: 120_000, restartMaxMs: 120_000 },
+      });
+    try {
+      // Three pages of 500 ms each: every page is within 1200 ms, the listing is not.
+      const tight = hostWith(1200);
+      try {
+        await tight.start();
+        expect(tight.status()[0]?.state).toBe('crashed');
+        expect(tight.status()[0]?.lastError?.code).toBe('mcp_start_failed');
+        expect(tight.status()[0]?.lastError?.message).toContain('tools/list');
+      } finally {
+        await tight.stop();
+      }
+      // The benign look-alike: the same server within a limit that fits the whole listing.
+      const roomy = hostWith(20_000);
+      try {
+        await roomy.start();
+        expect(roomy.status()[0]?.state).toBe('ready');
+        expect(roomy.tools('h')?.map((t) => t.tool)).toContain('lookup');
+      } finally {
+        await roomy.stop();
+      }
+    } finally {
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
+
   it('while a crashed server waits for its restart, its tools are out of the catalog and calls are refused', async () => {
     const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
     const env = await createPolicyEnvironment(fx.loaded);

@@ -2,11 +2,20 @@
  * The reference MCP servers from npm (SDK v1, the 2025 protocol revisions) through the real
  * runtime with the v2 client: `@modelcontextprotocol/server-filesystem` behind our roots and
  * approvals, `@modelcontextprotocol/server-everything` for structured output, annotations and a
- * long-running call cut by the timeout.
+ * long-running call cut by the timeout (the server is sent `notifications/cancelled` for exactly that
+ * request, seen on its stdin, and goes on answering).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { McpHost } from '../../actors/mcp/index.ts';
+import { mcpServerSpecs } from '../../runtime/mcp/host.ts';
+import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
+import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { createSecretResolver } from '../../runtime/secrets/index.ts';
+import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
+import { Redactor } from '../../store/index.ts';
 import { BIN, mcpFixture, ready, runOnce, script } from './support.ts';
 
 const SECRET = 'unused-secret-value-for-ref-servers';
@@ -127,4 +136,104 @@ describe('@modelcontextprotocol/server-everything', () => {
       await rt.stop();
     }
   }, 180_000);
+});
+
+describe('@modelcontextprotocol/server-everything, a long-running call cut by its time limit', () => {
+  it('the server is sent notifications/cancelled for that request and goes on answering', async () => {
+    const fx = mcpFixture(
+      () => ({
+        mcp: {
+          servers: {
+            ev: {
+              command: join(BIN, 'mcp-server-everything'),
+              args: ['stdio'],
+              network: false,
+              timeoutMs: 1000,
+            },
+          },
+        },
+      }),
+      SECRET,
+    );
+    const env = await createPolicyEnvironment(fx.loaded);
+    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+    const registry = registryFromConfig(fx.loaded);
+    const redactor = new Redactor();
+    // What the client wrote to the server's stdin (observed, passed on unchanged).
+    const sent: string[] = [];
+    const spec = mcpServerSpecs(fx.loaded.config);
+    const host = new McpHost({
+      servers: spec,
+      registry,
+      override: () => undefined,
+      secrets: createSecretResolver(new MemorySecretStore({}), redactor),
+      redactor,
+      sandboxed: supervisor.sandbox !== null,
+      placement: () => ({
+        confine: { roots: [{ path: fx.project, access: 'read-write' }] },
+        cwd: fx.project,
+      }),
+      spawn: async (request) => {
+        const child = await supervisor.spawnConfined({ ...request, stdin: 'pipe' });
+        const stdin = child.stdin;
+        if (stdin !== null) {
+          const write = stdin.write.bind(stdin) as (chunk: unknown, cb?: unknown) => boolean;
+          stdin.write = ((chunk: unknown, cb?: unknown) => {
+            sent.push(String(chunk));
+            return write(chunk, cb);
+          }) as typeof stdin.write;
+        }
+        return child;
+      },
+    });
+    const context = (name: string) => {
+      const tool = registry.get(name);
+      return {
+        runId: 'r',
+        callId: name,
+        idempotencyKey: name,
+        decision: {
+          decision: 'allow' as const,
+          reason: 'session_approval' as const,
+          risk: 'external' as const,
+          rule: { id: 's', source: 'session-approval' as const },
+          targets: [],
+          humanRequired: false,
+          step: 7,
+          ...(tool?.status === 'ok' && tool.digest ? { toolDigest: tool.digest } : {}),
+        },
+        roots: [],
+        paths: env.paths,
+        signal: new AbortController().signal,
+        secrets: { resolve: async () => '' },
+      };
+    };
+    try {
+      await host.start();
+      expect(host.status()[0]?.state).toBe('ready');
+      const long = 'mcp:ev:trigger-long-running-operation';
+      await expect(
+        host.executor(long)?.execute({ duration: 30, steps: 30 }, context(long)),
+      ).rejects.toMatchObject({ code: 'mcp_call_timeout' });
+      const messages = sent
+        .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+        .map((l) => JSON.parse(l) as { id?: number; method?: string; params?: Record<string, unknown> });
+      const call = messages.find(
+        (m) => m.method === 'tools/call' && m.params?.name === 'trigger-long-running-operation',
+      );
+      expect(call?.id).toBeTypeOf('number');
+      expect(
+        messages.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params?.requestId),
+      ).toEqual([call?.id]);
+      // The server is still ready and answers the next call.
+      const echo = 'mcp:ev:echo';
+      const result = await host.executor(echo)?.execute({ message: 'still here' }, context(echo));
+      expect(JSON.stringify(result)).toContain('still here');
+      expect(host.status()[0]?.state).toBe('ready');
+    } finally {
+      await host.stop();
+      await supervisor.shutdown();
+      fx.cleanup();
+    }
+  }, 120_000);
 });
