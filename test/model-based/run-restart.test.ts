@@ -49,6 +49,56 @@ describe('model-based restart tests of the run machine (every scenario × every 
   }, 300_000);
 });
 
+/** The scenarios of one call of each kind (and none): a human's cancel and a passed deadline at each of their points. */
+const single = () =>
+  scenarios().filter((s) => s.steps.length === 0 || (s.steps.length === 1 && s.steps[0]?.length === 1));
+
+describe('model-based tests of the run machine: cancel and deadline at every await point', () => {
+  let h: RestartHarness;
+  beforeAll(async () => {
+    h = await RestartHarness.create();
+  });
+  afterAll(() => h.close());
+
+  it('a cancel at any await point ends the run failed (cancelled); nothing runs after it; the invariants hold', async () => {
+    let cancels = 0;
+    for (const s of single()) {
+      const base = await h.run(s, `${s.name}:cancel-base`, null);
+      for (let k = 1; k <= base.points; k++) {
+        const runId = `${s.name}:cancel${k}`;
+        const r = await h.run(s, runId, null, { cancelAt: k });
+        check(h.store, s, runId, r);
+        expect(r.record.executedAfterEnd, `${runId}: executed after the cancel`).toEqual([]);
+        if (r.record.cancelled) {
+          expect(r.outcome, runId).toMatchObject({ status: 'failed', reason: 'cancelled: mbt' });
+          cancels++;
+        } else expect(r.outcome, `${runId}: not live when cancelled`).toEqual(base.outcome);
+      }
+    }
+    expect(cancels).toBeGreaterThanOrEqual(40);
+  }, 300_000);
+
+  it('a deadline that passed while the process was down ends the restored run failed (budget_wall_time); nothing runs after it', async () => {
+    let restores = 0;
+    const wrong: string[] = [];
+    for (const s of single()) {
+      const base = await h.run(s, `${s.name}:deadline-base`, null);
+      for (let k = 1; k <= base.points; k++) {
+        const runId = `${s.name}:deadline${k}`;
+        const r = await h.run(s, runId, k, { deadlinePassed: true });
+        check(h.store, s, runId, r);
+        if (r.record.executedAfterEnd.length > 0 || r.outcome.reason !== 'budget_wall_time')
+          wrong.push(
+            `${runId} of ${base.points}: ${r.outcome.status} ${r.outcome.reason} after ${JSON.stringify(r.record.executedAfterEnd)}`,
+          );
+        restores++;
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(restores).toBeGreaterThanOrEqual(40);
+  }, 300_000);
+});
+
 describe('the model-based suite finds a broken machine', () => {
   it('an executor that bypasses the ledger (re-runs the effect on restore) is caught', async () => {
     const mutant = await RestartHarness.create((deps) => ({
