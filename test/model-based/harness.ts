@@ -78,6 +78,10 @@ export interface RunRecord {
   readonly states: Set<string>;
   /** Idempotency keys of calls executed after the run was cancelled or its deadline had passed (must stay empty). */
   readonly executedAfterEnd: string[];
+  /** Idempotency keys of calls executed again after their ledger row was final (completed or failed) at the crash. */
+  readonly executedAgainAfterDone: string[];
+  /** The calls whose ledger row was final at the crash. */
+  readonly finalAtCrash: Set<string>;
   /** Whether the cancel of `RunOptions.cancelAt` reached a live run (false: it had already ended). */
   cancelled: boolean;
 }
@@ -188,12 +192,16 @@ export class RestartHarness {
       decided: new Set(),
       states: new Set(),
       executedAfterEnd: [],
+      executedAgainAfterDone: [],
+      finalAtCrash: new Set(),
       cancelled: false,
     };
     // The clock of every process; `deadlinePassed` moves the restarted process's past the deadline.
     let skew = 0;
     const clock = () => Date.now() + skew;
     let ending = false;
+    // The calls whose ledger row was final when the process crashed: never executed again.
+    const doneAtCrash = record.finalAtCrash;
     let points = 0;
     let current: Process;
     let ended: ((o: RunOutcome) => void) | null = null;
@@ -212,6 +220,7 @@ export class RestartHarness {
         const key = ctx.idempotencyKey;
         record.executions.set(key, (record.executions.get(key) ?? 0) + 1);
         if (ending) record.executedAfterEnd.push(key);
+        if (doneAtCrash.has(key)) record.executedAgainAfterDone.push(key);
         const approval = store.approvals.listPending({}).find((a) => a.idempotencyKey === key);
         if (approval !== undefined) record.executedBeforeApproval.push(key);
         // Durable before the effect "happens", as a real side effect would be (survives SIGKILL);
@@ -316,6 +325,10 @@ export class RestartHarness {
               // A real crash: the process dies here, between two awaits of an effect.
               if (opts.kill === true) process.kill(process.pid, 'SIGKILL');
               proc.crashed = true;
+              for (const key of record.executions.keys()) {
+                const status = store.ledger.lookup(key)?.status;
+                if (status === 'completed' || status === 'failed') doneAtCrash.add(key);
+              }
             },
           ),
         ]),

@@ -9,6 +9,7 @@ async function suite(h: RestartHarness, list: Scenario[]) {
   const states = new Set<string>();
   let runs = 0;
   let crashPoints = 0;
+  let finalAtCrash = 0;
   for (const s of list) {
     const base = await h.run(s, `${s.name}:base`, null);
     check(h.store, s, `${s.name}:base`, base);
@@ -18,11 +19,12 @@ async function suite(h: RestartHarness, list: Scenario[]) {
       const r = await h.run(s, runId, k);
       check(h.store, s, runId, r);
       for (const id of r.record.states) states.add(id);
+      finalAtCrash += r.record.finalAtCrash.size;
       runs++;
     }
     crashPoints += base.points;
   }
-  return { states, runs, crashPoints };
+  return { states, runs, crashPoints, finalAtCrash };
 }
 
 describe('model-based restart tests of the run machine (every scenario × every crash point)', () => {
@@ -34,7 +36,9 @@ describe('model-based restart tests of the run machine (every scenario × every 
 
   it('restored at any await point, every run keeps the invariants, and every state of the machine is visited', async () => {
     const list = scenarios();
-    const { states, runs, crashPoints } = await suite(h, list);
+    const { states, runs, crashPoints, finalAtCrash } = await suite(h, list);
+    // Calls completed before a crash, each checked never to run again after it.
+    expect(finalAtCrash).toBeGreaterThan(100);
     const graph = graphOf('run');
     const atomic = (graph?.states ?? [])
       .filter((s) => s.type === 'atomic' || s.type === 'final')
