@@ -271,10 +271,14 @@ export class RunHost {
     if (this.#machine === null) throw new Error('RunHost: no run machine set');
     const inspect = this.inspect;
     const options = inspect === undefined ? {} : { inspect: (e: InspectionEvent) => inspect(input.runId, e) };
+    // A run restored after its wall-time deadline passed (while no process ran it) ends at once:
+    // its in-flight effect is not started again (no invoked child is restored) before DEADLINE.
+    const overdue = snapshot !== undefined && input.startedAt + input.budget.wallTimeMs <= this.clock();
+    const restored = overdue ? ({ ...snapshot, children: {} } as unknown as RunSnapshot) : snapshot;
     const actor =
-      snapshot === undefined
+      restored === undefined
         ? createActor(this.#machine, { input, ...options })
-        : createActor(this.#machine, { input, snapshot, ...options });
+        : createActor(this.#machine, { input, snapshot: restored, ...options });
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
     let recording = false;
@@ -309,6 +313,7 @@ export class RunHost {
     });
     this.#armDeadline(input);
     actor.start();
+    if (overdue) actor.send({ type: 'DEADLINE' });
   }
 
   /**

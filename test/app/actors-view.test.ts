@@ -1,8 +1,9 @@
 // The Actors view against the shared contract of GET /v1/actors and the actor.* events
 // (/work/CONTRACT-ACTORS.md, issue 16): the built app is served by a stand-in origin that answers
-// the contract's shapes (the real sidecar of this branch has no /v1/actors yet), with the real
-// machine graphs. What is under test is the page: the tree, parked runs, budgets, a re-read on
-// every actor.* event, and the selected actor's state highlighted in its machine's graph.
+// the contract's shapes with the real machine graphs, so each detail of the page can be driven
+// (the tree, parked runs, budgets, a re-read on every actor.* event, the selected actor's state
+// highlighted in its machine's graph). The page against the real sidecar, parked runs shown
+// within 100 ms: test/inspect/latency.test.ts.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';

@@ -34,7 +34,11 @@ export interface ParkScenario {
 }
 
 /** Opens `GET /v1/events` and records each frame; resolves once the stream is open. */
-function openEvents(port: number, auth: Record<string, string>, frames: Frame[]): Promise<IncomingMessage> {
+export function openEvents(
+  port: number,
+  auth: Record<string, string>,
+  frames: Frame[],
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = get(
       {

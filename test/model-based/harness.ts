@@ -47,7 +47,11 @@ export interface Scenario {
   readonly steps: readonly (readonly CallKind[])[];
   readonly toolBudget: number;
   readonly modelBudget: number;
+  /** The run's wall-time budget (default 10 minutes). */
+  readonly wallTimeMs?: number;
 }
+
+const WALL_TIME_MS = 600_000;
 
 const needsApproval = (k: CallKind) => k.startsWith('approv');
 
@@ -72,6 +76,14 @@ export interface RunRecord {
   readonly executedBeforeApproval: string[];
   readonly decided: Set<string>;
   readonly states: Set<string>;
+  /** Idempotency keys of calls executed after the run was cancelled or its deadline had passed (must stay empty). */
+  readonly executedAfterEnd: string[];
+  /** Idempotency keys of calls executed again after their ledger row was final (completed or failed) at the crash. */
+  readonly executedAgainAfterDone: string[];
+  /** The calls whose ledger row was final at the crash. */
+  readonly finalAtCrash: Set<string>;
+  /** Whether the cancel of `RunOptions.cancelAt` reached a live run (false: it had already ended). */
+  cancelled: boolean;
 }
 
 interface Process {
@@ -179,7 +191,17 @@ export class RestartHarness {
       executedBeforeApproval: [],
       decided: new Set(),
       states: new Set(),
+      executedAfterEnd: [],
+      executedAgainAfterDone: [],
+      finalAtCrash: new Set(),
+      cancelled: false,
     };
+    // The clock of every process; `deadlinePassed` moves the restarted process's past the deadline.
+    let skew = 0;
+    const clock = () => Date.now() + skew;
+    let ending = false;
+    // The calls whose ledger row was final when the process crashed: never executed again.
+    const doneAtCrash = record.finalAtCrash;
     let points = 0;
     let current: Process;
     let ended: ((o: RunOutcome) => void) | null = null;
@@ -197,6 +219,8 @@ export class RestartHarness {
         if (current.crashed) return never();
         const key = ctx.idempotencyKey;
         record.executions.set(key, (record.executions.get(key) ?? 0) + 1);
+        if (ending) record.executedAfterEnd.push(key);
+        if (doneAtCrash.has(key)) record.executedAgainAfterDone.push(key);
         const approval = store.approvals.listPending({}).find((a) => a.idempotencyKey === key);
         if (approval !== undefined) record.executedBeforeApproval.push(key);
         // Durable before the effect "happens", as a real side effect would be (survives SIGKILL);
@@ -248,7 +272,7 @@ export class RestartHarness {
             if (!proc.crashed) ended?.(outcome);
           },
         },
-        Date.now,
+        clock,
         inspect,
       );
       const deps = {
@@ -256,7 +280,7 @@ export class RestartHarness {
         model,
         registry,
         executors,
-        clock: Date.now,
+        clock,
         approvalTtlMs: 60_000,
         policyFor,
         contextFor: () => ({
@@ -290,10 +314,21 @@ export class RestartHarness {
             () => {
               if (proc.crashed) return;
               points++;
+              if (opts.cancelAt === points)
+                // A human cancels the run here (through the host, as the surfaces do), once this
+                // step of the machine is done.
+                queueMicrotask(() => {
+                  record.cancelled = current.host.cancel(runId, 'mbt');
+                  ending = true;
+                });
               if (crashAt === null || points !== crashAt) return;
               // A real crash: the process dies here, between two awaits of an effect.
               if (opts.kill === true) process.kill(process.pid, 'SIGKILL');
               proc.crashed = true;
+              for (const key of record.executions.keys()) {
+                const status = store.ledger.lookup(key)?.status;
+                if (status === 'completed' || status === 'failed') doneAtCrash.add(key);
+              }
             },
           ),
         ]),
@@ -328,6 +363,11 @@ export class RestartHarness {
     };
     current = spawnProcess();
     const restart = () => {
+      if (opts.deadlinePassed === true) {
+        // The run's wall-time deadline passed while no process ran it.
+        skew = s.wallTimeMs ?? WALL_TIME_MS;
+        ending = true;
+      }
       current = spawnProcess();
       this.store.ledger.markInterrupted({ runId });
       current.host.restore(runId);
@@ -357,8 +397,12 @@ export class RestartHarness {
         surface: 'scheduled',
         interaction: 'unattended',
         message: 'go',
-        budget: { modelCalls: s.modelBudget, toolCalls: s.toolBudget, wallTimeMs: 600_000 },
-        startedAt: Date.now(),
+        budget: {
+          modelCalls: s.modelBudget,
+          toolCalls: s.toolBudget,
+          wallTimeMs: s.wallTimeMs ?? WALL_TIME_MS,
+        },
+        startedAt: clock(),
       });
     if (crashAt !== null && opts.resume !== true) {
       const crashed = await Promise.race([done.then(() => false), waitFor(() => current.crashed)]);
@@ -407,4 +451,8 @@ export interface RunOptions {
   readonly kill?: boolean;
   /** Restores the run from the store (after a killed process) instead of starting it. */
   readonly resume?: boolean;
+  /** At this await point (counted as crash points are) a human cancels the run. */
+  readonly cancelAt?: number;
+  /** The process restarted after the crash finds the run's wall-time deadline passed. */
+  readonly deadlinePassed?: boolean;
 }

@@ -8,7 +8,8 @@ import { CallKind, needsApproval, type RunRecord, type Scenario } from './harnes
 /** What one run left: its outcome, the executions of every process, its last persisted context. */
 export interface RunResult {
   readonly outcome: RunOutcome;
-  readonly record: Pick<RunRecord, 'executions' | 'executedBeforeApproval'>;
+  readonly record: Pick<RunRecord, 'executions' | 'executedBeforeApproval'> &
+    Partial<Pick<RunRecord, 'executedAgainAfterDone'>>;
   readonly context: RunContext | null;
 }
 
@@ -50,6 +51,8 @@ export function check(store: Store, s: Scenario, runId: string, r: RunResult): v
     expect(n, `${where}: ${key} executions`).toBeLessThanOrEqual(2);
   }
   expect(r.record.executedBeforeApproval, `${where}: executed before its approval`).toEqual([]);
+  // A call completed (or failed) before the crash is never executed again, an idempotent read included.
+  expect(r.record.executedAgainAfterDone ?? [], `${where}: executed again after it completed`).toEqual([]);
   // Denied, expired and policy-denied calls never ran; approved external calls ran at most once.
   // A denied or expired approval ends the run (`denied`): the calls after it never run.
   let ended = false;

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AnyStateNode } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../surfaces/cli/main.ts';
@@ -99,6 +101,21 @@ describe('snotra viz', () => {
     const mermaid = io();
     expect(await runCli(['viz'], mermaid.io)).toBe(0);
     expect(mermaid.out.join('')).toContain('run_waiting_for_approval');
+    const dot = io();
+    expect(await runCli(['viz', 'goal', '--format', 'dot'], dot.io)).toBe(0);
+    expect(dot.out.join('')).toBe(toDot(graphOf('goal') as NonNullable<ReturnType<typeof graphOf>>));
+    // --out writes the file (relative to the working directory) and prints nothing; SVG as committed.
+    const dir = mkdtempSync(join(tmpdir(), 'snotra-viz-'));
+    try {
+      const svg = io();
+      expect(await runCli(['viz', 'run', '--format', 'svg', '--out', 'run.svg'], svg.io, dir)).toBe(0);
+      expect(svg.out.join('')).toBe('');
+      expect(readFileSync(join(dir, 'run.svg'), 'utf8')).toBe(
+        readFileSync(new URL('../../docs/machines/run.svg', import.meta.url), 'utf8'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown machine and an unknown format, naming them (exit 2)', async () => {
