@@ -939,7 +939,8 @@ export class Runtime {
       interaction: ctx.interaction,
       sessionId: ctx.sessionId,
       taskId: ctx.taskId,
-      sessionApprovals: this.store.sessionApprovals.listActive(ctx.sessionId),
+      // Only this agent's: a grant given on one agent's card never covers another agent of the session.
+      sessionApprovals: this.store.sessionApprovals.listActiveFor(ctx.sessionId, ctx.agentId),
       standingApprovals: ctx.taskId === null ? [] : this.store.standingApprovals.listActive(ctx.taskId),
     });
     // Roots and mode as they are now: a change applies to the next call at once.

@@ -93,7 +93,7 @@ export class Store {
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
     this.approvals = new ApprovalInbox(ctx, this.audit);
-    this.sessionApprovals = new SessionApprovals(ctx, this.audit);
+    this.sessionApprovals = new SessionApprovals(ctx, this.audit, schemaVersion);
     this.standingApprovals = new StandingApprovals(ctx, this.audit);
     this.snapshots = new RunSnapshots(ctx);
     this.schedule = new ScheduleJournal(ctx);

@@ -12,6 +12,7 @@ import type { SessionApproval } from './types.ts';
 
 interface SessionRow extends GrantRow {
   session_id: string;
+  agent_id: string | null;
 }
 
 const DURABLE = { durable: true } as const;
@@ -22,32 +23,50 @@ const DURABLE = { durable: true } as const;
  * audited in the same transaction.
  */
 export class SessionApprovals {
-  private readonly insert: Statement<SessionRow>;
+  #insert: Statement<SessionRow> | null = null;
   private readonly active: Statement<[string], SessionRow>;
-  private readonly match: Statement<[string, string, string | null], SessionRow>;
+  #activeForAgent: Statement<[string, string], SessionRow> | null = null;
+  #match: Statement<[string, string, string, string | null], SessionRow> | null = null;
   private readonly byId: Statement<[string], SessionRow>;
   private readonly allActive: Statement<[], SessionRow>;
 
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
+    /** The file's schema version: before 9 a grant has no agent, so it covers no agent's calls. */
+    private readonly schemaVersion: number,
   ) {
     const db = ctx.db;
-    this.insert = db.prepare(
-      `INSERT INTO session_approvals (id, v, session_id, tool, target, granted_by, created_at, revoked_at, revoked_by)
-       VALUES (@id, @v, @session_id, @tool, @target, @granted_by, @created_at, @revoked_at, @revoked_by)`,
-    );
     this.active = db.prepare(
       'SELECT * FROM session_approvals WHERE session_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
-    );
-    this.match = db.prepare(
-      `SELECT * FROM session_approvals WHERE session_id = ? AND tool = ? AND revoked_at IS NULL
-         AND (target IS NULL OR target = ?) ORDER BY target IS NULL, created_at LIMIT 1`,
     );
     this.byId = db.prepare('SELECT * FROM session_approvals WHERE id = ?');
     this.allActive = db.prepare(
       'SELECT * FROM session_approvals WHERE revoked_at IS NULL ORDER BY created_at, rowid',
     );
+  }
+
+  // Statements naming `agent_id` are prepared on first use: a read-only open of a file from
+  // before schema 9 has no such column and must not fail on statements it never runs.
+  private get insert(): Statement<SessionRow> {
+    return (this.#insert ??= this.ctx.db.prepare(
+      `INSERT INTO session_approvals (id, v, session_id, agent_id, tool, target, granted_by, created_at, revoked_at, revoked_by)
+       VALUES (@id, @v, @session_id, @agent_id, @tool, @target, @granted_by, @created_at, @revoked_at, @revoked_by)`,
+    ));
+  }
+
+  private get activeForAgent(): Statement<[string, string], SessionRow> {
+    return (this.#activeForAgent ??= this.ctx.db.prepare(
+      `SELECT * FROM session_approvals WHERE session_id = ? AND agent_id = ? AND revoked_at IS NULL
+         ORDER BY created_at, rowid`,
+    ));
+  }
+
+  private get match(): Statement<[string, string, string, string | null], SessionRow> {
+    return (this.#match ??= this.ctx.db.prepare(
+      `SELECT * FROM session_approvals WHERE session_id = ? AND agent_id = ? AND tool = ? AND revoked_at IS NULL
+         AND (target IS NULL OR target = ?) ORDER BY target IS NULL, created_at LIMIT 1`,
+    ));
   }
 
   /** Grants a session approval (audited `session_approval_granted`). */
@@ -59,6 +78,7 @@ export class SessionApprovals {
         id: req.id ?? randomUUID(),
         v: GRANT_RECORD_VERSION,
         session_id: req.sessionId,
+        agent_id: req.agentId ?? null,
         tool: req.tool,
         target: toStoredText(this.ctx, req.target),
         granted_by: req.grantedBy,
@@ -73,7 +93,7 @@ export class SessionApprovals {
         anyTarget: row.target === null,
       });
       event.sessionId = row.session_id;
-      event.agentId = req.agentId ?? null;
+      event.agentId = row.agent_id;
       event.runId = req.runId ?? null;
       event.tool = row.tool;
       event.resource = row.target;
@@ -111,18 +131,25 @@ export class SessionApprovals {
     }, DURABLE);
   }
 
-  /** The active (unrevoked) approvals of one session. */
+  /** The active (unrevoked) approvals of one session, of every agent. */
   listActive(sessionId: string): SessionApproval[] {
     return this.active.all(sessionId).map(toSessionApproval);
   }
 
+  /** The active approvals that cover `agentId`'s calls in `sessionId` (what the policy sees). */
+  listActiveFor(sessionId: string, agentId: string): SessionApproval[] {
+    if (this.schemaVersion < 9) return [];
+    return this.activeForAgent.all(sessionId, agentId).map(toSessionApproval);
+  }
+
   /**
-   * The active approval of `sessionId` that covers `tool` on `target`: an exact-target grant
-   * first, else an any-target grant; null when none. The target is compared after redaction,
-   * as it was stored.
+   * The active approval of `agentId` in `sessionId` that covers `tool` on `target`: an
+   * exact-target grant first, else an any-target grant; null when none. The target is compared
+   * after redaction, as it was stored.
    */
-  find(sessionId: string, tool: string, target: string | null): SessionApproval | null {
-    const row = this.match.get(sessionId, tool, toStoredText(this.ctx, target));
+  find(sessionId: string, agentId: string, tool: string, target: string | null): SessionApproval | null {
+    if (this.schemaVersion < 9) return null;
+    const row = this.match.get(sessionId, agentId, tool, toStoredText(this.ctx, target));
     return row ? toSessionApproval(row) : null;
   }
 
@@ -142,6 +169,7 @@ function toSessionApproval(row: SessionRow): SessionApproval {
   return {
     id: row.id,
     sessionId: row.session_id,
+    agentId: row.agent_id ?? null,
     tool: row.tool,
     target: row.target,
     grantedBy: row.granted_by,

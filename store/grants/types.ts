@@ -12,8 +12,12 @@ export const SessionGrantInput = z.strictObject({
   /** One exact target, or null for every target of the tool in this session. */
   target: Text.nullable().optional(),
   grantedBy: Id,
-  /** Ties the grant to an agent/run in the audit trail. */
+  /**
+   * The agent the grant was given to: it covers that agent's calls in the session only. Without
+   * one the grant covers no agent's calls (it is listed and audited, nothing more).
+   */
   agentId: OptionalId,
+  /** Ties the grant to a run in the audit trail. */
   runId: OptionalId,
   createdAt: Timestamp.optional(),
 });
@@ -23,6 +27,8 @@ export type SessionGrantInput = z.input<typeof SessionGrantInput>;
 export interface SessionApproval {
   readonly id: string;
   readonly sessionId: string;
+  /** The agent whose calls it covers; null (a grant from before schema 9) covers none. */
+  readonly agentId: string | null;
   readonly tool: string;
   readonly target: string | null;
   readonly grantedBy: string;

@@ -6,6 +6,7 @@ import { approvalDecisionReason } from './005-approval-decision-reason.ts';
 import { goals } from './006-goals.ts';
 import { platforms } from './007-platforms.ts';
 import { compactEncoding } from './008-compact-encoding.ts';
+import { sessionGrantAgent } from './009-session-grant-agent.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   goals,
   platforms,
   compactEncoding,
+  sessionGrantAgent,
 ];
 
 /** The schema version this code writes. */

@@ -110,4 +110,46 @@ describe('the runtime run feed', () => {
     });
     expect(rt.store.sessionApprovals.listActive('s2')).toHaveLength(1);
   });
+
+  it('a session grant covers the agent it was given to: another agent of the same session still asks', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'ask' }, other: { mode: 'ask' } } });
+    const write = (id: string, path: string) => ({
+      respond: { kind: 'calls' as const, calls: [{ id, tool: 'write_file', args: { path, content: id } }] },
+    });
+    const model = new ScriptedModel({
+      worker: [write('w1', 'a.txt'), write('w2', 'b.txt'), { respond: { kind: 'final', text: 'ok' } }],
+      other: [write('o1', 'c.txt'), { respond: { kind: 'final', text: 'ok' } }],
+    });
+    const events: RunFeedEvent[] = [];
+    rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
+    const first = await rt.submit('worker', 'write', { sessionId: 'shared' });
+    const asked = await eventually(
+      () => events.find((e) => e.type === 'approval.requested' && e.runId === first),
+      10_000,
+      "the worker's approval request",
+    );
+    if (asked.type !== 'approval.requested') throw new Error('unreachable');
+    expect(rt.approveWithGrant(asked.approvalId, 'session', 'local:me')).toMatchObject({ ok: true });
+    expect(await rt.waitForRun(first)).toMatchObject({ status: 'completed' });
+    expect(rt.store.sessionApprovals.listActive('shared')).toEqual([
+      expect.objectContaining({ agentId: 'worker', tool: 'write_file', target: null }),
+    ]);
+    // The same session, another agent: the worker's grant does not cover it.
+    const second = await rt.submit('other', 'write', { sessionId: 'shared' });
+    const otherAsked = await eventually(
+      () => events.find((e) => e.type === 'approval.requested' && e.runId === second),
+      10_000,
+      "the other agent's approval request",
+    );
+    if (otherAsked.type !== 'approval.requested') throw new Error('unreachable');
+    expect(otherAsked).toMatchObject({ tool: 'write_file', reason: 'mode_ask' });
+    expect(rt.decide(otherAsked.approvalId, 'denied', 'local:me')).toMatchObject({ ok: true });
+    expect(await rt.waitForRun(second)).toMatchObject({ status: expect.stringMatching(/completed|denied/) });
+    const reasons = events
+      .filter((e) => e.type === 'tool.decided')
+      .map((e) =>
+        e.type === 'tool.decided' ? `${e.runId === first ? 'worker' : 'other'}:${e.decision.reason}` : '',
+      );
+    expect(reasons).toEqual(['worker:mode_ask', 'worker:session_approval', 'other:mode_ask']);
+  });
 });

@@ -16,6 +16,7 @@ describe('session approvals', () => {
     expect(exact).toEqual({
       id: 'sa-1',
       sessionId: 's-1',
+      agentId: 'assistant',
       tool: 'write_file',
       target: '/w/a.txt',
       grantedBy: 'alice',
@@ -23,14 +24,23 @@ describe('session approvals', () => {
       revokedAt: null,
       revokedBy: null,
     });
-    const any = store.sessionApprovals.grant({ sessionId: 's-1', tool: 'read_file', grantedBy: 'alice' });
+    const any = store.sessionApprovals.grant({
+      sessionId: 's-1',
+      tool: 'read_file',
+      grantedBy: 'alice',
+      agentId: 'assistant',
+    });
     expect(any.target).toBeNull();
 
-    expect(store.sessionApprovals.find('s-1', 'write_file', '/w/a.txt')?.id).toBe('sa-1');
-    expect(store.sessionApprovals.find('s-1', 'write_file', '/w/b.txt')).toBeNull();
-    expect(store.sessionApprovals.find('s-1', 'read_file', '/anything')?.id).toBe(any.id);
-    expect(store.sessionApprovals.find('s-2', 'read_file', '/anything')).toBeNull();
+    expect(store.sessionApprovals.find('s-1', 'assistant', 'write_file', '/w/a.txt')?.id).toBe('sa-1');
+    expect(store.sessionApprovals.find('s-1', 'assistant', 'write_file', '/w/b.txt')).toBeNull();
+    expect(store.sessionApprovals.find('s-1', 'assistant', 'read_file', '/anything')?.id).toBe(any.id);
+    expect(store.sessionApprovals.find('s-2', 'assistant', 'read_file', '/anything')).toBeNull();
     expect(store.sessionApprovals.listActive('s-1').map((g) => g.id)).toEqual(['sa-1', any.id]);
+    expect(store.sessionApprovals.listActiveFor('s-1', 'assistant').map((g) => g.id)).toEqual([
+      'sa-1',
+      any.id,
+    ]);
 
     const events = store.audit.list();
     expect(events.map((e) => [e.kind, e.sessionId, e.tool, e.resource])).toEqual([
@@ -40,13 +50,43 @@ describe('session approvals', () => {
     expect(events[0]).toMatchObject({ agentId: 'assistant', runId: 'run-1', detail: { grantedBy: 'alice' } });
   });
 
+  it("cover only the calls of the agent they were given to, never another agent's in the same session", () => {
+    const { store } = openTemp();
+    store.sessionApprovals.grant({
+      id: 'g-a',
+      sessionId: 's-1',
+      tool: 'write_file',
+      grantedBy: 'alice',
+      agentId: 'writer',
+    });
+    // A grant without an agent (an older row, or a caller that named none) covers nobody.
+    store.sessionApprovals.grant({ id: 'g-none', sessionId: 's-1', tool: 'shell', grantedBy: 'alice' });
+    expect(store.sessionApprovals.find('s-1', 'writer', 'write_file', '/w/x')?.id).toBe('g-a');
+    expect(store.sessionApprovals.find('s-1', 'other', 'write_file', '/w/x')).toBeNull();
+    expect(store.sessionApprovals.find('s-1', 'writer', 'shell', null)).toBeNull();
+    expect(store.sessionApprovals.listActiveFor('s-1', 'other')).toEqual([]);
+    expect(store.sessionApprovals.listActiveFor('s-1', 'writer').map((g) => g.id)).toEqual(['g-a']);
+    // Listed and audited as given, with its agent.
+    expect(store.sessionApprovals.listActive('s-1').map((g) => [g.id, g.agentId])).toEqual([
+      ['g-a', 'writer'],
+      ['g-none', null],
+    ]);
+  });
+
   it('are revocable once, audited', () => {
     const { store, clock } = openTemp();
-    store.sessionApprovals.grant({ id: 'sa-1', sessionId: 's-1', tool: 'shell', grantedBy: 'alice' });
+    store.sessionApprovals.grant({
+      id: 'sa-1',
+      sessionId: 's-1',
+      tool: 'shell',
+      grantedBy: 'alice',
+      agentId: 'a',
+    });
+    expect(store.sessionApprovals.find('s-1', 'a', 'shell', null)?.id).toBe('sa-1');
     clock.advance(500);
     const revoked = store.sessionApprovals.revoke('sa-1', { revokedBy: 'bob' });
     expect(revoked).toMatchObject({ revokedAt: clock.now, revokedBy: 'bob' });
-    expect(store.sessionApprovals.find('s-1', 'shell', null)).toBeNull();
+    expect(store.sessionApprovals.find('s-1', 'a', 'shell', null)).toBeNull();
     expect(store.sessionApprovals.get('sa-1')).toEqual(revoked);
     expect(() => store.sessionApprovals.revoke('sa-1', { revokedBy: 'bob' })).toThrow(
       expect.objectContaining({ code: 'grant_already_revoked' }),
