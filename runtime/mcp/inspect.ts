@@ -25,6 +25,9 @@ export class UnknownMcpServerError extends Error {
   readonly code = 'unknown_mcp_server';
 }
 
+/** A restart delay no inspection outlives (the largest a timer takes). */
+const NO_RESTART_MS = 2 ** 31 - 1;
+
 /** Starts the servers `ids` (default: all), reports them, and stops them. */
 export async function inspectMcpServers(
   loaded: LoadedConfig,
@@ -48,6 +51,10 @@ export async function inspectMcpServers(
   const host = createRuntimeMcpHost({
     config,
     registry,
+    // An inspection reports what each server's start did: a server that failed stays `crashed`
+    // instead of being restarted behind the report (it showed `starting` when the other
+    // servers' start took longer than the backoff).
+    limits: { restartBaseMs: NO_RESTART_MS, restartMaxMs: NO_RESTART_MS },
     supervisor,
     secrets: createSecretResolver(secretStoreFromConfig(loaded), redactor),
     redactor,
