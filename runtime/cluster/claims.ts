@@ -55,6 +55,7 @@ export class ClusterClaims implements CallClaims {
       nonce: randomUUID(),
     };
     try {
+      this.logger.debug({ key }, 'cluster: claiming a call');
       return await withRetry(
         async () => {
           if ((await createIfAbsent(this.kv, key, record)) !== null) return { state: 'claimed' } as const;

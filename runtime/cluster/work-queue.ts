@@ -188,6 +188,10 @@ export class WorkQueue {
     );
     beat.unref();
     let verdict: WorkVerdict;
+    this.logger.debug(
+      { runId: item.runId, why: item.why, deliveries: m.info.deliveryCount },
+      'cluster: resume item taken',
+    );
     try {
       verdict = await handler(item, m.info.deliveryCount);
     } catch (err) {
@@ -199,6 +203,7 @@ export class WorkQueue {
     } finally {
       clearInterval(beat);
     }
+    this.logger.debug({ runId: item.runId, verdict }, 'cluster: resume item settled');
     try {
       if ('ack' in verdict) m.ack();
       else if ('term' in verdict) m.term();
