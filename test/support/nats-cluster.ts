@@ -11,31 +11,39 @@ export function startNatsCluster(options: { timeoutMs?: number } = {}): Promise<
 }
 
 /**
- * Moves the leader of `stream` off server `avoid` (leader step-downs until another server leads
- * it) and returns the index of the server that leads it then: the server whose death costs the
- * stream its leader, while clients connected to `avoid` keep their connection.
+ * Moves the leader of `stream` (or of its `consumer`) off server `avoid` (leader step-downs until
+ * another server leads it) and returns the index of the server that leads it then: the server
+ * whose death costs it its leader, while clients connected to `avoid` keep their connection.
  */
 export async function leaderAwayFrom(
   cluster: NatsCluster,
   stream: string,
   avoid: number,
-  timeoutMs = 60_000,
+  options: { consumer?: string; timeoutMs?: number } = {},
 ): Promise<number> {
   const nc = await connect({ servers: [...cluster.urls], token: cluster.token(), timeout: 5000 });
+  const what = options.consumer === undefined ? stream : `${stream} consumer ${options.consumer}`;
+  const stepdown =
+    options.consumer === undefined
+      ? `$JS.API.STREAM.LEADER.STEPDOWN.${stream}`
+      : `$JS.API.CONSUMER.LEADER.STEPDOWN.${stream}.${options.consumer}`;
   try {
     const jsm = await jetstreamManager(nc);
-    const end = Date.now() + timeoutMs;
+    const leaderNow = async (): Promise<string> => {
+      const info =
+        options.consumer === undefined
+          ? await jsm.streams.info(stream)
+          : await jsm.consumers.info(stream, options.consumer);
+      return info.cluster?.leader ?? '';
+    };
+    const end = Date.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
-      const leader = await jsm.streams
-        .info(stream)
-        .then((i) => i.cluster?.leader ?? '')
-        .catch(() => '');
+      const leader = await leaderNow().catch(() => '');
       const index = cluster.servers.findIndex((s) => s.name === leader);
       if (index >= 0 && index !== avoid) return index;
       if (Date.now() > end)
-        throw new Error(`the leader of ${stream} stayed on server ${avoid} or unknown (${leader})`);
-      if (index === avoid)
-        await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, '', { timeout: 5000 }).catch(() => {});
+        throw new Error(`the leader of ${what} stayed on server ${avoid} or unknown (${leader})`);
+      if (index === avoid) await nc.request(stepdown, '', { timeout: 5000 }).catch(() => {});
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {
