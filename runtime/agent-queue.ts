@@ -16,6 +16,12 @@ export const AGENT_STREAM = 'SNOTRA_AGENT_MESSAGES';
 
 const NS_PER_MS = 1_000_000;
 const ACK_WAIT_MS = 5_000;
+/**
+ * Pull requests expire after this long (the client's default is 30 s). A pull waiting on a
+ * consumer leader that died is only noticed through two missed heartbeats (half the expiry each),
+ * so this bounds how long a new message waits after a server of a cluster dies.
+ */
+export const AGENT_PULL_EXPIRES_MS = 5_000;
 /** Largest message an agent accepts; bigger ones are dropped and counted as `oversized`. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 /** The stream stores up to 1 MiB so that an oversized message reaches the consumer and is counted, not lost silently. */
@@ -100,7 +106,7 @@ export class AgentQueue {
     });
     const pullNc = this.#pullConnection === null ? this.nc : await this.#pullConnection(agentId);
     const consumer = await jetstream(pullNc).consumers.get(AGENT_STREAM, durable);
-    const messages = await consumer.consume({ max_messages: 16 });
+    const messages = await consumer.consume({ max_messages: 16, expires: AGENT_PULL_EXPIRES_MS });
     const loop = (async () => {
       for await (const m of messages) {
         const decoded = decodeEnvelope(m.data, RUNTIME_KINDS, MAX_MESSAGE_BYTES, ACCEPT);

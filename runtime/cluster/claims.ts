@@ -55,6 +55,7 @@ export class ClusterClaims implements CallClaims {
       nonce: randomUUID(),
     };
     try {
+      this.logger.debug({ key }, 'cluster: claiming a call');
       return await withRetry(
         async () => {
           if ((await createIfAbsent(this.kv, key, record)) !== null) return { state: 'claimed' } as const;
@@ -79,12 +80,16 @@ export class ClusterClaims implements CallClaims {
   }
 
   async retake(key: string, attempt: number): Promise<ClaimOutcome> {
+    // One nonce for every try: a try whose write landed but whose reply was lost is recognised
+    // as this node's own attempt by the next, not as another's (which would report it interrupted).
+    const nonce = randomUUID();
     try {
       return await withRetry(
         async (): Promise<ClaimOutcome> => {
           for (;;) {
             const found = await readVersioned(this.kv, key, ClaimRecord, 'claim');
             if (found === null) throw new Error('no claim to take again');
+            if (found.value.nonce === nonce) return { state: 'claimed' };
             if (found.value.status !== 'started' || found.value.attempt !== attempt)
               return outcomeOf(found.value);
             const next: ClaimRecord = {
@@ -92,7 +97,7 @@ export class ClusterClaims implements CallClaims {
               node: this.nodeId,
               attempt: found.value.attempt + 1,
               at: this.clock(),
-              nonce: randomUUID(),
+              nonce,
             };
             if ((await updateAt(this.kv, key, next, found.revision)) !== null) return { state: 'claimed' };
             // Another node took it again first: it runs the call, this one does not.

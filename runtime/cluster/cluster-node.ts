@@ -239,6 +239,7 @@ export class ClusterNode {
     const runId = result.approval?.runId ?? null;
     if (runId !== null && (result.ok || result.reason === 'expired'))
       await this.#enqueue(runId, 'decision', `decision:${id}`);
+    this.logger.debug({ approvalId: id, ok: result.ok }, 'cluster: decision recorded');
     return result;
   }
 
@@ -500,6 +501,10 @@ export class ClusterNode {
     const rev = await this.records.update(taken, found.revision);
     if (rev === null) return { nakMs: 0 };
     this.#mirrors.set(item.runId, { revision: rev, chain: Promise.resolve(), fenced: false });
+    this.logger.info(
+      { runId: item.runId, from: rec.owner, why: item.why, status: rec.status },
+      'cluster: run taken over',
+    );
     if (!rt.runs.isLive(item.runId)) {
       this.store.snapshots.importEnvelope(rec.envelope, `cluster run record ${JSON.stringify(item.runId)}`);
     }

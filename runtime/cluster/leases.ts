@@ -18,14 +18,18 @@ export type LeaseRecord = z.infer<typeof LeaseRecord>;
 /**
  * This node's lease in the `nodes` bucket (whose max age is the lease TTL; nats-server 2.9 has no
  * per-key TTL). Acquired with `create` — waiting out a lease left by a dead process of the same id —
- * and refreshed by compare-and-swap every third of the TTL. A refresh that loses the CAS means
- * another process took this node id: `onLost` is called and the node stops taking work.
+ * and refreshed by compare-and-swap every third of the TTL. A lease that lapsed (no refresh got
+ * through within the TTL: a lost quorum, a pause) is taken again by the same incarnation when no
+ * one else holds the id; only another process holding the id means the lease is lost: `onLost`
+ * is called and the node stops taking work.
  */
 export class NodeLease {
   readonly incarnation = randomUUID();
   #revision = 0;
   #timer: NodeJS.Timeout | null = null;
   #lost = false;
+  #refreshing = false;
+  #startedAt = 0;
 
   constructor(
     private readonly kv: Bucket,
@@ -44,6 +48,7 @@ export class NodeLease {
   async acquire(): Promise<void> {
     const deadline = this.clock() + 2 * this.ttlMs + 1000;
     const now = this.clock();
+    this.#startedAt = now;
     const record: LeaseRecord = {
       v: 1,
       node: this.nodeId,
@@ -70,34 +75,64 @@ export class NodeLease {
   }
 
   async #refresh(): Promise<void> {
-    if (this.#lost) return;
+    // One refresh at a time: while the bucket has no leader a request waits for its timeout,
+    // and ticks queued behind it would only repeat it.
+    if (this.#lost || this.#refreshing) return;
+    this.#refreshing = true;
+    try {
+      await this.#refreshOnce();
+    } catch (err) {
+      // No quorum right now: try again at the next tick (the lease lapses if this lasts a TTL,
+      // and is taken again once the bucket answers).
+      this.logger.warn({ nodeId: this.nodeId, err: (err as Error).message }, 'cluster: lease refresh failed');
+    } finally {
+      this.#refreshing = false;
+    }
+  }
+
+  async #refreshOnce(): Promise<void> {
     const record: LeaseRecord = {
       v: 1,
       node: this.nodeId,
       incarnation: this.incarnation,
-      startedAt: 0,
+      startedAt: this.#startedAt,
       refreshedAt: this.clock(),
     };
-    try {
-      const rev = await updateAt(this.kv, this.nodeId, record, this.#revision);
-      if (rev !== null) {
-        this.#revision = rev;
-        return;
-      }
-      const now = await readVersioned(this.kv, this.nodeId, LeaseRecord, 'lease');
-      if (now !== null && now.value.incarnation === this.incarnation) {
-        this.#revision = now.revision;
-        return;
-      }
-      // Our lease lapsed (e.g. a long pause or a lost quorum) and may now belong to someone else:
-      // stop working as this node.
-      this.#lost = true;
-      this.logger.error({ nodeId: this.nodeId }, 'cluster: this node lost its lease; it takes no more work');
-      this.onLost();
-    } catch (err) {
-      // No quorum right now: try again at the next tick (the lease lapses if this lasts a TTL).
-      this.logger.warn({ nodeId: this.nodeId, err: (err as Error).message }, 'cluster: lease refresh failed');
+    const rev = await updateAt(this.kv, this.nodeId, record, this.#revision);
+    if (rev !== null) {
+      this.#revision = rev;
+      return;
     }
+    const now = await readVersioned(this.kv, this.nodeId, LeaseRecord, 'lease');
+    if (now !== null && now.value.incarnation === this.incarnation) {
+      this.#revision = now.revision;
+      return;
+    }
+    if (now === null) {
+      // The lease lapsed: not refreshed within the TTL (the server leading the bucket died and
+      // its successor took longer than the TTL to be elected, or this process paused), and the
+      // bucket's max age removed it. Nobody holds the id: take it again and keep working. A run
+      // another node took over meanwhile is fenced by its record (the owner changed), not by this lease.
+      const again = await createIfAbsent(this.kv, this.nodeId, record);
+      if (again !== null) {
+        this.#revision = again;
+        this.logger.warn({ nodeId: this.nodeId }, 'cluster: this node lease lapsed and was taken again');
+        return;
+      }
+      const after = await readVersioned(this.kv, this.nodeId, LeaseRecord, 'lease');
+      if (after === null) return; // Still absent (a write in flight): the next tick tries again.
+      if (after.value.incarnation === this.incarnation) {
+        this.#revision = after.revision;
+        return;
+      }
+    }
+    // Another process holds this node id: stop working as this node.
+    this.#lost = true;
+    this.logger.error(
+      { nodeId: this.nodeId },
+      'cluster: another runtime took this node id; this node takes no more work',
+    );
+    this.onLost();
   }
 
   /** Stops refreshing and removes the lease (a clean stop: other nodes may take this node's runs at once). */

@@ -16,6 +16,12 @@ export const WORK_STREAM = 'SNOTRA_RUN_WORK';
 const WORK_SUBJECT = 'snotra.v1.cluster.resume';
 const CONSUMER = 'run_resume';
 const NS_PER_MS = 1_000_000;
+/**
+ * Pull requests expire after this long (the client's default is 30 s): a pull parked on a
+ * consumer leader that died is noticed through two missed heartbeats (half the expiry each), so
+ * after a server of the cluster dies a resume item waits seconds, not half a minute.
+ */
+export const RESUME_PULL_EXPIRES_MS = 5_000;
 
 /** One item: a run some node must look at (a decision arrived, or its node died). */
 export const WorkItem = z.strictObject({
@@ -112,12 +118,10 @@ export class WorkQueue {
    * again until `stop`: a node never silently stops taking resume items.
    */
   async consume(handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>): Promise<void> {
-    // Pull requests expire after 5 s (default 30 s): after a server of the cluster dies, a pull
-    // parked on it is replaced within seconds, not half a minute.
     const open = async () =>
       (await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER)).consume({
         max_messages: this.options.maxInFlight ?? 64,
-        expires: 5000,
+        expires: RESUME_PULL_EXPIRES_MS,
       });
     let messages = await open();
     let stopped = false;
@@ -188,6 +192,10 @@ export class WorkQueue {
     );
     beat.unref();
     let verdict: WorkVerdict;
+    this.logger.debug(
+      { runId: item.runId, why: item.why, deliveries: m.info.deliveryCount },
+      'cluster: resume item taken',
+    );
     try {
       verdict = await handler(item, m.info.deliveryCount);
     } catch (err) {
@@ -199,6 +207,7 @@ export class WorkQueue {
     } finally {
       clearInterval(beat);
     }
+    this.logger.debug({ runId: item.runId, verdict }, 'cluster: resume item settled');
     try {
       if ('ack' in verdict) m.ack();
       else if ('term' in verdict) m.term();

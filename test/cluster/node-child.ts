@@ -35,6 +35,7 @@ const runtime = await Runtime.start({
     },
   } as unknown as NodeJS.WritableStream,
   syncIntervalMs: 100,
+  logLevel: 'debug',
   executorOverrides: {
     send_message: {
       async execute(args, ctx) {

@@ -1,12 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { ClusterDecisionError, decideAsLocalUser } from '../../runtime/control/inbox.ts';
+import { parseConfig } from '../../runtime/config/load.ts';
 import { CLUSTER_FILE } from '../../runtime/runtime-file.ts';
+import { Runtime } from '../../runtime/runtime.ts';
 import { eventually } from '../support/runtime.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
-import { NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
+import { ASK_CONFIG, countingSend, NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
 
 let cluster: NatsCluster;
 const nodes: TestNode[] = [];
@@ -164,5 +167,62 @@ describe('two runtime nodes on a three-server cluster', () => {
     expect(shared.value).toMatchObject({ status: 'pending' });
     expect(outbox.lines()).toEqual([]);
     expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(true);
+  }, 90_000);
+
+  it('a stale cluster marker is removed when the same state dir boots single-node: the CLI decides there again', async () => {
+    const outbox = sharedOutbox();
+    const a = await startNode(cluster, 'node-m', new ScriptedModel({ worker: [] }), outbox.file);
+    nodes.push(a);
+    const stateDir = a.rt.loaded.config.stateDir;
+    expect(JSON.parse(readFileSync(join(stateDir, CLUSTER_FILE), 'utf8'))).toEqual({ nodeId: 'node-m' });
+    await a.rt.stop();
+    // Left by the cluster run (a stop does not remove it, and a killed node could not).
+    expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(true);
+    await expect(decideAsLocalUser(stateDir, 'apr:none', 'approved')).rejects.toBeInstanceOf(
+      ClusterDecisionError,
+    );
+    // The same dir and state, with no bus.url and no node.id: an embedded single node.
+    const single = parseConfig(
+      JSON.stringify({
+        stateDir: 'state',
+        workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+        ...ASK_CONFIG,
+      }),
+      join(a.fx.dir, 'snotra.config.json'),
+      a.fx.dir,
+    );
+    expect(single.config.stateDir).toBe(stateDir);
+    const boot = () =>
+      Runtime.start({
+        loaded: single,
+        model: new ScriptedModel({ worker: NOTIFY }),
+        executorOverrides: { send_message: countingSend(outbox.file, 'single') },
+        logDestination: new Writable({ write: (_c, _e, cb) => cb() }),
+        syncIntervalMs: 100,
+      });
+    let rt = await boot();
+    let runId: string;
+    let approvalId: string;
+    try {
+      expect(rt.cluster).toBeNull();
+      expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(false);
+      runId = await rt.runTask('worker', 'nightly', 'tell #ops');
+      approvalId = (await eventually(() => rt.store.approvals.listPending()[0], 15_000, 'the approval')).id;
+      await eventually(() => !rt.runs.isLive(runId), 10_000, 'the run to park');
+    } finally {
+      await rt.stop();
+    }
+    // The CLI's local decision is taken again (it was refused while the marker was there), and
+    // the next boot resumes the run on it.
+    const { result } = await decideAsLocalUser(stateDir, approvalId, 'approved');
+    expect(result.ok).toBe(true);
+    rt = await boot();
+    try {
+      expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(false);
+      await eventually(() => rt.store.snapshots.get(runId)?.status === 'completed', 30_000, 'the run to end');
+      expect(outbox.lines()).toEqual([`call:${runId}:c1 single #ops`]);
+    } finally {
+      await rt.stop();
+    }
   }, 90_000);
 });
