@@ -185,9 +185,14 @@ export class PlatformGateway {
     }
   }
 
-  /** A platform run that parks gets one notice that a human on the host must decide. */
+  /**
+   * A platform run that waits for a human gets one notice per approval that a human on the host
+   * must decide: sent when the approval is requested (a decision that comes before the run has
+   * parked would otherwise leave the chat without one) and, idempotently, when the run parks
+   * (a restart between the request and the notice).
+   */
   #onRunEvent(e: RunFeedEvent): void {
-    if (e.type !== 'run.parked') return;
+    if (e.type !== 'run.parked' && e.type !== 'approval.requested') return;
     const rec = this.#runs.get(e.runId);
     if (rec === undefined) return;
     const key = `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}:parked:${e.approvalId}`;

@@ -159,10 +159,16 @@ export const platformDriver: SurfaceDriver = {
         // One notice per approval the run parked on (a restart does not repeat one).
         const approvals = approvalsOf(folder.stateDir, runId).length;
         const notices = () => bot.fake.to(bot.chatId).filter((m) => m.text.startsWith(PARKED_NOTICE)).length;
-        await eventually(
-          () => notices() >= approvals,
-          30_000,
-          `${approvals} parked notices to ${bot.chatId}`,
+        await eventually(() => notices() >= approvals, 30_000, `${approvals} parked notices`).catch(
+          (err: Error) => {
+            // What the chat got and what the run asked, for the failure message.
+            const got = bot.fake.to(bot.chatId).map((m) => m.text.slice(0, 50));
+            const asked = approvalsOf(folder.stateDir, runId).map((a) => `${a.id}:${a.tool}:${a.status}`);
+            throw new Error(
+              `${err.message} to ${bot.chatId}: chat got ${JSON.stringify(got)}; approvals ${JSON.stringify(asked)}; ` +
+                `${bot.fake.sendRequests} sendMessage requests`,
+            );
+          },
         );
         expect(notices()).toBe(approvals);
         for (const m of bot.fake.to(bot.chatId))
