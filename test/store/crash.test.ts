@@ -27,7 +27,7 @@ function spawnWriter(path: string): Writer {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const state: Killed = { lastCommitted: 0, ready: false };
-  let onReady = (): void => {};
+  let onCommit = (): void => {};
   let buffer = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -37,9 +37,9 @@ function spawnWriter(path: string): Writer {
     for (const line of lines) {
       if (line === 'ready') {
         state.ready = true;
-        onReady();
       } else if (line.startsWith('c ')) {
         state.lastCommitted = Math.max(state.lastCommitted, Number(line.slice(2)));
+        onCommit();
       }
     }
   });
@@ -55,9 +55,16 @@ function spawnWriter(path: string): Writer {
   return {
     async goAndKill(round) {
       // Even rounds: a short delay from "go", landing while the store opens (round 0: while it
-      // creates and migrates the file) or in the first writes; odd rounds: mid-write.
+      // creates and migrates the file) or in the first writes. Odd rounds: mid-write, once the
+      // writer reported 1-40 commits (counted, not timed: under load a timed kill left so few
+      // writes that the run proved little), at once, while it goes on writing.
       if (round % 2 === 0) setTimeout(kill, Math.random() * 40);
-      else onReady = () => void setTimeout(kill, Math.random() * 120);
+      else {
+        let left = 1 + Math.floor(Math.random() * 40);
+        onCommit = () => {
+          if (--left === 0) kill();
+        };
+      }
       child.stdin.write('go\n');
       await closed;
       return state;
