@@ -316,3 +316,60 @@ describe('group commit (store.sync and durable: deferred)', () => {
     expect(killedMidWait).toBeGreaterThan(0);
   }, 240_000);
 });
+
+describe('group commit, adaptive (where the flush runs)', () => {
+  /** An adaptive GroupSync over a write counter the test moves, whose flushes it records by thread. */
+  function adaptiveSync(asyncFlushMs: number, nowFlushMs: number) {
+    let writes = 0;
+    const flushed: Array<'async' | 'now'> = [];
+    const sync = new GroupSync(
+      () => ['file'],
+      'test',
+      () =>
+        new Promise<void>((resolve) => {
+          flushed.push('async');
+          setTimeout(resolve, asyncFlushMs);
+        }),
+      () => writes,
+      () => {
+        flushed.push('now');
+        // A flush that takes its time on the calling thread (the gap rule compares with it).
+        const until = performance.now() + nowFlushMs;
+        while (performance.now() < until);
+      },
+      true,
+    );
+    return { sync, flushed, write: () => void writes++ };
+  }
+
+  it('after an asynchronous flush nobody shared, the next callers flush on their own thread; a burst right behind a flush goes back to sharing', async () => {
+    const { sync, flushed, write } = adaptiveSync(300, 200);
+    // The first caller: no flush yet, flushed on the calling thread.
+    write();
+    await sync.sync();
+    // Right behind it (closer than that flush took): asynchronous, and nobody shares it.
+    write();
+    await sync.sync();
+    expect(flushed).toEqual(['now', 'async']);
+    // One caller at a time, each a while after the previous flush (closer than that flush took,
+    // or not: a slow timer only widens the gap): each flushes on its own thread instead of going
+    // through the thread pool.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      write();
+      await sync.sync();
+    }
+    expect(flushed).toEqual(['now', 'async', 'now', 'now', 'now']);
+    // A burst in one turn right behind a flush: the first caller ends the run and starts an
+    // asynchronous flush; the next two share the one after it.
+    write();
+    const a = sync.sync();
+    write();
+    const b = sync.sync();
+    write();
+    const c = sync.sync();
+    await Promise.all([a, b, c]);
+    expect(flushed.slice(5)).toEqual(['async', 'async']);
+    expect(sync.stats).toMatchObject({ calls: 8, flushes: 7 });
+  });
+});
