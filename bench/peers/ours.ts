@@ -88,9 +88,13 @@ process.on('exit', () => {
     const labels = new Set(list.flatMap((t) => t.spans.map((s) => s.label)));
     const rows = [...labels].map((label) => {
       const per = list.map((t) => t.spans.filter((s) => s.label === label));
+      const sums = per.map((p) => p.reduce((a, s) => a + s.dur, 0)).sort((a, b) => a - b);
       return {
         label,
+        p10: sums[Math.floor(sums.length * 0.1)] ?? 0,
+        p90: sums[Math.floor(sums.length * 0.9)] ?? 0,
         calls: median(per.map((p) => p.length)),
+        under05: sums.filter((v) => v < 0.5).length / Math.max(1, sums.length),
         ms: median(per.map((p) => p.reduce((a, s) => a + s.dur, 0))),
       };
     });
@@ -101,7 +105,9 @@ process.on('exit', () => {
       `timeline ${kind}: wall median ${wall.toFixed(3)} ms, inside traced calls ${inside.toFixed(3)} ms\n`,
     );
     for (const r of rows)
-      process.stderr.write(`  ${r.ms.toFixed(3).padStart(8)} ms  x${r.calls}  ${r.label}\n`);
+      process.stderr.write(
+        `  ${r.ms.toFixed(3).padStart(8)} ms (p10 ${r.p10.toFixed(3)}, p90 ${r.p90.toFixed(3)}, ${(100 * r.under05).toFixed(0)} % under 0.5 ms)  x${r.calls}  ${r.label}\n`,
+      );
     // The median operation's sequence, offsets from its start.
     const mid = [...list].sort((a, b) => a.wall - b.wall)[list.length >> 1];
     if (mid === undefined) continue;
