@@ -29,12 +29,6 @@ export const fdatasyncFileNow: SyncFileNow = (path) => {
   }
 };
 
-/**
- * `adaptive`: after an asynchronous flush that no other caller shared, how many flushes start on
- * the calling thread before the gap between callers decides again.
- */
-const SPARSE_RUN = 8;
-
 /** Counters of a {@link GroupSync}, for tests and benchmarks. */
 export interface GroupSyncStats {
   /** `sync()` calls. */
@@ -97,10 +91,6 @@ export class GroupSync {
   /** When the last flush ended and how long it took (performance.now() ms), for `adaptive`. */
   #lastEnd = -Infinity;
   #lastTook = 0;
-  /** Whether another caller shared (or queued behind) the asynchronous flush in flight, for `adaptive`. */
-  #asyncShared = false;
-  /** How many of the next flushes start on the calling thread whatever the gap, for `adaptive`. */
-  #sparseFor = 0;
 
   get stats(): GroupSyncStats {
     return { calls: this.#calls, flushes: this.#flushes, shared: this.#shared };
@@ -157,21 +147,13 @@ export class GroupSync {
       // Nothing written since the fsync in flight started: it covers this caller's commits.
       if (this.#inFlight !== null && at === this.#inFlightAt) {
         this.#shared++;
-        this.#asyncShared = true;
         return this.#inFlight;
       }
     }
     if (this.#inFlight === null) {
       // Callers further apart than a flush takes share nothing: flushing here spares the thread
       // pool round trips (under load each one waits for a core). Close together, they share one.
-      // The gap misleads when each caller waits for the flush before the next can come (one
-      // run at a time, with fsyncs longer than the work between them): an asynchronous flush
-      // that nobody shared shows it, and the next SPARSE_RUN flushes are on this thread.
-      // A caller right behind the last flush (a burst of them in one turn) ends that run.
-      const gap = performance.now() - this.#lastEnd;
-      if (this.#sparseFor > 0 && gap <= this.#lastTook / 4) this.#sparseFor = 0;
-      if (this.adaptive && (this.#sparseFor > 0 || gap > this.#lastTook)) {
-        if (this.#sparseFor > 0) this.#sparseFor--;
+      if (this.adaptive && performance.now() - this.#lastEnd > this.#lastTook) {
         try {
           this.#flushNow();
         } catch (error) {
@@ -182,7 +164,6 @@ export class GroupSync {
       return this.#start();
     }
     // The flush in flight may predate this caller's commit: share the next one.
-    this.#asyncShared = true;
     this.#next ??= this.#inFlight.then(
       () => this.#startQueued(),
       () => this.#startQueued(),
@@ -200,7 +181,6 @@ export class GroupSync {
     this.#flushes++;
     const at = this.changes?.() ?? -1;
     this.#inFlightAt = at;
-    this.#asyncShared = false;
     const t0 = performance.now();
     const flush = (async () => {
       for (const file of this.files()) await this.syncFile(file);
@@ -210,7 +190,6 @@ export class GroupSync {
         this.#inFlightAt = -1;
         this.#lastEnd = performance.now();
         this.#lastTook = this.#lastEnd - t0;
-        if (this.adaptive && !this.#asyncShared) this.#sparseFor = SPARSE_RUN;
         if (at !== -1 && this.#failed === null) this.#durableAt = Math.max(this.#durableAt, at);
       },
       (error: unknown) => {
