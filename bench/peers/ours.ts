@@ -38,12 +38,93 @@ const counters = { A: 0, B: 0 };
  * PEERS_TRACE=1: per-run phase timestamps (runTask called → JetStream ack → model step 0 →
  * approval requested → parked; decide → decide returned → executor → completed), medians on stderr.
  */
-const TRACE = process.env.PEERS_TRACE === '1';
+const TRACE = process.env.PEERS_TRACE === '1' || process.env.PEERS_TRACE === 'timeline';
+/**
+ * PEERS_TRACE=timeline: also every store call, bus publish, queue publish and fdatasync of the
+ * run, with its start and duration, aggregated per park and per resume (one at a time only).
+ */
+const TIMELINE = process.env.PEERS_TRACE === 'timeline';
+interface Span {
+  label: string;
+  start: number;
+  dur: number;
+}
+let spans: Span[] = [];
+let depth = 0;
+function span<T>(label: string, fn: () => T): T {
+  if (depth > 0) return fn(); // Only the outermost call: nested store calls are inside its time.
+  const start = performance.now();
+  depth++;
+  try {
+    return fn();
+  } finally {
+    depth--;
+    spans.push({ label, start, dur: performance.now() - start });
+  }
+}
+function wrapMethods(obj: object, prefix: string): void {
+  const proto = Object.getPrototypeOf(obj) as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (name === 'constructor' || typeof d?.value !== 'function') continue;
+    const f = d.value as (...a: unknown[]) => unknown;
+    Object.defineProperty(obj, name, {
+      value: (...a: unknown[]) => span(`${prefix}.${name}`, () => f.apply(obj, a)),
+    });
+  }
+}
+/** Per operation (park or resume): summed duration and count of each label, and the wall time. */
+const timelines: Record<'park' | 'resume', Array<{ wall: number; spans: Span[] }>> = { park: [], resume: [] };
+function endTimeline(kind: 'park' | 'resume', t0: number): void {
+  if (!TIMELINE) return;
+  timelines[kind].push({ wall: performance.now() - t0, spans: spans.filter((s) => s.start >= t0) });
+  spans = [];
+}
+process.on('exit', () => {
+  if (!TIMELINE) return;
+  const median = (v: number[]): number => [...v].sort((a, b) => a - b)[v.length >> 1] ?? 0;
+  for (const [kind, list] of Object.entries(timelines)) {
+    if (list.length === 0) continue;
+    const labels = new Set(list.flatMap((t) => t.spans.map((s) => s.label)));
+    const rows = [...labels].map((label) => {
+      const per = list.map((t) => t.spans.filter((s) => s.label === label));
+      const sums = per.map((p) => p.reduce((a, s) => a + s.dur, 0)).sort((a, b) => a - b);
+      return {
+        label,
+        p10: sums[Math.floor(sums.length * 0.1)] ?? 0,
+        p90: sums[Math.floor(sums.length * 0.9)] ?? 0,
+        calls: median(per.map((p) => p.length)),
+        under05: sums.filter((v) => v < 0.5).length / Math.max(1, sums.length),
+        ms: median(per.map((p) => p.reduce((a, s) => a + s.dur, 0))),
+      };
+    });
+    rows.sort((a, b) => b.ms - a.ms);
+    const wall = median(list.map((t) => t.wall));
+    const inside = median(list.map((t) => t.spans.reduce((a, s) => a + s.dur, 0)));
+    process.stderr.write(
+      `timeline ${kind}: wall median ${wall.toFixed(3)} ms, inside traced calls ${inside.toFixed(3)} ms\n`,
+    );
+    for (const r of rows)
+      process.stderr.write(
+        `  ${r.ms.toFixed(3).padStart(8)} ms (p10 ${r.p10.toFixed(3)}, p90 ${r.p90.toFixed(3)}, ${(100 * r.under05).toFixed(0)} % under 0.5 ms)  x${r.calls}  ${r.label}\n`,
+      );
+    // The median operation's sequence, offsets from its start.
+    const mid = [...list].sort((a, b) => a.wall - b.wall)[list.length >> 1];
+    if (mid === undefined) continue;
+    const t0 = (mid.spans[0]?.start ?? 0) - 0;
+    process.stderr.write(`  sequence of the median ${kind} (${mid.wall.toFixed(3)} ms):\n`);
+    for (const s of [...mid.spans].sort((a, b) => a.start - b.start))
+      process.stderr.write(
+        `    +${(s.start - t0).toFixed(3).padStart(7)}  ${s.dur.toFixed(3).padStart(6)}  ${s.label}\n`,
+      );
+  }
+});
 const phases = new Map<string, number[]>();
 const at = new Map<string, number>();
 function markPhase(runId: string, name: string): void {
   if (!TRACE) return;
   const now = performance.now();
+  if (TIMELINE) spans.push({ label: `mark: ${name}`, start: now, dur: 0 });
   const prev = at.get(runId);
   at.set(runId, now);
   if (prev === undefined) return;
@@ -109,6 +190,45 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     },
     logDestination: new Writable({ write: (_c, _e, cb) => cb() }),
   });
+  if (TIMELINE) {
+    for (const part of ['snapshots', 'audit', 'ledger', 'approvals'] as const)
+      wrapMethods(rt.store[part], part);
+    // WAL bytes appended since the last fsync, at each fsync (the WAL grows until a checkpoint).
+    const wal = `${rt.store.path}-wal`;
+    let walAt = 0;
+    for (const name of ['sync', 'syncNow'] as const) {
+      const f = rt.store[name].bind(rt.store) as (...a: unknown[]) => unknown;
+      Object.defineProperty(rt.store, name, {
+        configurable: true,
+        value: (...a: unknown[]) => {
+          const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
+          spans.push({
+            label: `WAL KiB appended before ${name} (as ms)`,
+            start: performance.now(),
+            dur: (size - walAt) / 1024,
+          });
+          walAt = size;
+          return f(...a);
+        },
+      });
+    }
+    for (const name of ['transaction', 'sync', 'syncNow', 'syncAfterCommit'] as const) {
+      const f = rt.store[name].bind(rt.store) as (...a: unknown[]) => unknown;
+      Object.defineProperty(rt.store, name, {
+        configurable: true,
+        value: (...a: unknown[]) => span(`store.${name}`, () => f(...a)),
+      });
+    }
+    const publish = rt.bus.publish.bind(rt.bus);
+    Object.defineProperty(rt.bus, 'publish', {
+      value: (...a: Parameters<typeof publish>) => span(`bus.publish ${a[1]}`, () => publish(...a)),
+    });
+    const { default: fs } = await import('node:fs');
+    const { syncBuiltinESMExports } = await import('node:module');
+    const fdatasyncSync = fs.fdatasyncSync;
+    fs.fdatasyncSync = (fd: number) => span('fdatasyncSync', () => fdatasyncSync(fd));
+    syncBuiltinESMExports();
+  }
   // Parked = the approval is pending (fsynced) and the run has no live actor (`run.parked`).
   const parkedWaiters = new Map<string, (approvalId: string) => void>();
   rt.onRunEvent((e) => {
@@ -128,16 +248,19 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     const parked = new Promise<string>((resolve) => parkedWaiters.set(runId, resolve));
     at.delete(runId);
     markPhase(runId, 'start');
+    const tPark = performance.now();
     const sent = rt.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', { messageId });
     await sent;
     markPhase(runId, 'park: runTask called -> JetStream ack');
     const approvalId = await parked;
     parkedWaiters.delete(runId);
+    endTimeline('park', tPark);
     return { runId, approvalId };
   };
   const resume = async (runId: string, approvalId: string, grouped = false): Promise<void> => {
     at.delete(runId);
     markPhase(runId, 'start');
+    const tResume = performance.now();
     const done = rt.waitForRun(runId);
     markPhase(runId, 'resume: waitForRun (reads the snapshot)');
     // One at a time the synchronous form (one fsync on the main thread); in flight the grouped
@@ -149,6 +272,7 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     if (!r.ok) throw new Error(`decide ${approvalId}: ${r.reason}`);
     const outcome = await done;
     if (outcome.status !== 'completed') throw new Error(`run ${runId} ${outcome.status}: ${outcome.reason}`);
+    endTimeline('resume', tResume);
   };
   return { rt, park, resume, tImported };
 }
@@ -243,8 +367,9 @@ if (mode === 'inproc') {
     },
     () => rt.store.syncStats,
   );
+  const skipped = rt.store.snapshots.unchangedSkipped;
   await rt.stop();
-  console.log(JSON.stringify({ park: p, resume: r, disk, counters }));
+  console.log(JSON.stringify({ park: p, resume: r, disk, counters, snapshot_writes_skipped: skipped }));
 } else if (mode === 'park') {
   const { rt, park } = await openRuntime(dir, ['p0']);
   await timed(n, 1, async () => void (await park()));

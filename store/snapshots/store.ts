@@ -75,6 +75,18 @@ export class RunSnapshots {
    * compressing again. Only redacted JSON is kept, as the row itself holds it.
    */
   private readonly lastPayload = new Map<string, { readonly json: string; readonly payload: Buffer }>();
+  /**
+   * The row this connection last committed per run (at most LAST_PAYLOADS runs), but for its
+   * time: a put whose row is the same in every other column changes nothing stored, so it is not
+   * written again (no commit, no WAL frames for the next fsync to flush); `updated_at` then stays
+   * the time of the last change. Forgotten whole when anything rolls back (the row may not be
+   * there), and only kept for writes in this runner's own transactions, whose rollbacks it sees;
+   * a put that gives its own `updatedAt` is always written.
+   * The runtime is the only writer of run snapshots while it runs (the state lock).
+   */
+  private readonly lastRow = new Map<string, { readonly key: string; readonly updatedAt: number }>();
+  /** Writes this connection skipped as unchanged (see `lastRow`), for tests and benchmarks. */
+  unchangedSkipped = 0;
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
@@ -93,6 +105,23 @@ export class RunSnapshots {
        ORDER BY updated_at, run_id`,
     );
     this.deleteStmt = db.prepare('DELETE FROM run_snapshots WHERE run_id = ?');
+    ctx.tx.onFlush(
+      () => {},
+      () => this.lastRow.clear(),
+    );
+  }
+
+  /** The columns of `row` but its time, as one key (the payload is a deterministic encoding). */
+  private static rowKey(row: SnapshotRow): string {
+    const payload = row.payload;
+    return JSON.stringify([
+      row.agent_id,
+      row.surface,
+      row.status,
+      row.parent_run_id,
+      row.schema_version,
+      typeof payload === 'string' ? payload : payload.toString('base64'),
+    ]);
   }
 
   /** The encoded payload of `json` for `runId`, reusing the last one when the JSON is the same. */
@@ -109,7 +138,19 @@ export class RunSnapshots {
     return payload;
   }
 
-  /** Persists (inserts or replaces) one run's snapshot atomically; returns what was stored. */
+  private remember(runId: string, key: string, updatedAt: number): void {
+    this.lastRow.delete(runId);
+    this.lastRow.set(runId, { key, updatedAt });
+    if (this.lastRow.size > LAST_PAYLOADS) {
+      const oldest = this.lastRow.keys().next().value;
+      if (oldest !== undefined) this.lastRow.delete(oldest);
+    }
+  }
+
+  /**
+   * Persists (inserts or replaces) one run's snapshot atomically; returns what was stored (a row
+   * unchanged but for its time is not rewritten and keeps its stored time, see `lastRow`).
+   */
   put(input: PutSnapshotInput): RunSnapshot {
     return this.putMany([input])[0] as RunSnapshot;
   }
@@ -122,10 +163,28 @@ export class RunSnapshots {
   putMany(inputs: readonly PutSnapshotInput[]): RunSnapshot[] {
     assertWritable(this.ctx, 'snapshots.put');
     const prepared = inputs.map((input) => this.prepare(input));
-    this.ctx.tx.run(() => {
-      for (const { row } of prepared) this.upsert.run(row);
+    const changed: Array<{ row: SnapshotRow; key: string }> = [];
+    const envelopes = prepared.map(({ envelope, row }, i) => {
+      const key = RunSnapshots.rowKey(row);
+      const last = this.lastRow.get(row.run_id);
+      if (last === undefined || last.key !== key || inputs[i]?.updatedAt !== undefined) {
+        changed.push({ row, key });
+        return envelope;
+      }
+      this.unchangedSkipped++;
+      return { ...envelope, updatedAt: last.updatedAt };
     });
-    return prepared.map(({ envelope }) => envelope);
+    if (changed.length === 0) return envelopes;
+    // A transaction opened on the raw connection is not this runner's: its rollback is not seen.
+    const tracked = !this.ctx.db.inTransaction || this.ctx.tx.owned;
+    this.ctx.tx.run(() => {
+      for (const { row, key } of changed) {
+        this.upsert.run(row);
+        if (tracked) this.remember(row.run_id, key, row.updated_at);
+        else this.lastRow.delete(row.run_id);
+      }
+    });
+    return envelopes;
   }
 
   /**
@@ -166,6 +225,7 @@ export class RunSnapshots {
   remove(runId: string): boolean {
     assertWritable(this.ctx, 'snapshots.remove');
     this.lastPayload.delete(runId);
+    this.lastRow.delete(runId);
     return this.ctx.tx.run(() => this.deleteStmt.run(runId).changes === 1);
   }
 

@@ -206,6 +206,39 @@ describe('run snapshots', () => {
     expect(payload().equals(first)).toBe(true);
   });
 
+  it('a put unchanged but for its time writes nothing and keeps the stored time; a rollback makes the next one write', () => {
+    const { store, clock } = openTemp();
+    const changes = (): number => store.connection.prepare('SELECT total_changes()').pluck().get() as number;
+    const t0 = clock.now;
+    store.snapshots.put(run('r1'));
+    clock.advance(10);
+    const before = changes();
+    expect(store.snapshots.put(run('r1')).updatedAt).toBe(t0);
+    expect(changes()).toBe(before);
+    expect(store.snapshots.unchangedSkipped).toBe(1);
+    expect(store.snapshots.get('r1')?.updatedAt).toBe(t0);
+    // Any change of a column is written: the status alone, and a time the caller gives.
+    store.snapshots.put(run('r1', { status: 'waiting_for_approval' }));
+    expect(store.snapshots.get('r1')).toMatchObject({ status: 'waiting_for_approval', updatedAt: clock.now });
+    store.snapshots.put(run('r1', { status: 'waiting_for_approval', updatedAt: clock.now + 7 }));
+    expect(store.snapshots.get('r1')?.updatedAt).toBe(clock.now + 7);
+    // Written inside a transaction that rolls back: the row is not there, so the same put writes it.
+    clock.advance(10);
+    expect(() =>
+      store.transaction(() => {
+        store.snapshots.put(run('r1', { status: 'running', snapshot: { value: 'lost' } }));
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(store.snapshots.get('r1')?.status).toBe('waiting_for_approval');
+    store.snapshots.put(run('r1', { status: 'running', snapshot: { value: 'lost' } }));
+    expect(store.snapshots.get('r1')).toMatchObject({ status: 'running', snapshot: { value: 'lost' } });
+    // A removal forgets the row: the same put writes it again.
+    store.snapshots.remove('r1');
+    store.snapshots.put(run('r1', { status: 'running', snapshot: { value: 'lost' } }));
+    expect(store.snapshots.has('r1')).toBe(true);
+  });
+
   it('every query of the table uses an index or is a listing (EXPLAIN QUERY PLAN)', () => {
     const { store } = openTemp();
     const plan = (sql: string): string =>
