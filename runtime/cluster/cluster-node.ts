@@ -331,7 +331,7 @@ export class ClusterNode {
       this.#mirrors.set(runId, m);
     }
     const state = m;
-    state.chain = state.chain
+    const chain: Promise<void> = state.chain
       .then(() =>
         withRetry(
           () => this.#writeRecord(runId, state),
@@ -339,10 +339,35 @@ export class ClusterNode {
           () => this.#stopping,
         ),
       )
-      .catch((err: unknown) =>
-        this.logger.error({ runId, err: (err as Error).message }, 'cluster: run record not written'),
+      .then(
+        // Written: a run that ended needs nothing more here (the map would otherwise grow with
+        // every run a long-lived node ever ran). Not when a later write was queued meanwhile.
+        () => {
+          if (state.chain === chain) this.#forgetIfEnded(runId, state);
+        },
+        (err: unknown) =>
+          this.logger.error({ runId, err: (err as Error).message }, 'cluster: run record not written'),
       );
-    return state.chain;
+    state.chain = chain;
+    return chain;
+  }
+
+  #forgetIfEnded(runId: string, state: object): void {
+    if (this.#mirrors.get(runId) !== state) return;
+    const status = this.store.snapshots.get(runId)?.status;
+    if (status === undefined || !TERMINAL_STATUSES.has(status)) return;
+    this.#mirrors.delete(runId);
+    this.#opened.delete(runId);
+    this.#restorable.delete(runId);
+  }
+
+  /** How many runs and approvals this node keeps track of (bounded by what is not over). */
+  stats(): { readonly trackedRuns: number; readonly openedApprovals: number; readonly pending: number } {
+    return {
+      trackedRuns: this.#mirrors.size,
+      openedApprovals: this.#opened.size,
+      pending: this.#pending.size,
+    };
   }
 
   async #writeRecord(runId: string, m: { revision: number | null; fenced: boolean }): Promise<void> {

@@ -98,6 +98,13 @@ describe('two runtime nodes on a three-server cluster', () => {
     });
     // Each node's own audit chain verifies.
     for (const n of [a, b]) expect(n.rt.store.audit.verifyChain()).toMatchObject({ ok: true });
+    // The node that ended the run keeps nothing of it in memory once its record is written.
+    await eventually(
+      () => resumedOn.rt.cluster?.stats().trackedRuns === 0,
+      10_000,
+      'the ended run to leave the node’s memory',
+    );
+    expect(resumedOn.rt.cluster?.stats()).toMatchObject({ trackedRuns: 0, openedApprovals: 0 });
   }, 90_000);
 
   it('decisions through the runtime API (the sidecar path) on two nodes at once: exactly one is told ok', async () => {
