@@ -10,6 +10,7 @@ import {
 } from './bus/index.ts';
 import type { AgentMessage } from '../machines/agent/machine.ts';
 import { RUNTIME_KINDS } from './messages.ts';
+import { consumeForever } from './bus/consume-forever.ts';
 
 /** The JetStream stream that holds messages to agents until an agent has started their run. */
 export const AGENT_STREAM = 'SNOTRA_AGENT_MESSAGES';
@@ -98,17 +99,28 @@ export class AgentQueue {
   ): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
     const durable = `agent_${agentId}`;
-    await jsm.consumers.add(AGENT_STREAM, {
-      durable_name: durable,
-      filter_subject: subject('agent', agentId, 'message'),
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: ACK_WAIT_MS * NS_PER_MS,
-    });
     const pullNc = this.#pullConnection === null ? this.nc : await this.#pullConnection(agentId);
-    const consumer = await jetstream(pullNc).consumers.get(AGENT_STREAM, durable);
-    const messages = await consumer.consume({ max_messages: 16, expires: AGENT_PULL_EXPIRES_MS });
-    const loop = (async () => {
-      for await (const m of messages) {
+    // Opened again (the durable consumer re-created) whenever it ends on its own: an agent
+    // never silently stops taking its messages.
+    const open = async () => {
+      await jsm.consumers.add(AGENT_STREAM, {
+        durable_name: durable,
+        filter_subject: subject('agent', agentId, 'message'),
+        ack_policy: AckPolicy.Explicit,
+        ack_wait: ACK_WAIT_MS * NS_PER_MS,
+      });
+      const consumer = await jetstream(pullNc).consumers.get(AGENT_STREAM, durable);
+      // A consumer deleted under it ends the loop (the client's default waits for someone else
+      // to re-create it), and `open` re-creates it.
+      return consumer.consume({
+        max_messages: 16,
+        expires: AGENT_PULL_EXPIRES_MS,
+        abort_on_missing_resource: true,
+      });
+    };
+    const consumer = await consumeForever({
+      open,
+      onMessage: async (m) => {
         const decoded = decodeEnvelope(m.data, RUNTIME_KINDS, MAX_MESSAGE_BYTES, ACCEPT);
         if (!decoded.ok) {
           this.#invalid++;
@@ -117,7 +129,7 @@ export class AgentQueue {
             'invalid agent message dropped',
           );
           m.term();
-          continue;
+          return;
         }
         let verdict: Verdict;
         try {
@@ -133,12 +145,12 @@ export class AgentQueue {
         } catch {
           // Connection closing: an unacknowledged message is redelivered later.
         }
-      }
-    })();
-    this.#stops.push(async () => {
-      await Promise.resolve(messages.close()).catch(() => {});
-      await loop.catch(() => {});
+      },
+      logger: this.logger,
+      what: 'the agent queue consumer',
+      fields: { agentId },
     });
+    this.#stops.push(() => consumer.stop());
   }
 
   /** Stops every consumer loop (unacknowledged messages stay in the stream). */

@@ -10,6 +10,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import type { BusLogger } from '../bus/index.ts';
+import { consumeForever } from '../bus/consume-forever.ts';
 
 /** The work-queue stream of runs to resume, shared by every node. */
 export const WORK_STREAM = 'SNOTRA_RUN_WORK';
@@ -118,53 +119,24 @@ export class WorkQueue {
    * again until `stop`: a node never silently stops taking resume items.
    */
   async consume(handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>): Promise<void> {
-    const open = async () =>
-      (await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER)).consume({
-        max_messages: this.options.maxInFlight ?? 64,
-        expires: RESUME_PULL_EXPIRES_MS,
-      });
-    let messages = await open();
-    let stopped = false;
-    let wake: (() => void) | null = null;
     const inFlight = new Set<Promise<void>>();
-    const loop = (async () => {
-      for (;;) {
-        try {
-          for await (const m of messages) {
-            const p = this.#handle(m, handler)
-              .catch(() => {})
-              .finally(() => inFlight.delete(p));
-            inFlight.add(p);
-          }
-        } catch (err) {
-          if (!stopped)
-            this.logger.warn(
-              { err: (err as Error).message },
-              'cluster: the resume consumer ended; opening it again',
-            );
-        }
-        if (stopped) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 500).unref();
-        });
-        if (stopped) return;
-        try {
-          messages = await open();
-        } catch (err) {
-          this.logger.warn(
-            { err: (err as Error).message },
-            'cluster: the resume consumer could not be opened; retrying',
-          );
-        }
-      }
-    })();
-    this.#stop = async () => {
-      stopped = true;
-      (wake as (() => void) | null)?.();
-      await Promise.resolve(messages.close()).catch(() => {});
-      await loop.catch(() => {});
-    };
+    const consumer = await consumeForever({
+      open: async () =>
+        (await jetstream(this.nc).consumers.get(WORK_STREAM, CONSUMER)).consume({
+          max_messages: this.options.maxInFlight ?? 64,
+          expires: RESUME_PULL_EXPIRES_MS,
+        }),
+      // Several at once: each item holds its message with in-progress acks until it settles.
+      onMessage: (m) => {
+        const p = this.#handle(m, handler)
+          .catch(() => {})
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      },
+      logger: this.logger,
+      what: 'cluster: the resume consumer',
+    });
+    this.#stop = () => consumer.stop();
   }
 
   async #handle(

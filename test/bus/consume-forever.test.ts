@@ -1,0 +1,71 @@
+// A pull consumer that ends on its own is opened again: an agent whose durable consumer was
+// deleted under it (as when a server's state is lost or a leader moves) still gets the messages
+// sent afterwards, on a real nats-server.
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENT_STREAM, AgentQueue } from '../../runtime/agent-queue.ts';
+import type { BusLogger } from '../../runtime/bus/index.ts';
+import { eventually } from '../support/runtime.ts';
+import { startTestNats } from './helpers.ts';
+
+let nc: NatsConnection;
+let cleanup: () => Promise<void>;
+const warnings: string[] = [];
+const logger = {
+  debug: () => {},
+  info: () => {},
+  warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
+  error: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
+} as unknown as BusLogger;
+
+beforeAll(async () => {
+  const started = await startTestNats();
+  cleanup = started.cleanup;
+  const creds = started.nats.target().credentials as { token: string };
+  nc = await connect({ servers: started.nats.url, token: creds.token });
+}, 60_000);
+afterAll(async () => {
+  await nc?.close().catch(() => {});
+  await cleanup?.();
+});
+
+const message = (id: string) => ({
+  messageId: id,
+  sessionId: 's',
+  taskId: null,
+  parentRunId: null,
+  surface: 'test',
+  interaction: 'unattended' as const,
+  text: 'hello',
+});
+
+describe('a consumer that ends on its own', () => {
+  it('is opened again: a message sent after its durable consumer was deleted still arrives, once', async () => {
+    const queue = await AgentQueue.open(nc, logger);
+    const got: string[] = [];
+    await queue.consume('w', (m) => {
+      got.push(m.messageId);
+      return Promise.resolve('ack' as const);
+    });
+    try {
+      await queue.publish('w', message('m1'));
+      await eventually(() => got.includes('m1'), 20_000, 'the first message');
+      const jsm = await jetstreamManager(nc);
+      await jsm.consumers.delete(AGENT_STREAM, 'agent_w');
+      await eventually(
+        () => warnings.some((w) => w.includes('the agent queue consumer ended; opening it again')),
+        30_000,
+        'the consumer to notice it ended',
+      );
+      await queue.publish('w', message('m2'));
+      await eventually(() => got.includes('m2'), 30_000, 'the message sent after the consumer was deleted');
+      expect(got).toEqual(['m1', 'm2']);
+      // The durable consumer exists again, with nothing left to deliver.
+      const info = await jsm.consumers.info(AGENT_STREAM, 'agent_w');
+      expect(info.num_pending + info.num_ack_pending).toBe(0);
+    } finally {
+      await queue.stop();
+    }
+  }, 90_000);
+});
