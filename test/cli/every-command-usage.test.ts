@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMAND_SPECS, type CommandSpec } from '../../surfaces/cli/commands.ts';
-import type { CliIo } from '../../surfaces/cli/io.ts';
-import { runCli } from '../../surfaces/cli/main.ts';
+import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';
 
 /**
  * Generated from COMMAND_SPECS, so a new command is covered without being named here: a misspelt
@@ -16,15 +15,8 @@ import { runCli } from '../../surfaces/cli/main.ts';
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-every-')));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    stdinLines: async function* () {},
-  };
-  return { code: await runCli(argv, io, dir), out, err };
+function cli(argv: string[]): Promise<CliResult> {
+  return runCliInProcess(argv, dir);
 }
 
 function longestFlag(spec: CommandSpec): string {

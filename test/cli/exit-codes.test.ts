@@ -4,23 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../surfaces/cli/io.ts';
-import { runCli } from '../../surfaces/cli/main.ts';
+import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-exits-')));
 const missing = join(dir, 'no-state-here');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    stdinLines: async function* () {},
-  };
-  return { code: await runCli(argv, io, dir), out, err };
+function cli(argv: string[]): Promise<CliResult> {
+  return runCliInProcess(argv, dir);
 }
 
 describe('exit codes: the README table, the same for every state command', () => {

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, Redactor, resolveDbPath } from '../../store/index.ts';
 import { COMMAND_SPECS, GROUPS } from '../../surfaces/cli/commands.ts';
-import type { CliIo } from '../../surfaces/cli/io.ts';
-import { runCli } from '../../surfaces/cli/main.ts';
+import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-help-')));
 const configFile = join(dir, 'snotra.config.json');
@@ -15,16 +14,8 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    stdinLines: async function* () {},
-  };
-  const code = await runCli(argv, io, dir);
-  return { code, out, err };
+function cli(argv: string[]): Promise<CliResult> {
+  return runCliInProcess(argv, dir);
 }
 
 function seed(stateDir: string, runId: string): void {

@@ -3,9 +3,8 @@ import type { ModelProvider } from '../../actors/model/provider.ts';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { runCli } from '../../surfaces/cli/main.ts';
-import type { CliIo } from '../../surfaces/cli/io.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -17,16 +16,8 @@ afterEach(async () => {
 
 const SECRET = 'prov-key-Qm4Zt8Lx2Wv6Rp0Yn';
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    stdinLines: async function* () {},
-  };
-  const code = await runCli(argv, io, fx.dir);
-  return { code, out, err };
+function cli(argv: string[]): Promise<CliResult> {
+  return runCliInProcess(argv, fx.dir);
 }
 
 /**
