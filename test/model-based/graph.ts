@@ -43,6 +43,14 @@ export function restingStates(machine: AnyStateMachine): string[] {
     .map((n) => n.id);
 }
 
+/** The resting states of a machine that no path reached (there are at least `min` of them in all). */
+export function unreached(machine: AnyStateMachine, reached: ReadonlySet<string>, min: number): string[] {
+  const resting = restingStates(machine);
+  if (resting.length < min)
+    throw new Error(`machine ${machine.id}: ${resting.length} resting states, expected ${min} or more`);
+  return resting.filter((id) => !reached.has(id));
+}
+
 /** The events of a path, without the machine's own start. */
 export function pathEvents(path: { steps: readonly { event: unknown }[] }): EventObject[] {
   return path.steps.map((s) => s.event as EventObject).filter((e) => e.type !== 'xstate.init');
