@@ -155,11 +155,11 @@ export class GoalRestartHarness {
       // Like the run host: a new run reports its first status.
       proc.host.runStatus(runId, 'running');
     };
-    const end = (run: SimRun, outcome: RunOutcome) => {
+    const end = (run: SimRun, outcome: RunOutcome, tell = true) => {
       run.outcome = outcome;
       run.status = outcome.status === 'completed' ? 'completed' : 'failed';
       persist(run);
-      proc.host.runEnded(run.runId, outcome, ctxOf(run));
+      if (tell) proc.host.runEnded(run.runId, outcome, ctxOf(run));
     };
     const spawn = (): Proc => {
       const p: Proc = { crashed: false, host: undefined as unknown as GoalHost, starts: [] };
@@ -228,91 +228,117 @@ export class GoalRestartHarness {
         if (run.outcome !== null) proc.host.runEnded(run.runId, run.outcome, ctxOf(run));
     };
 
+    /** What a run does; `tell`: the live host hears it now (otherwise the next host finds it stored). */
+    const runAct = async (act: WorldAct, at: string, tell: boolean) => {
+      if (act.kind === 'end' && act.early) {
+        // The run's message reached its agent before the ack: it runs and ends at once.
+        const start = await pendingStart(at);
+        create(start.agentId, start.messageId);
+      }
+      const run = current(at);
+      if (act.kind === 'park') {
+        const n = approvals.length + 1;
+        const id = `appr-${goalId}-${n}`;
+        store.approvals.create({
+          id,
+          callId: `call-${goalId}-${n}`,
+          runId: run.runId,
+          sessionId: 'goal',
+          taskId: goalId,
+          agentId: 'worker',
+          parentAgentId: null,
+          parentRunId: null,
+          surface: 'goal',
+          tool: 'send_message',
+          args: { channel: 'ops' },
+          target: null,
+          risk: 'external',
+          reason: 'mode_ask',
+          ruleId: 'mode.ask',
+          idempotencyKey: `idem-${goalId}-${n}`,
+          createdAt: NOW,
+          expiresAt: NOW + 3_600_000,
+        });
+        approvals.push(id);
+        run.approvalId = id;
+        run.status = 'waiting_for_approval';
+        persist(run);
+        if (tell) proc.host.runStatus(run.runId, 'waiting_for_approval');
+      } else if (act.kind === 'unpark') {
+        if (run.approvalId !== null) {
+          store.approvals.decide(run.approvalId, 'approved', 'human', NOW);
+          decided.add(run.approvalId);
+        }
+        run.status = 'running';
+        persist(run);
+        if (tell) proc.host.runStatus(run.runId, 'resuming');
+      } else if (act.kind === 'end') {
+        // `goal_complete` writes the claim to the store (through the live host's tool).
+        if (act.claim !== null) {
+          if (tell) proc.host.claim(run.runId, act.claim);
+          else store.goals.claim(run.runId, act.claim);
+        }
+        run.used = { ...act.usage };
+        end(run, act.outcome, tell);
+      }
+    };
+
     proc = spawn();
     store.goals.requestControl(goalId, 'start', 'test');
     proc.host.start();
+    /**
+     * The crash after act k; on an odd k, a run's next act (park, decision, end) happens while no
+     * process runs: the new host must find it in the store (reconcile), nobody tells it.
+     */
+    let heardAtRestore = -1;
     const restart = async (k: number) => {
       proc.crashed = true;
+      const next = path.acts[k];
+      const down =
+        k % 2 === 1 &&
+        next !== undefined &&
+        (next.act.kind === 'park' ||
+          next.act.kind === 'unpark' ||
+          (next.act.kind === 'end' && !next.act.early));
+      if (down) await runAct(next.act, `${where(k + 1)} (while down)`, false);
       proc = spawn();
       proc.host.start();
-      await reach(k === 0 ? path.initial : path.acts[k - 1]?.value, `${where(k)}: restored`);
+      if (down) heardAtRestore = k;
+      await reach(
+        down ? next.value : k === 0 ? path.initial : path.acts[k - 1]?.value,
+        `${where(k)}: restored`,
+      );
     };
     await reach(path.initial, where(0));
     if (crashAt === 0) await restart(0);
     for (const [i, { act, value }] of path.acts.entries()) {
       const at = where(i + 1);
-      switch (act.kind) {
-        case 'ack': {
-          const start = await pendingStart(at);
-          proc.starts.shift();
-          create(start.agentId, start.messageId);
-          start.resolve();
-          break;
-        }
-        case 'refuse': {
-          const start = await pendingStart(at);
-          proc.starts.shift();
-          start.reject(new Error('the bus refused the message'));
-          break;
-        }
-        case 'park': {
-          const run = current(at);
-          const id = `appr-${goalId}-${approvals.length + 1}`;
-          store.approvals.create({
-            id,
-            callId: `call-${goalId}-${approvals.length + 1}`,
-            runId: run.runId,
-            sessionId: 'goal',
-            taskId: goalId,
-            agentId: 'worker',
-            parentAgentId: null,
-            parentRunId: null,
-            surface: 'goal',
-            tool: 'send_message',
-            args: { channel: 'ops' },
-            target: null,
-            risk: 'external',
-            reason: 'mode_ask',
-            ruleId: 'mode.ask',
-            idempotencyKey: `idem-${goalId}-${approvals.length + 1}`,
-            createdAt: NOW,
-            expiresAt: NOW + 3_600_000,
-          });
-          approvals.push(id);
-          run.approvalId = id;
-          run.status = 'waiting_for_approval';
-          persist(run);
-          proc.host.runStatus(run.runId, 'waiting_for_approval');
-          break;
-        }
-        case 'unpark': {
-          const run = current(at);
-          if (run.approvalId !== null) {
-            store.approvals.decide(run.approvalId, 'approved', 'human', NOW);
-            decided.add(run.approvalId);
-          }
-          run.status = 'running';
-          persist(run);
-          proc.host.runStatus(run.runId, 'resuming');
-          break;
-        }
-        case 'end': {
-          if (act.early) {
-            // The run's message reached its agent before the ack: it runs and ends at once.
+      // A run's act that happened while the runtime was down was heard at the restore.
+      if (heardAtRestore !== i)
+        switch (act.kind) {
+          case 'ack': {
             const start = await pendingStart(at);
+            proc.starts.shift();
             create(start.agentId, start.messageId);
+            start.resolve();
+            break;
           }
-          const run = current(at);
-          if (act.claim !== null) proc.host.claim(run.runId, act.claim);
-          run.used = { ...act.usage };
-          end(run, act.outcome);
-          break;
+          case 'refuse': {
+            const start = await pendingStart(at);
+            proc.starts.shift();
+            start.reject(new Error('the bus refused the message'));
+            break;
+          }
+          case 'park':
+          case 'unpark':
+          case 'end':
+            await runAct(act, at, true);
+            break;
+          case 'control':
+            store.goals.requestControl(goalId, act.action, 'test');
+            proc.host.applyControls();
+            break;
         }
-        case 'control':
-          store.goals.requestControl(goalId, act.action, 'test');
-          proc.host.applyControls();
-          break;
-      }
       await reach(value, at);
       // While parked, the goal says so and the approval waits for the human: nobody decides it.
       const record = store.goals.get(goalId) as GoalRecord;

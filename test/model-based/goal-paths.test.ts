@@ -3,7 +3,8 @@
 // acknowledged or refused (the done and error of `beginIteration`), its run parked and resumed,
 // its end (a final answer, one with a completion claim, a failure, a run cut by its budget),
 // and a human's pause, resume and cancel in every state. Each path is played through the real
-// GoalHost and SQLite store, and restored in a new host after every one of its acts. Every
+// GoalHost and SQLite store, and restored in a new host after every one of its acts (after an
+// odd one, the run's next act happens while no host runs: the new one must find it). Every
 // shortest path (one to each state the machine can be in) is played, and a sample of the simple
 // paths, picked with the seed the test's name prints. A new state or transition reachable with
 // these events is covered without editing this test; every resting state must be reached.
