@@ -28,6 +28,7 @@ import { ApprovalService } from '../../runtime/approvals/approval-service.ts';
 import { RunHost } from '../../runtime/runs/run-host.ts';
 import type { SyncFile, SyncFileNow } from '../../store/group-sync.ts';
 import { openStore, Redactor, type Store } from '../../store/index.ts';
+import { stateIds } from './graph.ts';
 
 /** What the effects produce for one call of a scenario. */
 export const CallKind = {
@@ -103,12 +104,6 @@ function gate(logic: AnyActorLogic, proc: () => Process, onEffect: () => void): 
     if (proc().crashed) return never();
     return result;
   });
-}
-
-function stateIds(value: unknown, prefix = 'run'): string[] {
-  if (typeof value === 'string') return [`${prefix}.${value}`];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([k, v]) => [`${prefix}.${k}`, ...stateIds(v, `${prefix}.${k}`)]);
 }
 
 /** A workspace, a store and the policy of one agent in `ask` mode; runs scenarios with crashes. */
@@ -259,7 +254,7 @@ export class RestartHarness {
         if (e.type !== '@xstate.snapshot' && e.type !== '@xstate.microstep') return;
         if ((e.actorRef as { sessionId?: string }).sessionId !== (e.rootId as string | undefined)) return;
         const snapshot = e.snapshot as { value?: unknown };
-        for (const id of stateIds(snapshot.value)) record.states.add(id);
+        for (const id of stateIds(snapshot.value, 'run')) record.states.add(id);
         if (e.type === '@xstate.microstep') {
           for (const t of e._transitions) for (const target of t.target ?? []) record.states.add(target.id);
         }

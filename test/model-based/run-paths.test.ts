@@ -9,10 +9,11 @@
 // A new state or transition reachable with these events is covered without editing this test;
 // every state of the machine must be reached.
 import { getSimplePaths } from '@xstate/graph';
-import { createActor, fromPromise, type AnyStateNode, type EventObject } from 'xstate';
+import { createActor, fromPromise, type EventObject } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { RunInput } from '../../machines/run/types.ts';
+import { effectEvents, pathEvents, stateIds, unreached } from './graph.ts';
 
 const input: RunInput = {
   runId: 'r',
@@ -59,19 +60,7 @@ const machine = runMachine.provide({
   },
 });
 
-function nodes(n: AnyStateNode): AnyStateNode[] {
-  return [n, ...Object.values(n.states).flatMap(nodes)];
-}
-const invokeId = new Map<string, string>();
-for (const n of nodes(machine.root))
-  for (const i of n.invoke) invokeId.set(typeof i.src === 'string' ? i.src : i.id, i.id);
-const done = (src: string, output: unknown): EventObject =>
-  ({ type: `xstate.done.actor.${invokeId.get(src) as string}`, output }) as EventObject;
-const error = (src: string): EventObject =>
-  ({
-    type: `xstate.error.actor.${invokeId.get(src) as string}`,
-    error: new Error(`${src} failed`),
-  }) as EventObject;
+const { done, error } = effectEvents(machine);
 
 type Snap = ReturnType<ReturnType<typeof createActor<typeof machine>>['getSnapshot']>;
 
@@ -150,13 +139,13 @@ function suite(persist: Persist) {
   const reached = new Set<string>();
   let cuts = 0;
   for (const path of paths) {
-    const events = path.steps.map((s) => s.event as EventObject).filter((e) => e.type !== 'xstate.init');
+    const events = pathEvents(path);
     const straight = play(events);
     const where = events
       .map((e) => e.type.replace(/^xstate\.(done|error)\.actor\.0\.run\./, '$1:'))
       .join(' → ');
     for (const p of straight.persisted)
-      for (const id of stateIds((p as { value: unknown }).value)) reached.add(id);
+      for (const id of stateIds((p as { value: unknown }).value, 'run')) reached.add(id);
     // Invariants of the path itself: a call executes only once allowed or approved, at most once;
     // denied and expired calls never; budgets hold.
     const executed = straight.log.filter((l) => l.startsWith('executeTool:'));
@@ -194,12 +183,6 @@ function suite(persist: Persist) {
   return { paths: paths.length, cuts, reached };
 }
 
-function stateIds(value: unknown, prefix = 'run'): string[] {
-  if (typeof value === 'string') return [`${prefix}.${value}`];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([k, v]) => [`${prefix}.${k}`, ...stateIds(v, `${prefix}.${k}`)]);
-}
-
 describe('model-based restart tests of the run machine over its simple paths', () => {
   it('every simple path, persisted and restored at every point, ends as the uninterrupted path, re-running only the effect in flight', () => {
     const { paths, cuts, reached } = suite((persisted, k) => persisted[k]);
@@ -208,14 +191,7 @@ describe('model-based restart tests of the run machine over its simple paths', (
     expect(cuts).toBeGreaterThanOrEqual(1500);
     // Every resting state (a transient one, left by an eventless transition in the same step, is
     // never persisted) of the machine is on some path: a new one reachable with these events is too.
-    const resting = nodes(machine.root)
-      .filter((n) => (n.type === 'atomic' || n.type === 'final') && (n.always ?? []).length === 0)
-      .map((n) => n.id);
-    expect(resting.length).toBeGreaterThanOrEqual(7);
-    expect(
-      resting.filter((id) => !reached.has(id)),
-      'resting states no path reaches',
-    ).toEqual([]);
+    expect(unreached(machine, reached, 7), 'resting states no path reaches').toEqual([]);
   }, 120_000);
 
   it('finds a broken variant: a restore from the snapshot one step behind re-runs an effect', () => {
