@@ -1,0 +1,12 @@
+import type { ApprovalRecord, Store } from '../../store/index.ts';
+
+/** What a cluster node needs from the runtime it serves (the runtime's own public parts). */
+export interface ClusterRuntimeView {
+  readonly store: Store;
+  readonly runs: {
+    isLive(runId: string): boolean;
+    restore(runId: string): boolean;
+    park(runId: string): void;
+  };
+  readonly approvals: { track(approval: ApprovalRecord): void };
+}
