@@ -6,6 +6,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_STREAM, AgentQueue } from '../../runtime/agent-queue.ts';
 import type { BusLogger } from '../../runtime/bus/index.ts';
+import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
 import { startTestNats } from './helpers.ts';
 
@@ -30,16 +31,6 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-const message = (id: string) => ({
-  messageId: id,
-  sessionId: 's',
-  taskId: null,
-  parentRunId: null,
-  surface: 'test',
-  interaction: 'unattended' as const,
-  text: 'hello',
-});
-
 describe('a consumer that ends on its own', () => {
   it('is opened again: a message sent after its durable consumer was deleted still arrives, once', async () => {
     const queue = await AgentQueue.open(nc, logger);
@@ -49,7 +40,7 @@ describe('a consumer that ends on its own', () => {
       return Promise.resolve('ack' as const);
     });
     try {
-      await queue.publish('w', message('m1'));
+      await queue.publish('w', agentMessage('m1'));
       await eventually(() => got.includes('m1'), 20_000, 'the first message');
       const jsm = await jetstreamManager(nc);
       await jsm.consumers.delete(AGENT_STREAM, 'agent_w');
@@ -58,7 +49,7 @@ describe('a consumer that ends on its own', () => {
         30_000,
         'the consumer to notice it ended',
       );
-      await queue.publish('w', message('m2'));
+      await queue.publish('w', agentMessage('m2'));
       await eventually(() => got.includes('m2'), 30_000, 'the message sent after the consumer was deleted');
       expect(got).toEqual(['m1', 'm2']);
       // The durable consumer exists again, with nothing left to deliver.

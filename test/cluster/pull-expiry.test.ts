@@ -10,6 +10,7 @@ import { silentLogger, subjectPattern, Wildcard } from '../../runtime/bus/index.
 import { withRetry } from '../../runtime/cluster/retry.ts';
 import { RESUME_PULL_EXPIRES_MS, WORK_STREAM, WorkQueue } from '../../runtime/cluster/work-queue.ts';
 import { leaderAwayFrom, startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
+import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
 
 const NS_PER_MS = 1_000_000;
@@ -69,23 +70,14 @@ describe('pull consumers after a server of the cluster died', () => {
       got.push(m.messageId);
       return 'ack';
     });
-    const message = (id: string) => ({
-      messageId: id,
-      sessionId: 's',
-      taskId: null,
-      parentRunId: null,
-      surface: 'test',
-      interaction: 'unattended' as const,
-      text: 'hello',
-    });
-    await queue.publish('w', message('m1'));
+    await queue.publish('w', agentMessage('m1'));
     await eventually(() => got.includes('m1'), 30_000, 'the first message');
     await eventually(() => seen.expires.length > 0, 30_000, 'a pull request on the wire');
     expect(Math.max(...seen.expires)).toBeLessThanOrEqual(AGENT_PULL_EXPIRES_MS);
     expect(AGENT_PULL_EXPIRES_MS).toBeLessThanOrEqual(5000);
     const victim = await killConsumerLeader(AGENT_STREAM, 'agent_w');
     try {
-      await withRetry(() => queue.publish('w', message('m2')), Date.now() + 60_000);
+      await withRetry(() => queue.publish('w', agentMessage('m2')), Date.now() + 60_000);
       await eventually(() => got.includes('m2'), 60_000, 'the message sent after the leader died');
       expect(got).toEqual(['m1', 'm2']);
     } finally {

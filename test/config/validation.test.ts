@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { loadConfig, resolveConfig } from '../../runtime/config/load.ts';
-import { runCli } from '../../surfaces/cli/main.ts';
-import type { CliIo } from '../../surfaces/cli/io.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-validate-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -32,15 +31,8 @@ function workspace(config: unknown): { dir: string; file: string; stateDir: stri
 const root = { id: 'project', path: 'project', access: 'read-write' };
 
 async function cli(argv: string[], cwd: string): Promise<{ code: number; stderr: string; stdout: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    stdinLines: async function* () {},
-  };
-  const code = await runCli(argv, io, cwd);
-  return { code, stdout, stderr };
+  const r = await runCliInProcess(argv, cwd);
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 /**
