@@ -29,6 +29,22 @@ const MAX_MESSAGE_BYTES = 256 * 1024;
 const STREAM_MAX_BYTES = 1024 * 1024;
 const ACCEPT = new Set(['agent.message']);
 
+/**
+ * The agent message stream, with `replicas` copies (1 on the embedded server; a cluster node
+ * creates it replicated before the queue opens it, so messages survive the loss of a server).
+ */
+export function agentStreamConfig(replicas: number) {
+  return {
+    name: AGENT_STREAM,
+    subjects: [subjectPattern('agent', Wildcard.One, 'message')],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    max_msg_size: STREAM_MAX_BYTES,
+    duplicate_window: 120_000 * NS_PER_MS,
+    num_replicas: replicas,
+  };
+}
+
 /** What a consumer decides for one message: done, drop for good (invalid), or try again later. */
 export type Verdict = 'ack' | 'term' | 'nak';
 
@@ -50,14 +66,7 @@ export class AgentQueue {
   /** Creates the stream if needed (work-queue retention: a message goes once it is acknowledged). */
   static async open(nc: NatsConnection, logger: BusLogger): Promise<AgentQueue> {
     const jsm = await jetstreamManager(nc);
-    const config = {
-      name: AGENT_STREAM,
-      subjects: [subjectPattern('agent', Wildcard.One, 'message')],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      max_msg_size: STREAM_MAX_BYTES,
-      duplicate_window: 120_000 * NS_PER_MS,
-    };
+    const config = agentStreamConfig(1);
     let exists = true;
     try {
       const info = await jsm.streams.info(AGENT_STREAM);

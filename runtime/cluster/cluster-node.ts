@@ -1,9 +1,9 @@
-import { jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ApprovalDecision, ApprovalRecord, DecideResult, RunStatus, Store } from '../../store/index.ts';
 import type { DecisionGate } from '../approvals/approval-service.ts';
-import { subjectPattern, Wildcard, type BusLogger } from '../bus/index.ts';
-import { AGENT_STREAM } from '../agent-queue.ts';
+import type { BusLogger } from '../bus/index.ts';
+import { AGENT_STREAM, agentStreamConfig } from '../agent-queue.ts';
 import { openBuckets, type ClusterBuckets } from './buckets.ts';
 import { ClusterClaims } from './claims.ts';
 import { Failover } from './failover.ts';
@@ -306,15 +306,7 @@ async function replicateAgentStream(nc: NatsConnection, replicas: number): Promi
     // not there yet
   }
   try {
-    await jsm.streams.add({
-      name: AGENT_STREAM,
-      subjects: [subjectPattern('agent', Wildcard.One, 'message')],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      max_msg_size: 1024 * 1024,
-      duplicate_window: 120_000 * 1_000_000,
-      num_replicas: replicas,
-    });
+    await jsm.streams.add(agentStreamConfig(replicas));
   } catch (err) {
     await jsm.streams.info(AGENT_STREAM).catch(() => {
       throw err;

@@ -2,11 +2,16 @@
 // client's default is 30 s), so a consumer whose pull waited on a consumer leader that died pulls
 // again from the new leader within seconds — checked on the wire (the pull requests the server
 // gets) and by a message published after the leader's server was killed reaching the consumer.
-import { jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_PULL_EXPIRES_MS, AGENT_STREAM, AgentQueue } from '../../runtime/agent-queue.ts';
-import { silentLogger, subjectPattern, Wildcard } from '../../runtime/bus/index.ts';
+import {
+  AGENT_PULL_EXPIRES_MS,
+  AGENT_STREAM,
+  AgentQueue,
+  agentStreamConfig,
+} from '../../runtime/agent-queue.ts';
+import { silentLogger } from '../../runtime/bus/index.ts';
 import { withRetry } from '../../runtime/cluster/retry.ts';
 import { RESUME_PULL_EXPIRES_MS, WORK_STREAM, WorkQueue } from '../../runtime/cluster/work-queue.ts';
 import { leaderAwayFrom, startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
@@ -54,15 +59,7 @@ describe('pull consumers after a server of the cluster died', () => {
   it('the agent queue pulls with a short expiry and gets a message sent after its consumer leader died', async () => {
     const jsm = await jetstreamManager(nc);
     // Replicated like a cluster node makes it (ClusterNode.start) before the queue opens it.
-    await jsm.streams.add({
-      name: AGENT_STREAM,
-      subjects: [subjectPattern('agent', Wildcard.One, 'message')],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      max_msg_size: 1024 * 1024,
-      duplicate_window: 120_000 * NS_PER_MS,
-      num_replicas: 3,
-    });
+    await jsm.streams.add(agentStreamConfig(3));
     const queue = await AgentQueue.open(nc, silentLogger);
     const seen = await pulls(AGENT_STREAM, 'agent_w');
     const got: string[] = [];
