@@ -41,23 +41,46 @@ export function canonicalJson(value: unknown): string {
 /**
  * Finds the first forbidden key (`__proto__`, `constructor`, `prototype`) anywhere in parsed
  * JSON; returns its path (e.g. `$.snapshot.context.__proto__`) or null. Iterative, so a deeply
- * nested document cannot overflow the stack.
+ * nested document cannot overflow the stack. Each object or array met is recorded with its
+ * parent and its key, and a path is spelled out only for the key found (this runs on every
+ * stored snapshot, most of which have none).
  */
 export function findForbiddenKey(value: unknown): string | null {
-  const stack: Array<[unknown, string]> = [[value, '$']];
+  const items: object[] = [];
+  const parents: number[] = [];
+  const names: Array<string | number> = [];
+  const stack: number[] = [];
+  const visit = (item: unknown, parent: number, name: string | number): void => {
+    if (item === null || typeof item !== 'object') return;
+    items.push(item);
+    parents.push(parent);
+    names.push(name);
+    stack.push(items.length - 1);
+  };
+  visit(value, -1, '');
   while (stack.length > 0) {
-    const [item, path] = stack.pop() as [unknown, string];
-    if (item === null || typeof item !== 'object') continue;
+    const at = stack.pop() as number;
+    const item = items[at] as object;
     if (Array.isArray(item)) {
-      item.forEach((child, i) => stack.push([child, `${path}[${i}]`]));
+      for (let i = 0; i < item.length; i++) visit(item[i], at, i);
       continue;
     }
     for (const key of Object.keys(item)) {
-      if (FORBIDDEN_KEYS.has(key)) return `${path}.${key}`;
-      stack.push([(item as Record<string, unknown>)[key], `${path}.${key}`]);
+      if (FORBIDDEN_KEYS.has(key)) return `${pathOf(at, parents, names)}.${key}`;
+      visit((item as Record<string, unknown>)[key], at, key);
     }
   }
   return null;
+}
+
+/** The path of the recorded item `at`: `$`, then `.key` or `[index]` for each step down. */
+function pathOf(at: number, parents: readonly number[], names: ReadonlyArray<string | number>): string {
+  const steps: string[] = [];
+  for (let i = at; i > 0; i = parents[i] as number) {
+    const name = names[i] as string | number;
+    steps.push(typeof name === 'number' ? `[${name}]` : `.${name}`);
+  }
+  return `$${steps.reverse().join('')}`;
 }
 
 /** Whether `value` is a plain JSON object (not null, not an array). */
