@@ -7,6 +7,7 @@ import { goals } from './006-goals.ts';
 import { platforms } from './007-platforms.ts';
 import { compactEncoding } from './008-compact-encoding.ts';
 import { sessionGrantAgent } from './009-session-grant-agent.ts';
+import { pendingApprovalsOfRun } from './010-pending-approvals-of-run.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   platforms,
   compactEncoding,
   sessionGrantAgent,
+  pendingApprovalsOfRun,
 ];
 
 /** The schema version this code writes. */

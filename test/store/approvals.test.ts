@@ -49,6 +49,37 @@ describe('approvals and the Inbox', () => {
     ]);
   });
 
+  it("withdraws only the ending run's pending requests, found through their own index", () => {
+    const { store, clock } = openTemp();
+    store.transaction(
+      () => {
+        for (let n = 1; n <= 50; n++)
+          store.approvals.create(approvalInput(n, clock.now, 60_000, { runId: `run-${n % 5}` }));
+      },
+      { durable: true },
+    );
+    expect(store.approvals.decide('appr-5', 'approved', 'alice', clock.now + 1).ok).toBe(true);
+    const withdrawn = store.approvals.withdrawForRun('run-0', 'run_ended');
+    // run-0 holds appr-5, 10, …, 50; appr-5 was decided already, so 9 are withdrawn.
+    expect(withdrawn.map((a) => a.id).sort()).toEqual(
+      [10, 15, 20, 25, 30, 35, 40, 45, 50].map((n) => `appr-${n}`).sort(),
+    );
+    expect(store.approvals.get('appr-5')?.status).toBe('approved');
+    expect(store.approvals.listPending().map((a) => a.runId)).not.toContain('run-0');
+    expect(store.approvals.listPending()).toHaveLength(40);
+    expect(store.approvals.withdrawForRun('run-0', 'run_ended')).toEqual([]);
+    // The query of withdrawForRun (store/approvals/inbox.ts `pendingOfRun`) searches an index on
+    // the run: before schema 10 it walked every pending approval of every run at each run's end.
+    const plan = (
+      store.connection
+        .prepare(
+          "EXPLAIN QUERY PLAN SELECT * FROM approvals WHERE status = 'pending' AND run_id = ? ORDER BY created_at, id",
+        )
+        .all('run-1') as Array<{ detail: string }>
+    ).map((r) => r.detail);
+    expect(plan.join('; ')).toMatch(/SEARCH approvals USING INDEX approvals_pending_run \(run_id=\?\)/);
+  });
+
   it('returns the existing request for a call instead of a second one', () => {
     const { store, clock } = openTemp();
     store.approvals.create(approvalInput(1, clock.now));
