@@ -25,6 +25,15 @@ export const PLAIN_TAG = 0x00;
 /** zlib settings of every deflate tag (window 32 KiB: the dictionary and the text share it). */
 const DEFLATE_OPTIONS = { level: 6, windowBits: 15, memLevel: 8 } as const;
 
+/**
+ * The encoder's settings for a text whose dictionary and content fit in an 8 KiB window: the
+ * same stream format (any raw DEFLATE window up to 32 KiB inflates with DEFLATE_OPTIONS), a
+ * ~30 KiB deflate state instead of ~260 KiB. Allocating that state dominated each small
+ * snapshot's encoding (60–70 µs against 40 µs, bench/README.md, session 5).
+ */
+const SMALL_WINDOW = 1 << 13;
+const SMALL_DEFLATE_OPTIONS = { level: 6, windowBits: 13, memLevel: 5 } as const;
+
 /** Why a stored blob did not decode. */
 export class CodecError extends Error {}
 
@@ -32,7 +41,11 @@ export class CodecError extends Error {}
 export function encodeText(codec: TextCodec, text: string): Buffer {
   const utf8 = Buffer.from(text, 'utf8');
   if (utf8.length > codec.maxBytes) return Buffer.concat([Buffer.of(PLAIN_TAG), utf8]);
-  const body = deflateRawSync(utf8, { ...DEFLATE_OPTIONS, dictionary: codec.dictionary });
+  const small = utf8.length + codec.dictionary.length <= SMALL_WINDOW;
+  const body = deflateRawSync(utf8, {
+    ...(small ? SMALL_DEFLATE_OPTIONS : DEFLATE_OPTIONS),
+    dictionary: codec.dictionary,
+  });
   return Buffer.concat([Buffer.of(codec.tag), body]);
 }
 

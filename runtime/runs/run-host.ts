@@ -359,13 +359,35 @@ export class RunHost {
   #persist(runId: string, s: RunSnapshot, actor: RunActor): void {
     if (this.#stopping && !this.#live.has(runId)) return;
     const ctx = s.context;
-    this.store.snapshots.put({
-      runId,
-      agentId: ctx.agentId,
-      surface: ctx.surface,
-      status: statusOf(s),
-      parentRunId: ctx.parentRunId,
-      snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,
-    });
+    this.store.snapshots.put(
+      {
+        runId,
+        agentId: ctx.agentId,
+        surface: ctx.surface,
+        status: statusOf(s),
+        parentRunId: ctx.parentRunId,
+        snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,
+      },
+      persistedFrom(s),
+    );
   }
+}
+
+/**
+ * The immutable XState snapshots a run's persisted snapshot is computed from: its own and, depth
+ * first, every child's (an invoked effect settles in its child's snapshot before the run's own
+ * moves). The same objects give the same persisted snapshot, so the store can skip the write.
+ */
+function persistedFrom(s: RunSnapshot): object[] {
+  const out: object[] = [s];
+  const visit = (children: Record<string, unknown> | undefined): void => {
+    for (const child of Object.values(children ?? {})) {
+      const snap = (child as { getSnapshot?: () => unknown } | undefined)?.getSnapshot?.();
+      if (typeof snap !== 'object' || snap === null) continue;
+      out.push(snap);
+      visit((snap as { children?: Record<string, unknown> }).children);
+    }
+  };
+  visit(s.children as Record<string, unknown>);
+  return out;
 }

@@ -68,6 +68,7 @@ export class Redactor {
   private readonly maxDepth: number;
   private readonly learn: boolean;
   private learned = 0;
+  #generation = 0;
   private readonly secrets = new Set<string>();
   private matcher: RegExp | null = null;
   /** Per object key: its scrubbed form and whether its value is censored. Cleared on changes. */
@@ -79,6 +80,14 @@ export class Redactor {
     this.minSecretLength = options.minSecretLength ?? 4;
     this.maxDepth = options.maxDepth ?? 64;
     this.learn = options.learnSensitiveValues ?? true;
+  }
+
+  /**
+   * Grows each time what `redact` removes grows (a secret registered or learned, a key marked):
+   * data redacted at one generation is redacted the same way at the same generation.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** How many secret forms are registered (including escaped variants). */
@@ -99,6 +108,7 @@ export class Redactor {
     }
     this.matcher = null;
     this.keyCache.clear();
+    this.#generation++;
     return true;
   }
 
@@ -106,6 +116,7 @@ export class Redactor {
   markKey(key: string): void {
     this.marked.add(normalizeKey(key));
     this.keyCache.clear();
+    this.#generation++;
   }
 
   /** Whether `key` would be censored as a whole value. */

@@ -36,6 +36,27 @@ export interface RunSummary {
   readonly schemaVersion: number;
 }
 
+/**
+ * What stands for a put's content without reading it: the caller's own immutable objects the
+ * input was computed from (the run actor's snapshot and its children's, say). Two puts with the
+ * same objects in the same order have the same input.
+ */
+export type SnapshotToken = readonly object[];
+
+/** The row this connection last committed for a run (see `RunSnapshots.lastRow`). */
+interface LastRow {
+  /** Its columns and payload (its `updated_at` is the time it was written). */
+  readonly row: SnapshotRow;
+  /** The token of the put that wrote it, the redactor's generation then, and what it returned. */
+  readonly token?: SnapshotToken;
+  readonly generation?: number;
+  readonly envelope?: RunSnapshot;
+}
+
+function sameToken(a: SnapshotToken | undefined, b: SnapshotToken): boolean {
+  return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** Filters for `list`. */
 export interface RunFilter {
   readonly status?: RunStatus;
@@ -84,7 +105,7 @@ export class RunSnapshots {
    * a put that gives its own `updatedAt` is always written.
    * The runtime is the only writer of run snapshots while it runs (the state lock).
    */
-  private readonly lastRow = new Map<string, { readonly key: string; readonly updatedAt: number }>();
+  private readonly lastRow = new Map<string, LastRow>();
   /** Writes this connection skipped as unchanged (see `lastRow`), for tests and benchmarks. */
   unchangedSkipped = 0;
 
@@ -111,17 +132,17 @@ export class RunSnapshots {
     );
   }
 
-  /** The columns of `row` but its time, as one key (the payload is a deterministic encoding). */
-  private static rowKey(row: SnapshotRow): string {
-    const payload = row.payload;
-    return JSON.stringify([
-      row.agent_id,
-      row.surface,
-      row.status,
-      row.parent_run_id,
-      row.schema_version,
-      typeof payload === 'string' ? payload : payload.toString('base64'),
-    ]);
+  /** Whether two rows have the same columns but for their time (the payload is a deterministic encoding). */
+  private static sameRow(a: SnapshotRow, b: SnapshotRow): boolean {
+    return (
+      a.agent_id === b.agent_id &&
+      a.surface === b.surface &&
+      a.status === b.status &&
+      a.parent_run_id === b.parent_run_id &&
+      a.schema_version === b.schema_version &&
+      (a.payload === b.payload ||
+        (typeof a.payload !== 'string' && typeof b.payload !== 'string' && a.payload.equals(b.payload)))
+    );
   }
 
   /** The encoded payload of `json` for `runId`, reusing the last one when the JSON is the same. */
@@ -138,9 +159,9 @@ export class RunSnapshots {
     return payload;
   }
 
-  private remember(runId: string, key: string, updatedAt: number): void {
+  private remember(runId: string, row: LastRow): void {
     this.lastRow.delete(runId);
-    this.lastRow.set(runId, { key, updatedAt });
+    this.lastRow.set(runId, row);
     if (this.lastRow.size > LAST_PAYLOADS) {
       const oldest = this.lastRow.keys().next().value;
       if (oldest !== undefined) this.lastRow.delete(oldest);
@@ -151,8 +172,23 @@ export class RunSnapshots {
    * Persists (inserts or replaces) one run's snapshot atomically; returns what was stored (a row
    * unchanged but for its time is not rewritten and keeps its stored time, see `lastRow`).
    */
-  put(input: PutSnapshotInput): RunSnapshot {
-    return this.putMany([input])[0] as RunSnapshot;
+  put(input: PutSnapshotInput, token?: SnapshotToken): RunSnapshot {
+    if (token !== undefined) {
+      // The same objects as the write this connection last committed for the run, redacted at
+      // the same generation: the row would be the same but for its time, so nothing is prepared.
+      const last = this.lastRow.get(input.runId);
+      if (
+        last?.envelope !== undefined &&
+        input.updatedAt === undefined &&
+        last.generation === this.ctx.redactor.generation &&
+        sameToken(last.token, token)
+      ) {
+        assertWritable(this.ctx, 'snapshots.put');
+        this.unchangedSkipped++;
+        return last.envelope;
+      }
+    }
+    return this.putMany([input], token)[0] as RunSnapshot;
   }
 
   /**
@@ -160,28 +196,35 @@ export class RunSnapshots {
    * durability.ts). Every input is validated and redacted before the transaction starts, so one
    * bad input writes nothing.
    */
-  putMany(inputs: readonly PutSnapshotInput[]): RunSnapshot[] {
+  putMany(inputs: readonly PutSnapshotInput[], token?: SnapshotToken): RunSnapshot[] {
     assertWritable(this.ctx, 'snapshots.put');
+    // Read before preparing: redacting this input may teach the redactor a secret.
+    const generation = this.ctx.redactor.generation;
     const prepared = inputs.map((input) => this.prepare(input));
-    const changed: Array<{ row: SnapshotRow; key: string }> = [];
+    // A token stands for one input only: with several, none is remembered.
+    const tokenOf = inputs.length === 1 && generation === this.ctx.redactor.generation ? token : undefined;
+    const changed: Array<{ row: SnapshotRow; envelope: RunSnapshot }> = [];
     const envelopes = prepared.map(({ envelope, row }, i) => {
-      const key = RunSnapshots.rowKey(row);
       const last = this.lastRow.get(row.run_id);
-      if (last === undefined || last.key !== key || inputs[i]?.updatedAt !== undefined) {
-        changed.push({ row, key });
+      if (last === undefined || !RunSnapshots.sameRow(last.row, row) || inputs[i]?.updatedAt !== undefined) {
+        changed.push({ row, envelope });
         return envelope;
       }
       this.unchangedSkipped++;
-      return { ...envelope, updatedAt: last.updatedAt };
+      const kept = { ...envelope, updatedAt: last.row.updated_at };
+      if (tokenOf !== undefined)
+        this.remember(row.run_id, { ...last, token: tokenOf, generation, envelope: kept });
+      return kept;
     });
     if (changed.length === 0) return envelopes;
     // A transaction opened on the raw connection is not this runner's: its rollback is not seen.
     const tracked = !this.ctx.db.inTransaction || this.ctx.tx.owned;
     this.ctx.tx.run(() => {
-      for (const { row, key } of changed) {
+      for (const { row, envelope } of changed) {
         this.upsert.run(row);
-        if (tracked) this.remember(row.run_id, key, row.updated_at);
-        else this.lastRow.delete(row.run_id);
+        if (!tracked) this.lastRow.delete(row.run_id);
+        else if (tokenOf === undefined) this.remember(row.run_id, { row });
+        else this.remember(row.run_id, { row, token: tokenOf, generation, envelope });
       }
     });
     return envelopes;

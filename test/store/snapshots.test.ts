@@ -239,6 +239,60 @@ describe('run snapshots', () => {
     expect(store.snapshots.has('r1')).toBe(true);
   });
 
+  it('a put with the token of the last committed write is skipped unprepared, unless the redactor learnt more or it rolled back', () => {
+    const { store, clock, redactor } = openTemp();
+    const changes = (): number => store.connection.prepare('SELECT total_changes()').pluck().get() as number;
+    const stored = (): string =>
+      decodeText(
+        SNAPSHOT_CODEC,
+        store.connection.prepare('SELECT payload FROM run_snapshots').pluck().get() as Buffer,
+      );
+    const a = { step: 1 };
+    const b = { child: 1 };
+    const input = run('r1', { snapshot: { value: 'x', note: 'deploy key hunter2-abcdef' } });
+    const t0 = clock.now;
+    store.snapshots.put(input, [a, b]);
+    const skipped = store.snapshots.unchangedSkipped;
+    clock.advance(10);
+    const before = changes();
+    // The same objects: nothing prepared, so even an input that would be refused is not looked at.
+    const refused = run('r1', { snapshot: { constructor: 1 } });
+    expect(store.snapshots.put(refused, [a, b]).updatedAt).toBe(t0);
+    expect(store.snapshots.unchangedSkipped).toBe(skipped + 1);
+    expect(changes()).toBe(before);
+    // Other objects (or the same in another order, or fewer) are prepared: the refusal shows.
+    expect(() => store.snapshots.put(refused, [b, a])).toThrow(/forbidden key/);
+    expect(() => store.snapshots.put(refused, [a])).toThrow(/forbidden key/);
+    expect(() => store.snapshots.put(refused)).toThrow(/forbidden key/);
+    // A secret registered since: the same token is prepared again and the row rewritten without it.
+    expect(stored()).toContain('hunter2-abcdef');
+    redactor.registerSecret('hunter2-abcdef');
+    store.snapshots.put(input, [a, b]);
+    expect(stored()).not.toContain('hunter2-abcdef');
+    expect(changes()).toBe(before + 1);
+    // A write rolled back: the token is forgotten, so the same put writes the row again.
+    const c = { step: 2 };
+    const moved = run('r1', { status: 'waiting_for_approval', snapshot: { value: 'y' } });
+    expect(() =>
+      store.transaction(() => {
+        store.snapshots.put(moved, [c]);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(store.snapshots.get('r1')?.status).toBe('running');
+    store.snapshots.put(moved, [c]);
+    expect(store.snapshots.get('r1')).toMatchObject({
+      status: 'waiting_for_approval',
+      snapshot: { value: 'y' },
+    });
+    // A put of several inputs remembers no token.
+    const d = { step: 3 };
+    store.snapshots.putMany([run('r1', { snapshot: { value: 'z' } }), run('r2')], [d]);
+    expect(() => store.snapshots.put(run('r1', { snapshot: { prototype: 1 } }), [d])).toThrow(
+      /forbidden key/,
+    );
+  });
+
   it('every query of the table uses an index or is a listing (EXPLAIN QUERY PLAN)', () => {
     const { store } = openTemp();
     const plan = (sql: string): string =>
