@@ -1,3 +1,4 @@
+import { deflateRawSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -94,6 +95,31 @@ describe('snapshot payload encoding (schema version 8)', () => {
         expect(decodeText(SNAPSHOT_CODEC, encodeText(SNAPSHOT_CODEC, json))).toBe(json);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('round-trips texts on both sides of the small-window size, and reads blobs of the 32 KiB window', () => {
+    // Dictionary + text up to 8 KiB are deflated with an 8 KiB window, longer ones with 32 KiB;
+    // both decode with the one inflate setting, and so do blobs written before the small window.
+    const limit = 8192 - SNAPSHOT_CODEC.dictionary.length;
+    const sample = JSON.stringify({ context: { transcript: [{ role: 'user', text: 'x'.repeat(9000) }] } });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: limit - 64, max: limit + 64 }),
+        fc.integer({ min: 0, max: 5000 }),
+        (n, at) => {
+          const text = (sample.slice(at) + sample).slice(0, n);
+          expect(decodeText(SNAPSHOT_CODEC, encodeText(SNAPSHOT_CODEC, text))).toBe(text);
+          const wide = deflateRawSync(Buffer.from(text), {
+            level: 6,
+            windowBits: 15,
+            memLevel: 8,
+            dictionary: SNAPSHOT_CODEC.dictionary,
+          });
+          expect(decodeText(SNAPSHOT_CODEC, Buffer.concat([Buffer.of(SNAPSHOT_CODEC.tag), wide]))).toBe(text);
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 
