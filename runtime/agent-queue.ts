@@ -101,6 +101,58 @@ export class AgentQueue {
     });
   }
 
+  /**
+   * Publishes a message like `publish` and, without waiting for the bus round trip, hands it to
+   * `local` (this process's own consumer handler of the agent) decoded exactly as a delivery
+   * would be: the same envelope check, size limit and schema. Resolves once the message is
+   * durable — JetStream stored it, or `local` said `ack` (its run is in the store); rejects only
+   * when neither holds. JetStream still delivers the message later, and the handler, finding the
+   * run, acknowledges it: a run starts once whichever way it comes (its id is the message's).
+   */
+  async publishAndStart(
+    agentId: string,
+    message: Omit<AgentMessage, 'type'>,
+    local: (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>,
+  ): Promise<void> {
+    const { json } = encodeEnvelope(RUNTIME_KINDS, 'agent.message', message, 'runtime');
+    const stored = jetstream(this.nc)
+      .publish(subject('agent', agentId, 'message'), json, { msgID: message.messageId })
+      .then(() => undefined);
+    const decoded = decodeEnvelope(Buffer.from(json, 'utf8'), RUNTIME_KINDS, MAX_MESSAGE_BYTES, ACCEPT);
+    // Refused by the consumer's own check: it is dropped and counted at delivery, as before.
+    if (!decoded.ok) return stored;
+    const started = local(decoded.envelope.payload as Omit<AgentMessage, 'type'>).then(
+      (verdict) => verdict === 'ack',
+      (err: unknown) => {
+        this.logger.error({ agentId, err: (err as Error).message }, 'agent message handler failed');
+        return false;
+      },
+    );
+    return new Promise<void>((resolve, reject) => {
+      let storeFailed: { readonly error: unknown } | null = null;
+      let notStarted = false;
+      stored.then(resolve, (error: unknown) => {
+        storeFailed = { error };
+        if (notStarted) reject(error);
+        else
+          void started.then((ok) => {
+            if (ok)
+              this.logger.warn(
+                { agentId, messageId: message.messageId, err: (error as Error).message },
+                'agent message not stored on JetStream; its run started and is stored',
+              );
+          });
+      });
+      void started.then((ok) => {
+        if (ok) resolve();
+        else {
+          notStarted = true;
+          if (storeFailed !== null) reject(storeFailed.error);
+        }
+      });
+    });
+  }
+
   /** Delivers an agent's messages, validated, one at a time, to `handler`; invalid ones are dropped and counted. */
   async consume(
     agentId: string,

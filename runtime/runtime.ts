@@ -35,7 +35,7 @@ import {
 import type { LoadedConfig } from './config/load.ts';
 import { ClusterDecisionError } from './control/inbox.ts';
 import { startControlSocket } from './control/socket.ts';
-import { AgentQueue } from './agent-queue.ts';
+import { AgentQueue, type Verdict } from './agent-queue.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from './messages.ts';
 import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
@@ -220,6 +220,8 @@ export class Runtime {
   readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
   #actorBusFactory: ActorBusFactory<RuntimeKinds> | null = null;
   #cluster: ClusterNode | null = null;
+  /** Each agent's consumer handler of its messages (see `send`). */
+  readonly #localHandlers = new Map<string, (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>>();
 
   private constructor(
     readonly loaded: LoadedConfig,
@@ -590,10 +592,29 @@ export class Runtime {
     });
   }
 
-  /** Publishes a message to an agent over the bus; resolves once JetStream has stored it. */
+  /**
+   * Publishes a message to an agent over the bus; resolves once it is durable. On one node
+   * (no cluster, bus token mode) the agent's consumer is this process, so it is also handed the
+   * message at once (see `AgentQueue.publishAndStart`): the run starts without waiting for the
+   * round trip through nats-server, and the delivery that follows finds the run and acknowledges
+   * it. When the agent is at its run cap, or another node may take the message, it goes by the
+   * bus alone and resolves once JetStream has stored it.
+   */
   async send(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
-    if (!this.#agents.has(agentId)) throw new Error(`unknown agent ${JSON.stringify(agentId)}`);
-    await this.queue.publish(agentId, message);
+    const agent = this.#agents.get(agentId);
+    if (agent === undefined) throw new Error(`unknown agent ${JSON.stringify(agentId)}`);
+    const local = this.#localHandlers.get(agentId);
+    const { liveRuns, maxConcurrentRuns } = agent.getSnapshot().context;
+    if (
+      local === undefined ||
+      this.#cluster !== null ||
+      this.#actorBusFactory !== null ||
+      liveRuns.length >= maxConcurrentRuns
+    ) {
+      await this.queue.publish(agentId, message);
+      return;
+    }
+    await this.queue.publishAndStart(agentId, message, local);
   }
 
   /**
@@ -860,7 +881,7 @@ export class Runtime {
       { input: { agentId, maxConcurrentRuns: 16 }, inspect: (e) => this.#inspector.onAgentInspection(e) },
     ).start();
     this.#agents.set(agentId, actor);
-    const consuming = this.queue.consume(agentId, async (message) => {
+    const handle = async (message: Omit<AgentMessage, 'type'>): Promise<Verdict> => {
       const runId = `${agentId}:${message.messageId}`;
       if (this.runs.isLive(runId) || this.store.snapshots.has(runId)) return 'ack';
       const refusedBefore = actor.getSnapshot().context.refused;
@@ -869,7 +890,9 @@ export class Runtime {
       // The run starts in a microtask; acknowledge only once its first snapshot is stored.
       await new Promise((r) => setImmediate(r));
       return this.runs.isLive(runId) || this.store.snapshots.has(runId) ? 'ack' : 'nak';
-    });
+    };
+    this.#localHandlers.set(agentId, handle);
+    const consuming = this.queue.consume(agentId, handle);
     consuming.catch((err: unknown) => {
       if (!this.#stopped)
         this.logger.error({ agentId, err: (err as Error).message }, 'agent message consumer failed');
