@@ -756,7 +756,7 @@ export class Runtime {
     this.#inspector.seedGoals(this.loaded.config.surfaces.goalLoops, this.store);
     const pending = this.store.approvals.listPending();
     this.#inspector.seed(this.store, pending);
-    this.approvals.rearm();
+    this.approvals.rearm(pending);
     void resumeBounded(
       this.#bootResumes(pending),
       RESUME_CONCURRENCY,

@@ -3,8 +3,11 @@
 // driven by C concurrent `graph.invoke` calls on distinct thread_ids: park N threads, then resume
 // them, C in flight. bench/peers/run.ts copies this file next to bench.mjs (so the packages
 // resolve from that folder's node_modules) and runs: node langgraph-inflight.mjs DB N C
+// With a fourth argument `resume` it is a fresh process on N threads parked by `bench.mjs park`:
+// open the checkpointer and resume them all, C in flight (the in-flight fresh-process row).
 /* global performance */
-const [, , db, nArg, cArg] = process.argv;
+const T0 = performance.now(); // before the heavy imports, like bench.mjs
+const [, , db, nArg, cArg, only] = process.argv;
 const { StateGraph, Annotation, START, END, interrupt, Command } = await import('@langchain/langgraph');
 const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
 
@@ -16,6 +19,7 @@ const act = () => {
   counters.B++;
   return { decision };
 };
+const tImported = performance.now();
 const saver = SqliteSaver.fromConnString(db);
 const graph = new StateGraph(State)
   .addNode('act', act)
@@ -52,12 +56,29 @@ async function timed(n, c, fn) {
 
 const n = Number(nArg ?? 1000);
 const c = Number(cArg ?? 64);
-const park = await timed(n, c, async (i) => {
-  const out = await graph.invoke({ decision: null }, cfg(i));
-  if (!out.__interrupt__?.length) throw new Error('expected an interrupt');
-});
-const resume = await timed(n, c, async (i) => {
-  const out = await graph.invoke(new Command({ resume: 'approve' }), cfg(i));
-  if (out.decision !== 'approve' || out.__interrupt__) throw new Error('resume did not complete');
-});
-console.log(JSON.stringify({ park, resume, counters, in_flight: c }));
+const resumeAll = () =>
+  timed(n, c, async (i) => {
+    const out = await graph.invoke(new Command({ resume: 'approve' }), cfg(i));
+    if (out.decision !== 'approve' || out.__interrupt__) throw new Error('resume did not complete');
+  });
+if (only === 'resume') {
+  const tOpened = performance.now();
+  const resume = await resumeAll();
+  console.log(
+    JSON.stringify({
+      import_ms: tImported - T0,
+      open_ms: tOpened - tImported,
+      resume,
+      counters,
+      in_flight: c,
+      first_line_to_done_ms: performance.now() - T0,
+    }),
+  );
+} else {
+  const park = await timed(n, c, async (i) => {
+    const out = await graph.invoke({ decision: null }, cfg(i));
+    if (!out.__interrupt__?.length) throw new Error('expected an interrupt');
+  });
+  const resume = await resumeAll();
+  console.log(JSON.stringify({ park, resume, counters, in_flight: c }));
+}

@@ -13,12 +13,19 @@
  * Modes (argv; one JSON line on stdout, progress on stderr):
  *   inproc DIR N     park N runs one at a time, measure the state file, resume them one at a time
  *   park DIR N       park N runs one at a time and exit (the runtime is stopped)
- *   resume DIR N     a fresh process: start the runtime on DIR and resume every parked run
+ *   resume DIR N     a fresh process: start the runtime on DIR and resume every parked run, one
+ *                    at a time (`decide`: each decision fsynced on its own, like LangGraph's loop)
+ *   resume-inflight DIR N C  the same with C decisions in flight (`decideAsync`: concurrent
+ *                    decisions share an fsync; the decision is still durable before it is reported)
  *   inflight DIR N C park N runs with C in flight, then resume them with C in flight
  */
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import type * as ScriptedModule from '../../actors/model/scripted.ts';
+import type * as LoadModule from '../../runtime/config/load.ts';
+import type * as RuntimeModule from '../../runtime/runtime.ts';
 
 const T0 = performance.now(); // before the heavy imports, like bench.mjs
 const [, , mode, dirArg, nArg, cArg] = process.argv;
@@ -32,6 +39,15 @@ interface Timed {
   /** fsyncs the store started (group commit; `synchronous = FULL` commits are not on this path). */
   fsyncs?: number;
 }
+
+/**
+ * Where the product's modules come from: with PEERS_OURS_DIST set (bench/peers/run.ts does, once
+ * `dist/` is a build of the sources) the compiled JavaScript of that folder, as an installed
+ * `snotra` runs it; else the TypeScript sources (this file then runs through tsx).
+ */
+const DIST = process.env.PEERS_OURS_DIST;
+const product = (path: string): string =>
+  DIST ? pathToFileURL(join(DIST, `${path}.js`)).href : new URL(`../../${path}.ts`, import.meta.url).href;
 
 const counters = { A: 0, B: 0 };
 /**
@@ -143,9 +159,9 @@ const agentsFor = (c: number): string[] => Array.from({ length: Math.ceil(c / 16
 
 async function openRuntime(dir: string, agents: readonly string[]) {
   const [{ ScriptedModel }, { parseConfig }, { Runtime }] = await Promise.all([
-    import('../../actors/model/scripted.ts'),
-    import('../../runtime/config/load.ts'),
-    import('../../runtime/runtime.ts'),
+    import(product('actors/model/scripted')) as Promise<typeof ScriptedModule>,
+    import(product('runtime/config/load')) as Promise<typeof LoadModule>,
+    import(product('runtime/runtime')) as Promise<typeof RuntimeModule>,
   ]);
   const tImported = performance.now();
   mkdirSync(dir, { recursive: true });
@@ -375,15 +391,21 @@ if (mode === 'inproc') {
   await timed(n, 1, async () => void (await park()));
   await rt.stop();
   writeFileSync(join(dir, 'parked-counters.json'), JSON.stringify(counters));
-} else if (mode === 'resume') {
+} else if (mode === 'resume' || mode === 'resume-inflight') {
+  const grouped = mode === 'resume-inflight';
   const { rt, resume, tImported } = await openRuntime(dir, ['p0']);
   const tOpened = performance.now();
   const pending = rt.store.approvals.listPending();
   if (pending.length !== n) throw new Error(`expected ${n} pending approvals, found ${pending.length}`);
-  const r = await timed(n, 1, async (i) => {
-    const a = pending[i];
-    if (a?.runId) await resume(a.runId, a.id);
-  });
+  const r = await timed(
+    n,
+    grouped ? Number(cArg ?? 64) : 1,
+    async (i) => {
+      const a = pending[i];
+      if (a?.runId) await resume(a.runId, a.id, grouped);
+    },
+    () => rt.store.syncStats,
+  );
   await rt.stop();
   console.log(
     JSON.stringify({
@@ -413,6 +435,6 @@ if (mode === 'inproc') {
   console.log(JSON.stringify({ park: p, resume: r, counters, in_flight: c }));
 } else {
   throw new Error(
-    `bench/peers/ours.ts: unknown mode ${JSON.stringify(mode)} (inproc, park, resume, inflight)`,
+    `bench/peers/ours.ts: unknown mode ${JSON.stringify(mode)} (inproc, park, resume, resume-inflight, inflight)`,
   );
 }

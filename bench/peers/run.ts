@@ -15,8 +15,17 @@
  * (`$XDG_CACHE_HOME/snotra-peers` or `node_modules/.cache/snotra-peers`) and `npm ci` runs there
  * once (better-sqlite3 builds from source, ~1.5 min); the source is never written (read-only in CI).
  *
+ * Our children run the compiled JavaScript, as an installed `snotra` does: `dist/` is built when
+ * it is not a build of the sources as they are (`scripts/build.mjs --if-stale`), and ours.ts
+ * itself is transpiled (types stripped) to the cache folder, importing the product from `dist/`.
+ * PEERS_OURS=tsx runs them through tsx on the sources instead (TypeScript transpiled at run time).
+ *
  * Env: N (runs per phase, default 1000), PAIRS (default 5), IN_FLIGHT (default 64),
- * PEER_DIR (default ../shared/peers/langgraph beside the repository).
+ * PEER_DIR (default ../shared/peers/langgraph beside the repository), PEERS_OURS (dist | tsx),
+ * PHASES (comma-separated, default inproc,fresh,inflight; `fresh_inflight` adds a fresh process
+ * that resumes the N parked runs C in flight: ours deciding with `decideAsync`, whose concurrent
+ * decisions share an fsync, LangGraph with C concurrent `graph.invoke` — a separate row, never
+ * the one-at-a-time `fresh` row).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -79,18 +88,51 @@ function peerSetup(): string {
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Spawns a child, returns its last stdout line as JSON and its wall time spawn to exit. */
-function child(cmd: readonly string[], cwd: string): { out: Json | null; wall_ms: number } {
+function child(
+  cmd: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { out: Json | null; wall_ms: number } {
   const t = performance.now();
-  const r = spawnSync(process.execPath, cmd, { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, cmd, { cwd, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   const wall = performance.now() - t;
   if (r.status !== 0) throw new Error(`bench:peers: ${cmd.join(' ')} exited ${r.status}: ${r.stderr}`);
   const last = r.stdout.trim().split('\n').pop() ?? '';
   return { out: last ? (JSON.parse(last) as Json) : null, wall_ms: wall };
 }
 
+/**
+ * Our side as compiled JavaScript (the default): `dist/` brought up to date, ours.ts transpiled
+ * beside the peer cache. Returns the script to run and the env that points it at `dist/`.
+ */
+async function compiledOurs(): Promise<{ script: string; env: NodeJS.ProcessEnv } | null> {
+  const how = process.env.PEERS_OURS ?? 'dist';
+  if (how === 'tsx') return null;
+  if (how !== 'dist')
+    throw new Error(`bench:peers: env PEERS_OURS must be dist or tsx, not ${JSON.stringify(how)}`);
+  execFileSync(process.execPath, [join(repo, 'scripts/build.mjs'), '--if-stale'], {
+    cwd: repo,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const { default: ts } = await import('typescript');
+  const out = ts.transpileModule(readFileSync(join(here, 'ours.ts'), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    fileName: 'ours.ts',
+  });
+  // Inside the repository's node_modules, so its bare imports (better-sqlite3) resolve as ours.ts's.
+  const dir = join(repo, 'node_modules/.cache/snotra-peers');
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, 'ours.mjs');
+  writeFileSync(script, out.outputText);
+  return { script, env: { ...process.env, PEERS_OURS_DIST: join(repo, 'dist') } };
+}
+
 const peer = peerSetup();
+const compiled = await compiledOurs();
 const ours = (args: readonly (string | number)[]) =>
-  child(['--import', 'tsx', join(here, 'ours.ts'), ...args.map(String)], repo);
+  compiled === null
+    ? child(['--import', 'tsx', join(here, 'ours.ts'), ...args.map(String)], repo)
+    : child([compiled.script, ...args.map(String)], repo, compiled.env);
 const theirs = (args: readonly (string | number)[]) => child(['bench.mjs', ...args.map(String)], peer);
 const theirsInflight = (args: readonly (string | number)[]) =>
   child(['langgraph-inflight.mjs', ...args.map(String)], peer);
@@ -98,7 +140,22 @@ const theirsInflight = (args: readonly (string | number)[]) =>
 interface Side {
   inproc(k: number): Json;
   fresh(k: number): Json;
+  fresh_inflight(k: number): Json;
   inflight(k: number): Json;
+}
+
+/** A fresh process's figures under `prefix` (spawn to exit, imports, open, resuming them all, counters). */
+function freshFigures(prefix: string, b: { out: Json | null; wall_ms: number }): Json {
+  const o = b.out ?? {};
+  return {
+    [`${prefix}_spawn_to_exit_ms`]: b.wall_ms,
+    [`${prefix}_import_ms`]: o.import_ms,
+    [`${prefix}_open_ms`]: o.open_ms,
+    [`${prefix}_resume_all_ms`]: o.resume.total_ms,
+    [`${prefix}_A`]: o.counters.A,
+    [`${prefix}_B`]: o.counters.B,
+    ...(o.resume.fsyncs === undefined ? {} : { [`${prefix}_fsyncs_per_run`]: o.resume.fsyncs / N }),
+  };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'snotra-peers-'));
@@ -130,15 +187,14 @@ const sides: Record<'ours' | 'theirs', Side> = {
       ours(['park', d, N]);
       const b = ours(['resume', d, N]);
       rmSync(d, { recursive: true, force: true });
-      const o = b.out ?? {};
-      return {
-        fresh_spawn_to_exit_ms: b.wall_ms,
-        fresh_import_ms: o.import_ms,
-        fresh_open_ms: o.open_ms,
-        fresh_resume_all_ms: o.resume.total_ms,
-        fresh_A: o.counters.A,
-        fresh_B: o.counters.B,
-      };
+      return freshFigures('fresh', b);
+    },
+    fresh_inflight: (k) => {
+      const d = join(work, `ours-parked-if-${k}`);
+      ours(['park', d, N]);
+      const b = ours(['resume-inflight', d, N, IN_FLIGHT]);
+      rmSync(d, { recursive: true, force: true });
+      return freshFigures('fresh_inflight', b);
     },
     inflight: (k) => {
       const d = join(work, `ours-inflight-${k}`);
@@ -168,15 +224,14 @@ const sides: Record<'ours' | 'theirs', Side> = {
       theirs(['park', db, N]);
       const b = theirs(['resume', db, N]);
       clean(db);
-      const o = b.out ?? {};
-      return {
-        fresh_spawn_to_exit_ms: b.wall_ms,
-        fresh_import_ms: o.import_ms,
-        fresh_open_ms: o.open_ms,
-        fresh_resume_all_ms: o.resume.total_ms,
-        fresh_A: o.counters.A,
-        fresh_B: o.counters.B,
-      };
+      return freshFigures('fresh', b);
+    },
+    fresh_inflight: (k) => {
+      const db = lgDb(`lg-parked-if-${k}`);
+      theirs(['park', db, N]);
+      const b = theirsInflight([db, N, IN_FLIGHT, 'resume']);
+      clean(db);
+      return freshFigures('fresh_inflight', b);
     },
     inflight: (k) => {
       const db = lgDb(`lg-inflight-${k}`);
@@ -215,12 +270,26 @@ const METRICS: Record<string, boolean> = {
   fresh_spawn_to_exit_ms: false,
   fresh_resume_all_ms: false,
   fresh_open_ms: false,
+  fresh_import_ms: false,
+  fresh_inflight_spawn_to_exit_ms: false,
+  fresh_inflight_resume_all_ms: false,
+  fresh_inflight_open_ms: false,
   inflight_park_per_s: true,
   inflight_resume_per_s: true,
   inflight_cpu_ms_per_run: false,
 };
-const COUNTERS = ['A', 'B', 'fresh_A', 'fresh_B', 'inflight_A', 'inflight_B'];
+const COUNTERS = [
+  'A',
+  'B',
+  'fresh_A',
+  'fresh_B',
+  'fresh_inflight_A',
+  'fresh_inflight_B',
+  'inflight_A',
+  'inflight_B',
+];
 
+const oursCode = compiled === null ? 'TypeScript sources through tsx' : 'compiled dist/ (node, no tsx)';
 const load0 = loadavg();
 const pairs: Array<{ ours: Json; theirs: Json }> = [];
 let commit = 'unknown';
@@ -232,12 +301,14 @@ try {
   // not a git checkout: the commit stays unknown
 }
 log(
-  `bench:peers: N=${N} PAIRS=${PAIRS} IN_FLIGHT=${IN_FLIGHT} commit ${commit}, load ${load0.map((x) => x.toFixed(1)).join(' ')}`,
+  `bench:peers: N=${N} PAIRS=${PAIRS} IN_FLIGHT=${IN_FLIGHT} commit ${commit}, ours ${oursCode}, load ${load0.map((x) => x.toFixed(1)).join(' ')}`,
 );
 for (let k = 0; k < PAIRS; k++) {
   const order: Array<'ours' | 'theirs'> = k % 2 === 0 ? ['ours', 'theirs'] : ['theirs', 'ours'];
   const got: Record<string, Json> = { ours: {}, theirs: {} };
-  for (const phase of (['inproc', 'fresh', 'inflight'] as const).filter((p) => PHASES.includes(p))) {
+  for (const phase of (['inproc', 'fresh', 'fresh_inflight', 'inflight'] as const).filter((p) =>
+    PHASES.includes(p),
+  )) {
     for (const side of order) Object.assign(got[side] ?? {}, sides[side][phase](k));
   }
   pairs.push({ ours: got.ours ?? {}, theirs: got.theirs ?? {} });
@@ -293,6 +364,7 @@ console.log(
     cpus: cpus().length,
     cpu: cpus()[0]?.model,
     commit,
+    ours_code: oursCode,
     N,
     pairs: PAIRS,
     in_flight: IN_FLIGHT,

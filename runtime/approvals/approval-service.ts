@@ -21,14 +21,23 @@ export interface DecisionGate {
 }
 
 /**
- * The approvals of a running runtime. Each pending approval is an approval actor whose deadline
- * is data (`expiresAt`) with a timer re-armed from it on boot. Decisions are decided in the store
- * first (single use, atomic across processes); the actor and the run only follow what the store
- * says, so a decision made by the CLI in another process is picked up by `sync`.
+ * The approvals of a running runtime. An approval opened while running is an approval actor
+ * whose deadline is data (`expiresAt`) with its own timer. The pending approvals found at boot
+ * (parked runs, possibly thousands) are kept dormant: only their ids and deadlines, in deadline
+ * order, with one timer for the earliest; nothing more is loaded until a decision, an expiry or
+ * a sync reaches one. Decisions are decided in the store first (single use, atomic across
+ * processes); the actor, the dormant entry and the run only follow what the store says, so a
+ * decision made by the CLI in another process is picked up by `sync`.
  */
 export class ApprovalService {
   readonly #actors = new Map<string, Actor<typeof approvalMachine>>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Pending approvals found at boot, by id: their deadline (no actor, no timer of their own). */
+  readonly #dormant = new Map<string, number>();
+  /** The dormant approvals this node expires, by deadline; `#dormantNext` is the first not yet passed. */
+  #dormantOrder: Array<{ id: string; expiresAt: number }> = [];
+  #dormantNext = 0;
+  #dormantTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -43,7 +52,7 @@ export class ApprovalService {
       this.#finish(approval);
       return;
     }
-    if (this.#actors.has(approval.id)) return;
+    if (this.#actors.has(approval.id) || this.#dormant.has(approval.id)) return;
     const actor = createActor(approvalMachine, {
       input: { approvalId: approval.id, runId: approval.runId ?? '', expiresAt: approval.expiresAt },
     }).start();
@@ -55,9 +64,57 @@ export class ApprovalService {
     this.#timers.set(approval.id, timer);
   }
 
-  /** Re-arms every pending approval of the store (at boot). */
-  rearm(): void {
-    for (const approval of this.store.approvals.listPending()) this.track(approval);
+  /**
+   * Re-arms every pending approval of the store (at boot; `pending` when the caller has just
+   * listed them): each is kept dormant, its deadline on the one timer of the earliest.
+   */
+  rearm(pending: readonly ApprovalRecord[] = this.store.approvals.listPending()): void {
+    for (const approval of pending) {
+      if (approval.status !== 'pending') {
+        this.#finish(approval);
+        continue;
+      }
+      if (this.#actors.has(approval.id) || this.#dormant.has(approval.id)) continue;
+      this.#dormant.set(approval.id, approval.expiresAt);
+      if (this.gate === undefined || this.gate.mayExpire(approval))
+        this.#dormantOrder.push({ id: approval.id, expiresAt: approval.expiresAt });
+    }
+    this.#dormantOrder.sort((a, b) => a.expiresAt - b.expiresAt);
+    this.#dormantNext = 0;
+    this.#armDormant();
+  }
+
+  /** Arms the one timer of the dormant approvals for the earliest deadline still pending here. */
+  #armDormant(): void {
+    if (this.#dormantTimer !== undefined) clearTimeout(this.#dormantTimer);
+    this.#dormantTimer = undefined;
+    const order = this.#dormantOrder;
+    while (this.#dormantNext < order.length && !this.#dormant.has(order[this.#dormantNext]?.id ?? ''))
+      this.#dormantNext++;
+    const first = order[this.#dormantNext];
+    if (first === undefined) {
+      this.#dormantOrder = [];
+      this.#dormantNext = 0;
+      return;
+    }
+    // Timers run on a monotonic clock and may fire a little before the wall-clock deadline:
+    // one that finds its approval pending and not yet due arms again for the rest.
+    const due = Math.max(1, first.expiresAt - this.clock() + 1);
+    this.#dormantTimer = setTimeout(() => this.#expireDormant(), Math.min(due, 2 ** 31 - 1));
+    this.#dormantTimer.unref();
+  }
+
+  /** The dormant timer fired: expires what is due (audited), picks up what another process decided. */
+  #expireDormant(): void {
+    this.#dormantTimer = undefined;
+    const now = this.clock();
+    for (const approval of this.store.approvals.expireDue(now)) this.#finish(approval);
+    const order = this.#dormantOrder;
+    for (let i = this.#dormantNext; i < order.length && (order[i]?.expiresAt ?? Infinity) <= now; i++) {
+      const id = order[i]?.id ?? '';
+      if (this.#dormant.has(id)) this.sync(id);
+    }
+    this.#armDormant();
   }
 
   /**
@@ -125,17 +182,22 @@ export class ApprovalService {
    * the pending ids, then a read only for those that were decided meanwhile.
    */
   syncAll(): void {
-    if (this.#actors.size === 0) return;
+    if (this.#actors.size === 0 && this.#dormant.size === 0) return;
     const pending = this.store.approvals.pendingIds();
-    for (const id of [...this.#actors.keys()]) if (!pending.has(id)) this.sync(id);
+    for (const id of [...this.#actors.keys(), ...this.#dormant.keys()]) if (!pending.has(id)) this.sync(id);
   }
 
   /** Stops every approval actor and timer (the records stay in the store). */
   stop(): void {
     for (const t of this.#timers.values()) clearTimeout(t);
     for (const a of this.#actors.values()) a.stop();
+    if (this.#dormantTimer !== undefined) clearTimeout(this.#dormantTimer);
+    this.#dormantTimer = undefined;
     this.#timers.clear();
     this.#actors.clear();
+    this.#dormant.clear();
+    this.#dormantOrder = [];
+    this.#dormantNext = 0;
   }
 
   #expire(id: string): void {
@@ -172,6 +234,8 @@ export class ApprovalService {
 
   /** Ends the approval actor of a decided approval; true when it was tracked (report it resolved). */
   #settle(approval: ApprovalRecord): boolean {
+    // A dormant one has no actor: it only leaves the set (the timer skips it when it comes up).
+    if (this.#dormant.delete(approval.id)) return true;
     const actor = this.#actors.get(approval.id);
     if (actor !== undefined) {
       const now = this.clock();

@@ -173,6 +173,55 @@ describe('lazy restore of parked runs at boot', () => {
     expect(fx.sent()).toEqual([]);
   });
 
+  it('approvals found at boot stay dormant: one decided is reported resolved and resumes once, the others expire at their own deadlines', async () => {
+    fx = runtimeFixture(config);
+    const model = new ScriptedModel({ worker: notify('kept') });
+    // One run parked with a far deadline, then two with a near one (distinct deadlines).
+    rt = await fx.start(model, { approvalTtlMs: 24 * 60 * 60_000 });
+    const [[keptRun, keptApproval]] = [...(await parkRuns(rt, 1))] as [[string, string]];
+    const far = rt.store.approvals.get(keptApproval)?.expiresAt ?? 0;
+    await rt.stop();
+    rt = await fx.start(model, { approvalTtlMs: 60_000 });
+    const runtime0 = rt;
+    for (let i = 0; i < 2; i++) await runtime0.runTask('worker', `late-${i}`, 'go');
+    await eventually(
+      () => runtime0.store.approvals.listPending().length === 3 && runtime0.runs.liveRuns().length === 0,
+      60_000,
+      'three parked runs',
+    );
+    const late = runtime0.store.approvals.listPending().filter((a) => a.id !== keptApproval);
+    expect(late.every((a) => a.expiresAt < far)).toBe(true);
+    await rt.stop();
+
+    // The next process's clock is 59 s ahead: the two near deadlines fall due about a second
+    // after boot, the far one a day later. Nothing is loaded at boot.
+    const events: Array<{ type: string; runId: string; decision?: string }> = [];
+    rt = await fx.start(model, {
+      clock: () => Date.now() + 59_000,
+      onRunEvent: (e) => events.push(e as never),
+    });
+    const runtime = rt;
+    expect(runtime.runs.liveRuns()).toEqual([]);
+    const decided = runtime.decide(keptApproval, 'approved', 'alice');
+    expect(decided.ok).toBe(true);
+    expect(await runtime.waitForRun(keptRun)).toMatchObject({ status: 'completed', text: 'notified' });
+    expect(events.filter((e) => e.type === 'approval.resolved' && e.runId === keptRun)).toMatchObject([
+      { decision: 'approved' },
+    ]);
+    for (const a of late) {
+      expect(await runtime.waitForRun(a.runId as string)).toEqual({
+        status: 'denied',
+        reason: 'approval_expired',
+      });
+      expect(runtime.store.approvals.get(a.id)?.status).toBe('expired');
+      expect(events.filter((e) => e.type === 'approval.resolved' && e.runId === a.runId)).toMatchObject([
+        { decision: 'expired' },
+      ]);
+    }
+    expect(fx.sent()).toEqual(['#ops kept']);
+    expect(runtime.decide(keptApproval, 'approved', 'alice').ok).toBe(false);
+  });
+
   it(`runs decided while the runtime was down all resume once at the next boot, ${RESUME_CONCURRENCY} at a time`, async () => {
     fx = runtimeFixture(config);
     const n = RESUME_CONCURRENCY + 8;
