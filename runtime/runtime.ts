@@ -575,7 +575,10 @@ export class Runtime {
 
   /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
   waitForRun(runId: string): Promise<RunOutcome> {
-    const stored = this.store.snapshots.get(runId);
+    // The status column first: a live or parked run's snapshot is not decoded to be waited on.
+    const status = this.runs.isLive(runId) ? null : this.store.snapshots.statusOf(runId);
+    const ended = status === 'completed' || status === 'failed' || status === 'denied';
+    const stored = ended ? this.store.snapshots.get(runId) : null;
     if (
       stored !== null &&
       (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'denied')

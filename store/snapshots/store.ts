@@ -87,6 +87,7 @@ export class RunSnapshots {
   private readonly upsert: Statement<SnapshotRow>;
   private readonly byId: Statement<[string], SnapshotRow>;
   private readonly exists: Statement<[string], number>;
+  private readonly statusStmt: Statement<[string], string>;
   private readonly listStmt: Statement<{ status: string | null; agent: string | null }, SnapshotRow>;
   private readonly deleteStmt: Statement<[string]>;
   /**
@@ -120,6 +121,9 @@ export class RunSnapshots {
     );
     this.byId = db.prepare('SELECT * FROM run_snapshots WHERE run_id = ?');
     this.exists = db.prepare<[string], number>('SELECT 1 FROM run_snapshots WHERE run_id = ?').pluck();
+    this.statusStmt = db
+      .prepare<[string], string>('SELECT status FROM run_snapshots WHERE run_id = ?')
+      .pluck();
     this.listStmt = db.prepare(
       `SELECT run_id, agent_id, surface, status, parent_run_id, schema_version, '' AS payload, updated_at
        FROM run_snapshots WHERE (@status IS NULL OR status = @status) AND (@agent IS NULL OR agent_id = @agent)
@@ -242,6 +246,14 @@ export class RunSnapshots {
   /** Whether a run has a stored snapshot (no decoding: a cheap existence check). */
   has(runId: string): boolean {
     return this.exists.get(runId) !== undefined;
+  }
+
+  /**
+   * A run's stored status column alone (no payload decoded), or null when the run has none. Not
+   * validated like `get`: a caller that acts on a status it finds loads the snapshot with `get`.
+   */
+  statusOf(runId: string): string | null {
+    return this.statusStmt.get(runId) ?? null;
   }
 
   /** Loads and validates a run's snapshot (a row altered on disk is refused); null when the run has none. */

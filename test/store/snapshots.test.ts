@@ -36,6 +36,8 @@ describe('run snapshots', () => {
       snapshot: { value: 'parked' },
     });
     expect(store.snapshots.list()).toHaveLength(1);
+    expect(store.snapshots.statusOf('r1')).toBe('waiting_for_approval');
+    expect(store.snapshots.statusOf('r2')).toBeNull();
     // Stored: the columns, and only the actor snapshot as compressed JSON (no envelope field repeated).
     const row = store.connection.prepare('SELECT * FROM run_snapshots').get() as Record<string, unknown>;
     expect(row).toMatchObject({ run_id: 'r1', status: 'waiting_for_approval', schema_version: 1 });
