@@ -282,9 +282,14 @@ export class RunHost {
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
     let recording = false;
+    // A restored run starts from the snapshot just read from the store: its first state (the
+    // same object, XState's `start` notifies it unchanged) is not written back.
+    let asStored: RunSnapshot | null = restored !== undefined && !overdue ? actor.getSnapshot() : null;
     actor.subscribe({
       next: (s) => {
         if (this.#live.get(input.runId) !== actor) return;
+        const stored = s === asStored;
+        asStored = null;
         const status = statusOf(s);
         // Status changes and the end are persisted at once (and each model answer, by the
         // `recordStep` effect, then again as its first call is proposed, so a restart does not
@@ -293,7 +298,10 @@ export class RunHost {
         // behind the ledger (a completed call is never executed again).
         const leftRecording = recording && !s.matches({ running: 'recording' });
         recording = s.matches({ running: 'recording' });
-        if (status !== last || s.status === 'done' || leftRecording) this.#persist(input.runId, s, actor);
+        if (stored) {
+          // Nothing to write: the row is this state.
+        } else if (status !== last || s.status === 'done' || leftRecording)
+          this.#persist(input.runId, s, actor);
         else this.#schedulePersist(input.runId, actor);
         if (status !== last) {
           last = status;
