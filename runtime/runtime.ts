@@ -551,8 +551,10 @@ export class Runtime {
 
   /**
    * Starts an unattended run for a task (scheduled or triggered). Resolves with the run id once
-   * the message is on the bus; the run parks in the Inbox whenever it needs a human. The same
-   * `messageId` starts at most one run, however often it is sent.
+   * the message is durable (see `send`); the run parks in the Inbox whenever it needs a human.
+   * The run may have started, even taken steps, before this resolves, and it is restored after a
+   * crash either way: a caller that must not start a task twice (a retry after a crash) passes
+   * its own `messageId` — the same `messageId` starts at most one run, however often it is sent.
    */
   async runTask(
     agentId: string,

@@ -24,7 +24,11 @@ const runtime = await Runtime.start({
 let runId: string;
 if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
 else {
-  runId = await runtime.runTask('worker', 'crash-task', 'call the slow tool');
+  runId = await runtime.runTask('worker', 'crash-task', 'call the slow tool', {
+    // Its own message id: killed before the run id is written down, the relaunch sends the same
+    // task again, which starts nothing (the run may already have started).
+    messageId: 'crash-task-message',
+  });
   writeFileSync(runFile, runId);
 }
 process.stdout.write('ready\n');

@@ -54,7 +54,9 @@ const runFile = join(dir, 'run-id.txt');
 let runId: string;
 if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
 else {
-  runId = await runtime.runTask('worker', 'lifecycle', 'pay once');
+  // Its own message id, as a caller that retries must: a kill before the run id is written down
+  // (the run may already be taking its first step) sends the same task again, which starts nothing.
+  runId = await runtime.runTask('worker', 'lifecycle', 'pay once', { messageId: 'lifecycle-task' });
   writeFileSync(runFile, runId);
 }
 const ended = runtime.waitForRun(runId);
