@@ -118,13 +118,15 @@ export class PlatformHost {
    * `allowedChats`, or a group chat, gets nothing. A chat that is not paired gets pairing
    * instructions with a new code (rate-limited) and no run. A paired chat's message becomes
    * one unattended run (its id is derived from platform, chat and message, so a restart never
-   * starts a second). Calling it again for the same message gives the same answer.
+   * starts a second). Calling it again for the same message gives the same answer. `onRun` hears
+   * the run's id before the run starts (its first events may come before this resolves).
    */
-  async route(rec: InboundRecord): Promise<Route> {
+  async route(rec: InboundRecord, onRun?: (runId: string) => void): Promise<Route> {
     const cfg = this.#config(rec.platformId);
     const inbound = this.deps.store.platforms.inbound;
     if (rec.status === 'ignored') return { kind: 'ignore', reason: rec.reason ?? 'ignored' };
     if (rec.status === 'run' && rec.runId !== null) {
+      onRun?.(rec.runId);
       await this.#startRun(cfg, rec);
       return { kind: 'run', runId: rec.runId };
     }
@@ -138,6 +140,7 @@ export class PlatformHost {
       if (rec.status === 'pairing' || sentBefore(rec, since)) return this.#ignore(rec, 'sent_before_pairing');
       const runId = `${cfg.agent}:${platformMessageId(rec.platformId, rec.chatId, rec.messageId)}`;
       inbound.route(rec.platformId, rec.updateId, { status: 'run', runId });
+      onRun?.(runId);
       await this.#startRun(cfg, rec);
       return { kind: 'run', runId };
     }

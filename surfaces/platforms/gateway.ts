@@ -139,7 +139,8 @@ export class PlatformGateway {
     if (this.#handling.has(id)) return;
     this.#handling.add(id);
     try {
-      const route: Route = await this.host.route(rec);
+      // The run is known before it starts: it may ask for an approval before `route` returns.
+      const route: Route = await this.host.route(rec, (runId) => this.#runs.set(runId, rec));
       if (route.kind === 'ignore') return;
       if (route.kind === 'reply') {
         if (await this.#deliver(rec, replyKey(this.adapter.kind, rec.chatId, rec.messageId), route.text))
