@@ -91,7 +91,6 @@ export async function bundleCli(root) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    chunkNames: 'chunk-[hash]',
     minifySyntax: true,
     // Bundled CommonJS packages (commander, picomatch, the NATS client) call `require` for Node's
     // own modules.
