@@ -2,8 +2,8 @@
 // tsx (SNOTRA_FROM_SOURCE=1), and the compiled bin in the installed layout (bin/, dist/,
 // package.json; no tsconfig.build.json, so no freshness check of the sources), interleaved;
 // with CLI_BENCH_BASELINE=DIR (a checkout of another commit with its dist/ built) that commit's
-// installed layout too. And `snotra start` spawn → ready line on embedded defaults (each variant). Builds dist/
-// first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
+// installed layout too. And `snotra start` spawn → ready line on embedded defaults, for each of
+// them. Builds dist/ first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
 // `npx tsx bench/cli.bench.ts phases [runs]` prints the CPU of each phase of one read_file check
 // inside one process (median of `runs` processes).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
