@@ -101,6 +101,21 @@ describe('the CLI bundle (dist/cli/)', () => {
     ).toEqual([]);
   });
 
+  it('every file of the bundle links and evaluates in Node (a clash with the banner of each file would not)', () => {
+    const probe = `
+      const files = (await import('node:fs')).readdirSync(${JSON.stringify(BUNDLE)});
+      for (const f of files) await import(${JSON.stringify(`${BUNDLE}/`)} + f);
+      console.log(files.length);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(Number(r.stdout)).toBe(readdirSync(BUNDLE).length);
+  });
+
   for (const [where, bin] of bins) {
     describe(`run by the bin (${where})`, () => {
       it('--version: the package root (package.json) found from the bundle', () => {
