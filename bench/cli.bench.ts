@@ -2,8 +2,8 @@
 // tsx (SNOTRA_FROM_SOURCE=1), and the compiled bin in the installed layout (bin/, dist/,
 // package.json; no tsconfig.build.json, so no freshness check of the sources), interleaved;
 // with CLI_BENCH_BASELINE=DIR (a checkout of another commit with its dist/ built) that commit's
-// installed layout too. And `snotra start` spawn → ready line on embedded defaults. Builds dist/
-// first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
+// installed layout too. And `snotra start` spawn → ready line on embedded defaults, for each of
+// them. Builds dist/ first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
 // `npx tsx bench/cli.bench.ts phases [runs]` prints the CPU of each phase of one read_file check
 // inside one process (median of `runs` processes).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -60,9 +60,9 @@ function stats(xs: number[]) {
   return { median: Math.round(q(0.5)), min: Math.round(s[0] as number), max: Math.round(q(1)) };
 }
 
-async function startToReady(e: NodeJS.ProcessEnv): Promise<number> {
+async function startToReady(e: NodeJS.ProcessEnv, bin = BIN): Promise<number> {
   const t = performance.now();
-  const child = spawn(process.execPath, [BIN, 'start', '--log-level', 'warn'], { cwd: work, env: e });
+  const child = spawn(process.execPath, [bin, 'start', '--log-level', 'warn'], { cwd: work, env: e });
   let out = '';
   const ms = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d) => {
@@ -159,13 +159,16 @@ for (const [name, c] of Object.entries(cases)) {
   });
   result[name] = Object.fromEntries(Object.entries(samples).map(([v, xs]) => [v, both(xs)]));
 }
-const ready: number[] = [];
-const readyTsx: number[] = [];
-for (let i = 0; i < Math.max(3, Math.round(RUNS / 4)); i++) {
-  ready.push(await startToReady(env));
-  readyTsx.push(await startToReady(fromSource));
-}
-result['start → ready'] = { compiled: stats(ready), tsx: stats(readyTsx) };
+const starts: Record<string, () => Promise<number>> = {
+  compiled: () => startToReady(env),
+  installed: () => startToReady(env, INSTALLED),
+  ...(BASELINE_BIN === null ? {} : { baseline: () => startToReady(env, BASELINE_BIN) }),
+  tsx: () => startToReady(fromSource),
+};
+const ready: Record<string, number[]> = Object.fromEntries(Object.keys(starts).map((v) => [v, []]));
+for (let i = 0; i < Math.max(3, Math.round(RUNS / 4)); i++)
+  for (const [v, start] of Object.entries(starts)) ready[v]?.push(await start());
+result['start → ready'] = Object.fromEntries(Object.entries(ready).map(([v, xs]) => [v, stats(xs)]));
 result.loadavgAfter = loadavg().map((l) => Number(l.toFixed(2)));
 console.log(JSON.stringify(result, null, 2));
 rmSync(work, { recursive: true, force: true });

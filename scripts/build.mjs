@@ -2,12 +2,14 @@
 //   node scripts/build.mjs          incremental: only what changed is emitted again
 //   node scripts/build.mjs --clean  from scratch (npm pack runs this: no output of a deleted source ships)
 //   node scripts/build.mjs --if-stale  nothing when dist/ is already a build of the current sources
+// Then bundles the CLI the bin runs into dist/cli/ (scripts/bundle-cli.mjs).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsFresh, MANIFEST, SOURCE_DIRS, sourceStats } from '../bin/build-state.mjs';
+import { bundleCli } from './bundle-cli.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -36,4 +38,12 @@ for (const dir of SOURCE_DIRS) {
 const app = join('surfaces', 'sidecar', 'app');
 rmSync(join(root, 'dist', app), { recursive: true, force: true });
 if (existsSync(join(root, app))) cpSync(join(root, app), join(root, 'dist', app), { recursive: true });
+// The CLI the bin runs: one bundle with a chunk per command (scripts/bundle-cli.mjs).
+rmSync(join(root, 'dist', 'cli'), { recursive: true, force: true });
+try {
+  await bundleCli(root);
+} catch (err) {
+  console.error(`build: bundling the CLI failed: ${err.message}`);
+  process.exit(1);
+}
 writeFileSync(join(root, MANIFEST), `${JSON.stringify({ sources })}\n`);

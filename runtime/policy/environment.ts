@@ -37,12 +37,20 @@ export async function createPolicyEnvironment(
   loaded: LoadedConfig,
   options: PolicyEnvironmentOptions = {},
 ): Promise<PolicyEnvironment> {
-  const paths = createPolicyPaths(loaded);
+  // The parser loads first: its wasm compiles on V8's background threads while the path guard is
+  // built and the sandbox probe runs (a child process this thread waits for), not after them.
   // The analyzer also lists simple commands, for rules that name a command (`git push`).
-  const sandbox = (options.detectSandbox ?? detectSandbox)();
-  const sandboxBackend =
-    sandbox.name === 'bubblewrap'
-      ? createBubblewrapSandbox({ bwrap: sandbox.program, rules: hostRulesOf(paths) })
-      : null;
-  return { paths, shell: await withSimpleCommands(await createShellAnalyzer()), sandbox, sandboxBackend };
+  const shell = createShellAnalyzer().then((analyzer) => withSimpleCommands(analyzer));
+  try {
+    const paths = createPolicyPaths(loaded);
+    const sandbox = (options.detectSandbox ?? detectSandbox)();
+    const sandboxBackend =
+      sandbox.name === 'bubblewrap'
+        ? createBubblewrapSandbox({ bwrap: sandbox.program, rules: hostRulesOf(paths) })
+        : null;
+    return { paths, shell: await shell, sandbox, sandboxBackend };
+  } catch (err) {
+    shell.catch(() => {}); // The error above is the one to report.
+    throw err;
+  }
 }

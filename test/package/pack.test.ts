@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -100,6 +101,8 @@ describe('the packed package', () => {
       'schema/snotra.config.schema.json',
       'dist/index.js',
       'dist/index.d.ts',
+      'dist/cli/main.js',
+      'dist/cli/auth.js',
       'dist/surfaces/cli/main.js',
       'dist/surfaces/cli/start.js',
       'dist/actors/tools/search/worker.mjs',
@@ -197,17 +200,32 @@ describe('the packed package', () => {
           ),
       };
     };
+    // The bin runs the CLI's bundle (dist/cli/, scripts/bundle-cli.mjs), which names each module
+    // it holds in a comment (`// surfaces/cli/policy-check.ts`): the modules of the loaded files.
+    const held = (files: string[]) => [
+      ...new Set(
+        files
+          .filter((f) => f.startsWith('dist/cli/'))
+          .flatMap((f) => [
+            ...readFileSync(join(project, 'node_modules', 'snotra-runtime', f), 'utf8').matchAll(
+              /^\/\/ (\S+\.ts)$/gm,
+            ),
+          ])
+          .map((m) => m[1] as string),
+      ),
+    ];
     const commandModules = (files: string[]) =>
-      files.filter(
+      held(files).filter(
         (f) =>
-          /^dist\/surfaces\/cli\/[^/]+\.js$/.test(f) &&
-          !/\/(main|program|commands|io|package-root)\.js$/.test(f),
+          /^surfaces\/cli\/[^/]+\.ts$/.test(f) && !/\/(main|program|commands|io|package-root)\.ts$/.test(f),
       );
     const version = loaded('version', ['--version']);
     expect(version.status).toBe(0);
-    expect(version.files).toContain('dist/surfaces/cli/main.js');
-    // Compiled JavaScript only, and no command module for --version.
+    expect(version.files).toContain('dist/cli/main.js');
+    expect(held(version.files)).toContain('surfaces/cli/main.ts');
+    // Compiled JavaScript only, none of the unbundled tree, and no command module for --version.
     expect(version.files.filter((f) => !f.endsWith('.js'))).toEqual([]);
+    expect(version.files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/cli/'))).toEqual([]);
     expect(commandModules(version.files)).toEqual([]);
     const check = loaded('check', [
       'policy',
@@ -219,9 +237,9 @@ describe('the packed package', () => {
       '--json',
     ]);
     expect(check.status).toBe(0); // read-only and inside the folder: allowed on the embedded defaults
-    expect(commandModules(check.files)).toEqual(['dist/surfaces/cli/policy-check.js']);
-    expect(check.files).not.toContain('dist/runtime/runtime.js');
-    expect(check.files.filter((f) => f.startsWith('dist/store/'))).toEqual([]);
+    expect(commandModules(check.files)).toEqual(['surfaces/cli/policy-check.ts']);
+    expect(held(check.files)).not.toContain('runtime/runtime.ts');
+    expect(held(check.files).filter((f) => f.startsWith('store/'))).toEqual([]);
   }, 120_000);
 
   it('the README "Embedding" example compiles against the shipped types and runs: chat, approve, deny, done', () => {
@@ -310,11 +328,22 @@ describe('the packed package', () => {
 describe('the bin in a checkout', () => {
   it('runs dist/ only while it is a build of the current sources, else the sources (never stale code)', () => {
     const help = () => run(process.execPath, [join(stage, 'bin', 'snotra.js'), '--help'], stage, 60_000);
-    // The build npm pack made is fresh: the bin runs it (a marker put into the compiled file shows).
-    const compiled = join(stage, 'dist', 'surfaces', 'cli', 'program.js');
-    const js = readFileSync(compiled, 'utf8');
+    // The build npm pack made is fresh: the bin runs it (a marker put into the compiled file shows):
+    // the chunk of the CLI's bundle that holds program.ts (its name changes with its content).
+    const bundled = join(stage, 'dist', 'cli');
+    const programChunk = () => {
+      const chunk = readdirSync(bundled).find((f) =>
+        /^\/\/ surfaces\/cli\/program\.ts$/m.test(readFileSync(join(bundled, f), 'utf8')),
+      );
+      if (chunk === undefined) throw new Error('no chunk of dist/cli holds surfaces/cli/program.ts');
+      return join(bundled, chunk);
+    };
+    const js = readFileSync(programChunk(), 'utf8');
     expect(js).toContain('Snotra Runtime: local AI agents');
-    writeFileSync(compiled, js.replace('Snotra Runtime: local AI agents', 'COMPILED BUILD: local AI agents'));
+    writeFileSync(
+      programChunk(),
+      js.replace('Snotra Runtime: local AI agents', 'COMPILED BUILD: local AI agents'),
+    );
     expect(help().stdout).toContain('COMPILED BUILD: local AI agents');
     // A source edited after the build: the bin runs the sources through tsx instead.
     const source = join(stage, 'surfaces', 'cli', 'program.ts');
@@ -325,9 +354,10 @@ describe('the bin in a checkout', () => {
     expect(edited.stdout).not.toContain('COMPILED BUILD');
     // A file added to a source folder makes it stale as well (its folder's mtime changed).
     ok(process.execPath, [join(stage, 'scripts', 'build.mjs')], stage);
+    const rebuilt = programChunk();
     writeFileSync(
-      compiled,
-      readFileSync(compiled, 'utf8').replace(
+      rebuilt,
+      readFileSync(rebuilt, 'utf8').replace(
         'Snotra Runtime: local AI agents',
         'COMPILED BUILD: local AI agents',
       ),

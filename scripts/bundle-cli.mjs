@@ -1,0 +1,103 @@
+// Bundles the CLI into dist/cli/ with esbuild (code splitting: one chunk per command, loaded
+// lazily as before), run by scripts/build.mjs after tsc. The bin runs dist/cli/main.js: a CLI call
+// then reads a few large files instead of ~200 small modules (Node 20 has no compile cache for
+// ES modules), and zod comes without its 64 locale files (bench/README.md, "Session 5").
+//
+// What stays as it was in dist/:
+// - `import.meta.url`: each of our modules sees the URL of its own compiled file in dist/ (the
+//   bundler writes `new URL('../<path>.js', import.meta.url).href`, from dist/cli/ to the file),
+//   so the files found next to a module (the sidecar's web app, the search worker, the package
+//   root) and `createRequire` resolve from the same place in a checkout and an installed package.
+// - Packages that find files next to themselves, load native code or run workers stay external
+//   (imported from node_modules at run time): better-sqlite3, web-tree-sitter and the grammar,
+//   piscina, pino and its transports, ws, the keyring, the MCP SDK (with its own zod), viz.
+// - zod is bundled (tree-shaken, English messages only). The MCP SDK keeps its own copy: the two
+//   meet only through Standard Schema (`~standard`) and zod's registry and config, which zod keeps
+//   on globalThis for this case (test/package/bundle.test.ts runs `snotra mcp` from the bundle).
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { build } from 'esbuild';
+
+/** Packages imported from node_modules at run time, never bundled (see above). */
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  'web-tree-sitter',
+  'tree-sitter-bash',
+  'piscina',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+  'ws',
+  '@napi-rs/keyring',
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/server',
+  '@viz-js/viz',
+  'playwright-core',
+]);
+
+/** The package a bare specifier names (`@scope/name/sub` → `@scope/name`). */
+function packageOf(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
+}
+
+const ZOD_IMPORT = "import { z } from 'zod';";
+/** A value import of zod in another form would keep all of zod (and its locales): refused. */
+const OTHER_ZOD_IMPORT = /^import\s+(?!type\b)[^;]*from\s+['"]zod(\/[^'"]*)?['"]/m;
+
+/** Our sources as the bundle needs them: file-relative URLs of their dist/ file, zod as a namespace. */
+function sourcesPlugin(root, outdir) {
+  return {
+    name: 'snotra-sources',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:') || EXTERNAL.has(packageOf(args.path))) return { external: true };
+        return undefined;
+      });
+      b.onLoad({ filter: /\.(ts|mts)$/ }, async (args) => {
+        const rel = relative(root, args.path);
+        if (rel.startsWith('..') || rel.includes('node_modules')) return undefined;
+        let src = await readFile(args.path, 'utf8');
+        // `import * as z`: esbuild keeps only the members used; the `z` object of zod's index is
+        // every export, locales included.
+        const other = OTHER_ZOD_IMPORT.exec(src.replaceAll(ZOD_IMPORT, ''));
+        if (other !== null) throw new Error(`${rel}: import zod as \`${ZOD_IMPORT}\`, not \`${other[0]}\``);
+        src = src.replaceAll(ZOD_IMPORT, "import * as z from 'zod';");
+        if (src.includes('import.meta.url')) {
+          const compiled = relative(
+            outdir,
+            join(root, 'dist', rel.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs')),
+          );
+          src = src.replaceAll(
+            'import.meta.url',
+            `new URL(${JSON.stringify(compiled)}, import.meta.url).href`,
+          );
+        }
+        return { contents: src, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** Bundles the CLI (entries: the CLI's main and the sidecar token holder the bin calls) into dist/cli/. */
+export async function bundleCli(root) {
+  const outdir = join(root, 'dist', 'cli');
+  await build({
+    absWorkingDir: root,
+    entryPoints: { main: 'surfaces/cli/main.ts', auth: 'surfaces/sidecar/auth.ts' },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minifySyntax: true,
+    // Bundled CommonJS packages (commander, picomatch, the NATS client) call `require` for Node's
+    // own modules.
+    banner: {
+      js: "import { createRequire as __snotraRequire } from 'node:module';\nconst require = __snotraRequire(import.meta.url);",
+    },
+    plugins: [sourcesPlugin(root, outdir)],
+    logLevel: 'warning',
+  });
+}
