@@ -85,9 +85,16 @@ describe('secrets known at boot are registered before anything can persist one',
       { secretStore: new EnvSecretStore({ SNOTRA_SECRET_DEPLOY_KEY: secret }) },
     );
     const events: string[] = [];
+    const parked: string[] = [];
     try {
-      rt.onRunEvent((e) => events.push(JSON.stringify(e)));
+      rt.onRunEvent((e) => {
+        events.push(JSON.stringify(e));
+        if (e.type === 'run.parked') parked.push(e.runId);
+      });
       const runId = await rt.runTask('worker', 'task', 'deploy');
+      // Decided once the run is parked: it resumes from its recorded (redacted) snapshot. (A
+      // decision that reaches the run before it parks runs on its live context instead.)
+      await eventually(() => parked.includes(runId), 20_000, 'the run parked');
       const pending = await eventually(
         () => rt.store.approvals.listPending({})[0],
         20_000,
