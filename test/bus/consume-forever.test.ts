@@ -2,34 +2,21 @@
 // deleted under it (as when a server's state is lost or a leader moves) still gets the messages
 // sent afterwards, on a real nats-server.
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_STREAM, AgentQueue } from '../../runtime/agent-queue.ts';
-import type { BusLogger } from '../../runtime/bus/index.ts';
 import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
-import { startTestNats } from './helpers.ts';
+import { queueTestServer } from './helpers.ts';
 
+const server = queueTestServer();
+const { warnings, logger } = server;
 let nc: NatsConnection;
-let cleanup: () => Promise<void>;
-const warnings: string[] = [];
-const logger = {
-  debug: () => {},
-  info: () => {},
-  warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
-  error: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
-} as unknown as BusLogger;
-
 beforeAll(async () => {
-  const started = await startTestNats();
-  cleanup = started.cleanup;
-  const creds = started.nats.target().credentials as { token: string };
-  nc = await connect({ servers: started.nats.url, token: creds.token });
+  await server.setup();
+  nc = server.nc;
 }, 60_000);
-afterAll(async () => {
-  await nc?.close().catch(() => {});
-  await cleanup?.();
-});
+afterAll(() => server.teardown());
 
 describe('a consumer that ends on its own', () => {
   it('is opened again: a message sent after its durable consumer was deleted still arrives, once', async () => {

@@ -1,7 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedNats, type EmbeddedNats, type EmbeddedNatsOptions } from '../../runtime/bus/index.ts';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  startEmbeddedNats,
+  type BusLogger,
+  type EmbeddedNats,
+  type EmbeddedNatsOptions,
+} from '../../runtime/bus/index.ts';
 import { isProcessAlive } from '../../runtime/bus/processes.ts';
 import { MIN_WAIT_MS } from '../support/min-wait.ts';
 
@@ -51,4 +57,39 @@ export async function eventually(check: () => boolean, timeoutMs: number, pollMs
     await new Promise((r) => setTimeout(r, pollMs));
   }
   return true;
+}
+
+/**
+ * A real nats-server and a client connection to it for agent queue tests, with a logger that
+ * keeps every warning and error message (`warnings`). Call `setup` in beforeAll and `teardown`
+ * in afterAll.
+ */
+export function queueTestServer() {
+  const warnings: string[] = [];
+  const logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
+    error: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
+  } as unknown as BusLogger;
+  let nc: NatsConnection | null = null;
+  let cleanup: (() => Promise<void>) | null = null;
+  return {
+    warnings,
+    logger,
+    get nc(): NatsConnection {
+      if (nc === null) throw new Error('queueTestServer: setup() has not run');
+      return nc;
+    },
+    async setup(): Promise<void> {
+      const started = await startTestNats();
+      cleanup = started.cleanup;
+      const creds = started.nats.target().credentials as { token: string };
+      nc = await connect({ servers: started.nats.url, token: creds.token });
+    },
+    async teardown(): Promise<void> {
+      await nc?.close().catch(() => {});
+      await cleanup?.();
+    },
+  };
 }

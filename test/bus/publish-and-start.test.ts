@@ -2,37 +2,24 @@
 // local consumer gets the message at once, decoded as a delivery would be, and the call resolves
 // once either JetStream stored the message or the local consumer started its run.
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_STREAM, AgentQueue, type Verdict } from '../../runtime/agent-queue.ts';
-import type { BusLogger } from '../../runtime/bus/index.ts';
 import type { AgentMessage } from '../../machines/agent/machine.ts';
 import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
-import { startTestNats } from './helpers.ts';
+import { queueTestServer } from './helpers.ts';
 
 type Message = Omit<AgentMessage, 'type'>;
 
+const server = queueTestServer();
+const { warnings, logger } = server;
 let nc: NatsConnection;
-let cleanup: () => Promise<void>;
-const warnings: string[] = [];
-const logger = {
-  debug: () => {},
-  info: () => {},
-  warn: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
-  error: (_o: unknown, msg?: string) => void warnings.push(String(msg)),
-} as unknown as BusLogger;
-
 beforeAll(async () => {
-  const started = await startTestNats();
-  cleanup = started.cleanup;
-  const creds = started.nats.target().credentials as { token: string };
-  nc = await connect({ servers: started.nats.url, token: creds.token });
+  await server.setup();
+  nc = server.nc;
 }, 60_000);
-afterAll(async () => {
-  await nc?.close().catch(() => {});
-  await cleanup?.();
-});
+afterAll(() => server.teardown());
 
 describe('publishAndStart', () => {
   it('hands the message to the local consumer as a delivery would, and JetStream still delivers it', async () => {
