@@ -2,25 +2,18 @@
 // deleted under it (as when a server's state is lost or a leader moves) still gets the messages
 // sent afterwards, on a real nats-server.
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_STREAM, AgentQueue } from '../../runtime/agent-queue.ts';
 import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
-import { queueTestServer } from './helpers.ts';
+import { useQueueTestServer } from './helpers.ts';
 
-const server = queueTestServer();
+const server = useQueueTestServer();
 const { warnings, logger } = server;
-let nc: NatsConnection;
-beforeAll(async () => {
-  await server.setup();
-  nc = server.nc;
-}, 60_000);
-afterAll(() => server.teardown());
 
 describe('a consumer that ends on its own', () => {
   it('is opened again: a message sent after its durable consumer was deleted still arrives, once', async () => {
-    const queue = await AgentQueue.open(nc, logger);
+    const queue = await AgentQueue.open(server.nc(), logger);
     const got: string[] = [];
     await queue.consume('w', (m) => {
       got.push(m.messageId);
@@ -29,7 +22,7 @@ describe('a consumer that ends on its own', () => {
     try {
       await queue.publish('w', agentMessage('m1'));
       await eventually(() => got.includes('m1'), 20_000, 'the first message');
-      const jsm = await jetstreamManager(nc);
+      const jsm = await jetstreamManager(server.nc());
       await jsm.consumers.delete(AGENT_STREAM, 'agent_w');
       await eventually(
         () => warnings.some((w) => w.includes('the agent queue consumer ended; opening it again')),

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll } from 'vitest';
 import {
   startEmbeddedNats,
   type BusLogger,
@@ -60,11 +61,11 @@ export async function eventually(check: () => boolean, timeoutMs: number, pollMs
 }
 
 /**
- * A real nats-server and a client connection to it for agent queue tests, with a logger that
- * keeps every warning and error message (`warnings`). Call `setup` in beforeAll and `teardown`
- * in afterAll.
+ * A real nats-server and a client connection to it for agent queue tests, started before the
+ * file's tests and stopped after them (its own beforeAll/afterAll), with a logger that keeps
+ * every warning and error message (`warnings`). Call it at the top level of a test file.
  */
-export function queueTestServer() {
+export function useQueueTestServer() {
   const warnings: string[] = [];
   const logger = {
     debug: () => {},
@@ -74,22 +75,23 @@ export function queueTestServer() {
   } as unknown as BusLogger;
   let nc: NatsConnection | null = null;
   let cleanup: (() => Promise<void>) | null = null;
+  beforeAll(async () => {
+    const started = await startTestNats();
+    cleanup = started.cleanup;
+    const creds = started.nats.target().credentials as { token: string };
+    nc = await connect({ servers: started.nats.url, token: creds.token });
+  }, 60_000);
+  afterAll(async () => {
+    await nc?.close().catch(() => {});
+    await cleanup?.();
+  });
   return {
     warnings,
     logger,
-    get nc(): NatsConnection {
-      if (nc === null) throw new Error('queueTestServer: setup() has not run');
+    /** The client connection (once the file's tests run). */
+    nc(): NatsConnection {
+      if (nc === null) throw new Error('useQueueTestServer: the server is not started yet');
       return nc;
-    },
-    async setup(): Promise<void> {
-      const started = await startTestNats();
-      cleanup = started.cleanup;
-      const creds = started.nats.target().credentials as { token: string };
-      nc = await connect({ servers: started.nats.url, token: creds.token });
-    },
-    async teardown(): Promise<void> {
-      await nc?.close().catch(() => {});
-      await cleanup?.();
     },
   };
 }

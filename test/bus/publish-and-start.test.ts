@@ -2,28 +2,21 @@
 // local consumer gets the message at once, decoded as a delivery would be, and the call resolves
 // once either JetStream stored the message or the local consumer started its run.
 import { jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_STREAM, AgentQueue, type Verdict } from '../../runtime/agent-queue.ts';
 import type { AgentMessage } from '../../machines/agent/machine.ts';
 import { agentMessage } from '../support/agent-message.ts';
 import { eventually } from '../support/runtime.ts';
-import { queueTestServer } from './helpers.ts';
+import { useQueueTestServer } from './helpers.ts';
 
 type Message = Omit<AgentMessage, 'type'>;
 
-const server = queueTestServer();
+const server = useQueueTestServer();
 const { warnings, logger } = server;
-let nc: NatsConnection;
-beforeAll(async () => {
-  await server.setup();
-  nc = server.nc;
-}, 60_000);
-afterAll(() => server.teardown());
 
 describe('publishAndStart', () => {
   it('hands the message to the local consumer as a delivery would, and JetStream still delivers it', async () => {
-    const queue = await AgentQueue.open(nc, logger);
+    const queue = await AgentQueue.open(server.nc(), logger);
     const local: Message[] = [];
     const delivered: Message[] = [];
     await queue.consume('fast', (m) => {
@@ -38,7 +31,7 @@ describe('publishAndStart', () => {
       expect(local).toEqual([agentMessage('f1', 'go')]);
       await eventually(() => delivered.length === 1, 20_000, 'the JetStream delivery');
       expect(delivered).toEqual(local);
-      const info = await (await jetstreamManager(nc)).consumers.info(AGENT_STREAM, 'agent_fast');
+      const info = await (await jetstreamManager(server.nc())).consumers.info(AGENT_STREAM, 'agent_fast');
       expect(info.num_pending + info.num_ack_pending).toBe(0);
     } finally {
       await queue.stop();
@@ -46,7 +39,7 @@ describe('publishAndStart', () => {
   });
 
   it('refuses a message the consumer would refuse, before anything is handed over or stored', async () => {
-    const queue = await AgentQueue.open(nc, logger);
+    const queue = await AgentQueue.open(server.nc(), logger);
     const local: Message[] = [];
     const bad = { ...agentMessage('f2'), interaction: 'sideways' } as unknown as Message;
     await expect(
@@ -59,8 +52,8 @@ describe('publishAndStart', () => {
   });
 
   it('resolves when the run started though JetStream refused the message, and rejects when neither holds', async () => {
-    const queue = await AgentQueue.open(nc, logger);
-    const jsm = await jetstreamManager(nc);
+    const queue = await AgentQueue.open(server.nc(), logger);
+    const jsm = await jetstreamManager(server.nc());
     await jsm.streams.delete(AGENT_STREAM);
     try {
       // No stream: the publish fails (no responders). The local consumer started the run (ack).
@@ -84,7 +77,7 @@ describe('publishAndStart', () => {
       expect(warnings).toContain('agent message handler failed');
     } finally {
       await queue.stop();
-      await AgentQueue.open(nc, logger);
+      await AgentQueue.open(server.nc(), logger);
     }
   });
 });
