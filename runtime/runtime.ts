@@ -497,6 +497,7 @@ export class Runtime {
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
         replaying: (runId) => runs.wasRestored(runId),
+        persistRun: (runId) => runs.persistCurrent(runId),
         report: rt.#feed,
         ...(cluster === null ? {} : { claims: cluster.claims }),
       }),

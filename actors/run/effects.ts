@@ -41,6 +41,11 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly clock: () => number;
   /** Called once an approval record exists (new or found again after a restart). */
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
+  /**
+   * Writes the run's current state (waiting for the approval being opened) into the store now:
+   * called inside the approval's transaction, so the two commit together.
+   */
+  readonly persistRun?: (runId: string) => void;
   /** Whether a run was restored from a snapshot (its steps since that snapshot replay). */
   readonly replaying?: (runId: string) => boolean;
   /** Receives a model step's answer text as it streams in (e.g. for `model.text` events). */
@@ -131,8 +136,8 @@ export function provideRunMachine(deps: RunEffectDeps) {
         // Group commit: the request and its audit event commit now and become durable with the
         // next shared fsync; the run is reported waiting (and parked) only after it.
         const { approval } = deps.store.transaction(
-          () =>
-            deps.store.approvals.create({
+          () => {
+            const opened = deps.store.approvals.create({
               id: approvalId,
               callId: `${context.runId}:${call.id}`,
               runId: context.runId,
@@ -152,7 +157,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
               resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
               createdAt: now,
               expiresAt: now + deps.approvalTtlMs,
-            }),
+            });
+            deps.persistRun?.(context.runId);
+            return opened;
+          },
           { durable: 'deferred' },
         );
         await deps.store.syncAfterCommit();

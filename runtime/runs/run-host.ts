@@ -91,6 +91,16 @@ export class RunHost {
     this.#persist(runId, actor.getSnapshot(), actor);
   }
 
+  /**
+   * Writes a live run's current state now, inside the caller's transaction when one is open: the
+   * run's wait for a human commits with the approval it waits on, so a crash never leaves an
+   * approval whose run is stored before it asked (the decision would reach a run not waiting for
+   * it). A run that is not live is not written.
+   */
+  persistCurrent(runId: string): void {
+    if (this.#live.has(runId)) this.#persistNow(runId);
+  }
+
   /** Ids of the runs that have a live actor now. */
   liveRuns(): string[] {
     return [...this.#live.keys()];
@@ -281,7 +291,6 @@ export class RunHost {
         : createActor(this.#machine, { input, snapshot: restored, ...options });
     this.#live.set(input.runId, actor);
     let last: RunStatus | null = null;
-    let recording = false;
     // A restored run starts from the snapshot just read from the store: its first state (the
     // same object, XState's `start` notifies it unchanged) is not written back.
     let asStored: RunSnapshot | null = restored !== undefined && !overdue ? actor.getSnapshot() : null;
@@ -291,17 +300,9 @@ export class RunHost {
         const stored = s === asStored;
         asStored = null;
         const status = statusOf(s);
-        // Status changes and the end are persisted at once (and each model answer, by the
-        // `recordStep` effect, then again as its first call is proposed, so a restart does not
-        // replay the proposal); the steps in between are coalesced to one write per event-loop
-        // turn. A crash can then only lose steps of the current turn, which re-run on restore
-        // behind the ledger (a completed call is never executed again).
-        const leftRecording = recording && !s.matches({ running: 'recording' });
-        recording = s.matches({ running: 'recording' });
         if (stored) {
           // Nothing to write: the row is this state.
-        } else if (status !== last || s.status === 'done' || leftRecording)
-          this.#persist(input.runId, s, actor);
+        } else if (persistAtOnce(last, status, s)) this.#persist(input.runId, s, actor);
         else this.#schedulePersist(input.runId, actor);
         if (status !== last) {
           last = status;
@@ -379,6 +380,23 @@ export class RunHost {
       persistedFrom(s),
     );
   }
+}
+
+/**
+ * Whether a run's new state is written at once rather than with the run's other writes due at
+ * the end of this event-loop turn (or when the run parks or the host stops, whichever is first).
+ * At once: a new run's first state (a started run is in the store before its start is
+ * acknowledged), a wait for a human (written with the approval it waits on, see
+ * `persistCurrent`), every other status a run rests in, and its end. Each model answer is
+ * written by the `recordStep` effect, before any call it proposes is audited. Every other step is
+ * coalesced, a resumed run's return to `running` included: a crash can then only lose the steps
+ * of the current turn, which re-run on restore behind the audit (a step already recorded is not
+ * recorded again) and the ledger (a completed call is never executed again, a started one is
+ * reported interrupted).
+ */
+function persistAtOnce(last: RunStatus | null, status: RunStatus, s: RunSnapshot): boolean {
+  if (last === null || s.status === 'done') return true;
+  return status !== last && status !== 'running';
 }
 
 /**

@@ -294,6 +294,7 @@ export class RestartHarness {
           if (approval.status === 'pending') setImmediate(() => decide(approval.id));
         },
         replaying: (id: string) => proc.host.wasRestored(id),
+        persistRun: (id: string) => proc.host.persistCurrent(id),
       };
       const provided = provideRunMachine(deps as Parameters<typeof provideRunMachine>[0]);
       const actors = {
