@@ -31,6 +31,10 @@ import { StateErrorCode, StoreStateError } from './errors.ts';
  *   fsynced before the tool runs.
  * - run_snapshots: NORMAL, and may be batched (`putSnapshots`): a lost snapshot falls back to
  *   the previous one, and the ledger makes replaying the steps in between safe.
+ * - a run's own audit steps (`proposed`, `policy_decided`) are deferred (`audit.appendDeferred`):
+ *   written first in the next transaction this runner opens (the approval, the ledger's
+ *   `started` row), before any read of the log, any `store.sync()`, and at the end of the turn at
+ *   the latest. A process crash can lose only the current turn's, whose steps re-run on restore.
  *
  * `synchronous` cannot change inside a transaction, so a durable operation inside a caller's
  * non-durable transaction is refused (`durability_mismatch`) instead of silently weakened.
@@ -79,6 +83,8 @@ export class TransactionRunner {
   private readonly discards: Array<() => void> = [];
   /** Called after a `durable: true` transaction committed (its commit fsynced the WAL). */
   onDurableCommit: (() => void) | null = null;
+  /** Parts that write first in every transaction this runner opens, and hear how it ended. */
+  private readonly outers: Array<{ begin: () => void; end: (committed: boolean) => void }> = [];
 
   constructor(private readonly db: Database) {
     this.runner = db.transaction((fn: () => unknown) => fn());
@@ -109,6 +115,32 @@ export class TransactionRunner {
   }
 
   /**
+   * Registers a part whose writes wait for the next transaction (the audit log's deferred
+   * events): `begin` runs first inside every transaction this runner opens (not a savepoint),
+   * `end` once that transaction committed (`true`) or rolled back (`false`), so what `begin`
+   * wrote is known to be stored, or is written again by the next one.
+   */
+  onOuter(begin: () => void, end: (committed: boolean) => void): void {
+    this.outers.push({ begin, end });
+  }
+
+  /** Runs `call`, a transaction this runner opens, with the `onOuter` parts around it. */
+  private outermost<T>(call: () => T): T {
+    let committed = false;
+    try {
+      const result = call();
+      committed = true;
+      return result;
+    } finally {
+      for (const o of this.outers) o.end(committed);
+    }
+  }
+
+  private begin(): void {
+    for (const o of this.outers) o.begin();
+  }
+
+  /**
    * Whether the open transaction is this runner's, so held-back writes will be flushed before
    * it commits. Not so for one opened on the raw connection: writes must not wait there.
    */
@@ -129,13 +161,16 @@ export class TransactionRunner {
   runStatement<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     this.gen++;
-    return this.own(() =>
-      this.invoke(() =>
-        this.runner.immediate(() => {
-          const result = fn();
-          this.flush();
-          return result;
-        }),
+    return this.outermost(() =>
+      this.own(() =>
+        this.invoke(() =>
+          this.runner.immediate(() => {
+            this.begin();
+            const result = fn();
+            this.flush();
+            return result;
+          }),
+        ),
       ),
     );
   }
@@ -184,6 +219,7 @@ export class TransactionRunner {
     this.gen++;
     this.doomed = null;
     const body = (): T => {
+      this.begin();
       const result = fn();
       if (this.doomed !== null) {
         throw new StoreStateError(
@@ -200,16 +236,16 @@ export class TransactionRunner {
       // Durable writes inside are allowed: the caller awaits store.sync() before acting on them.
       this.outerDurable = true;
       try {
-        return this.own(() => this.invoke(() => this.runner.immediate(body)));
+        return this.outermost(() => this.own(() => this.invoke(() => this.runner.immediate(body))));
       } finally {
         this.outerDurable = false;
       }
     }
-    if (!durable) return this.own(() => this.invoke(() => this.runner.immediate(body)));
+    if (!durable) return this.outermost(() => this.own(() => this.invoke(() => this.runner.immediate(body))));
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      const result = this.own(() => this.invoke<T>(() => this.runner.immediate(body)));
+      const result = this.outermost(() => this.own(() => this.invoke<T>(() => this.runner.immediate(body))));
       // The commit fsynced the WAL: every earlier commit of this connection is durable too.
       this.onDurableCommit?.();
       return result;

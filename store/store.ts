@@ -127,8 +127,9 @@ export class Store {
   }
 
   /**
-   * Group commit: resolves once every transaction committed before the call survives power loss
-   * (one fdatasync of the WAL, shared by every caller waiting at the same time). Pair it with
+   * Group commit: resolves once every transaction committed before the call (and every audit
+   * event deferred until then, see `audit.appendDeferred`) survives power loss (one fdatasync
+   * of the WAL, shared by every caller waiting at the same time). Pair it with
    * `transaction(fn, { durable: 'deferred' })`: commit, then `await store.sync()` before
    * reporting or acting on the write. Rejects with `sync_failed` after a failed flush, and keeps
    * rejecting (the file's state on disk is unknown) until the store is reopened.
@@ -143,6 +144,7 @@ export class Store {
         ),
       );
     }
+    this.audit.flushDeferred();
     return this.#sync.sync();
   }
 
@@ -160,6 +162,7 @@ export class Store {
           'transaction commits',
       );
     }
+    this.audit.flushDeferred();
     this.#sync.syncNow();
   }
 
@@ -193,7 +196,13 @@ export class Store {
 
   /** Closes the connection (checkpointing the WAL when this is the last connection). */
   close(): void {
-    if (this.ctx.db.open) this.ctx.db.close();
+    if (!this.ctx.db.open) return;
+    try {
+      // Deferred audit events are written before the connection closes.
+      if (!this.ctx.readonly) this.audit.flushDeferred();
+    } finally {
+      this.ctx.db.close();
+    }
   }
 
   /** @internal The raw connection, for tests and diagnostics in this folder only. */

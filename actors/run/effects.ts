@@ -180,7 +180,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
         const call = context.calls[context.cursor];
         if (alreadyAudited(deps, context, call?.id, params.step)) return;
         if (params.step === 'proposed') {
-          deps.store.audit.append({
+          deps.store.audit.appendDeferred({
             ...auditBase(context, call),
             kind: 'proposed',
             detail: { args: call?.args },
@@ -188,7 +188,12 @@ export function provideRunMachine(deps: RunEffectDeps) {
           if (call !== undefined) deps.report?.proposed(context, call);
         } else if (params.step === 'policy_decided' && context.decision !== null) {
           const { detail, ...fields } = auditFieldsFromDecision(context.decision);
-          deps.store.audit.append({ ...auditBase(context, call), ...fields, kind: 'policy_decided', detail });
+          deps.store.audit.appendDeferred({
+            ...auditBase(context, call),
+            ...fields,
+            kind: 'policy_decided',
+            detail,
+          });
           if (call !== undefined) deps.report?.decided(context, call, context.decision);
         } else if (params.step === 'run_failed' && context.outcome !== null) {
           deps.store.audit.append({
@@ -198,8 +203,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
             detail: { reason: context.outcome.reason, message: context.outcome.message ?? null },
           });
         }
-        // approval_requested/approval_resolved are written by the Inbox in the same transaction as
-        // the approval row; run_completed/run_denied are run states, persisted with the snapshot.
+        // `proposed` and `policy_decided` commit with what follows them (the approval, the ledger's
+        // `started` row, or the turn's end: see appendDeferred). approval_requested/approval_resolved
+        // are written by the Inbox in the same transaction as the approval row;
+        // run_completed/run_denied are run states, persisted with the snapshot.
       },
     },
   });

@@ -51,6 +51,12 @@ export class AuditLog {
    * invalidates it.
    */
   private readonly cached = { generation: -1, seq: 0, hash: GENESIS_HASH };
+  /** Events given to `appendDeferred`, validated and waiting for the next transaction, in order. */
+  private deferred: AuditRecord[] = [];
+  /** The deferred events written into the open transaction: queued again if it rolls back. */
+  private inFlight: AuditRecord[] = [];
+  /** The end-of-turn write of deferred events, when one is due. */
+  private deferredTimer: NodeJS.Immediate | null = null;
 
   /** `schemaVersion`: the open file's; a read-only open of an older file reads its layout. */
   constructor(
@@ -66,7 +72,68 @@ export class AuditLog {
         () => this.flush(),
         () => this.discard(),
       );
+      ctx.tx.onOuter(
+        () => this.writeDeferred(),
+        (committed) => {
+          // Rolled back: the deferred events it held are written by the next transaction.
+          if (!committed && this.inFlight.length > 0) {
+            this.deferred = [...this.inFlight, ...this.deferred];
+            this.scheduleDeferred();
+          }
+          this.inFlight = [];
+        },
+      );
     }
+  }
+
+  /**
+   * Like `append` — validated and redacted now, errors thrown now — but written with this
+   * connection's next transaction instead of a commit of its own: first in the next transaction
+   * any store call opens, before any read of the log, before `store.sync()` / `syncNow()` and
+   * `close()`, and at the end of this event-loop turn at the latest. Events keep their order on
+   * the chain. For the steps of a run (`proposed`, `policy_decided`): they then commit with the
+   * approval or the ledger's `started` row that follows them, and a process crash can lose only
+   * the events of the current turn, whose steps re-run on restore (a lost step is audited again).
+   * Inside an open transaction it is `append`.
+   */
+  appendDeferred(input: AuditEventInput): void {
+    assertWritable(this.ctx, 'audit.append');
+    const event = parseInput(AuditEventInput, input, 'audit.append', this.ctx.redactor, fastAuditEventInput);
+    event.at ??= this.ctx.clock();
+    if (this.ctx.tx.active) {
+      this.ctx.tx.runStatement(() => this.write(event));
+      return;
+    }
+    this.deferred.push(event);
+    this.scheduleDeferred();
+  }
+
+  /**
+   * Writes the deferred events now, in a transaction of their own. Inside an open transaction
+   * there are none (a transaction this runner opens writes them first, and `appendDeferred`
+   * inside one appends at once), except in one opened on the raw connection, whose end this log
+   * does not see: they then wait for the next one.
+   */
+  flushDeferred(): void {
+    if (this.deferred.length === 0 || this.insert === null || this.ctx.tx.active) return;
+    this.ctx.tx.run(() => {});
+  }
+
+  private scheduleDeferred(): void {
+    if (this.deferredTimer !== null) return;
+    this.deferredTimer = setImmediate(() => {
+      this.deferredTimer = null;
+      if (this.ctx.db.open) this.flushDeferred();
+    });
+  }
+
+  /** Inside the transaction being opened: the deferred events go first. */
+  private writeDeferred(): void {
+    if (this.deferred.length === 0) return;
+    const events = this.deferred;
+    this.deferred = [];
+    this.inFlight.push(...events);
+    for (const event of events) this.write(event);
   }
 
   /** Validates, redacts and appends one event in its own transaction (or the caller's). */
@@ -183,6 +250,7 @@ export class AuditLog {
 
   /** Makes this transaction's pending events readable. */
   private beforeRead(): void {
+    this.flushDeferred();
     if (this.ctx.tx.active) this.ctx.tx.flush();
   }
 

@@ -200,18 +200,26 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
         : { sse: fixture(`${p.dir}/final.sse`, { TEXT: 'ok' }) };
     const storedAtProposal: unknown[] = [];
     const audit = rt.store.audit;
+    const atProposal = (event: { kind: string; runId?: string | null }) => {
+      if (event.kind !== 'proposed' || !event.runId) return;
+      const ctx = (
+        rt.store.snapshots.get(event.runId)?.snapshot as {
+          context: { steps: number; calls: { id: string }[] };
+        }
+      ).context;
+      storedAtProposal.push({ steps: ctx.steps, calls: ctx.calls.map((c) => c.id) });
+    };
+    // Either form of append: a run's steps are audited with `appendDeferred`.
     const append = audit.append.bind(audit);
     audit.append = ((event: Parameters<typeof append>[0]) => {
-      if (event.kind === 'proposed' && event.runId) {
-        const ctx = (
-          rt.store.snapshots.get(event.runId)?.snapshot as {
-            context: { steps: number; calls: { id: string }[] };
-          }
-        ).context;
-        storedAtProposal.push({ steps: ctx.steps, calls: ctx.calls.map((c) => c.id) });
-      }
+      atProposal(event);
       return append(event);
     }) as typeof audit.append;
+    const appendDeferred = audit.appendDeferred.bind(audit);
+    audit.appendDeferred = ((event: Parameters<typeof appendDeferred>[0]) => {
+      atProposal(event);
+      appendDeferred(event);
+    }) as typeof audit.appendDeferred;
     const { outcome } = await rt.chat('assistant', 'read both');
     expect(outcome.status).toBe('completed');
     expect(storedAtProposal).toEqual([
