@@ -367,6 +367,7 @@ export class Runtime {
       store,
       {
         deliver: (a) => runs.deliver(a),
+        opening: (a) => a.runId !== null && runs.isLive(a.runId),
         resolved: (a) => {
           if (runtime !== null) runtime.#feed.approvalResolved(a);
           inspector.approvalResolved(a);
@@ -1032,10 +1033,13 @@ export class Runtime {
   }
 
   #onApprovalOpened(approval: ApprovalRecord, ctx: RunContext): void {
-    this.approvals.track(approval);
+    // Found again already decided (a restart): tracking it delivers the decision.
+    if (approval.status !== 'pending') {
+      this.approvals.track(approval);
+      return;
+    }
     // Cluster mode: the request goes to the shared Inbox; the run parks once it is there.
-    const published = approval.status === 'pending' ? this.#cluster?.approvalOpened(approval) : undefined;
-    if (approval.status !== 'pending') return;
+    const published = this.#cluster?.approvalOpened(approval);
     this.#inspector.approvalOpened(approval, ctx.interaction);
     this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
       approvalId: approval.id,
@@ -1049,6 +1053,8 @@ export class Runtime {
     });
     this.#feed.approvalRequested(approval, ctx);
     for (const l of this.#approvalListeners) l(approval, ctx.interaction);
+    // Tracked once reported: a decision that came before the report reaches the run only now.
+    this.approvals.track(approval);
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       const park = (): void => {

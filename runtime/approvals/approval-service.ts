@@ -6,6 +6,12 @@ import type { ApprovalDecision, ApprovalRecord, DecideResult, Store } from '../.
 export interface ApprovalSinks {
   deliver(approval: ApprovalRecord): void;
   resolved(approval: ApprovalRecord): void;
+  /**
+   * Whether an approval this service does not track yet is being opened by a run live here:
+   * its row is committed, its request not yet reported (it is reported once durable). A decision
+   * made in that window waits for the report (see `track`).
+   */
+  opening?(approval: ApprovalRecord): boolean;
 }
 
 /**
@@ -38,6 +44,13 @@ export class ApprovalService {
   #dormantOrder: Array<{ id: string; expiresAt: number }> = [];
   #dormantNext = 0;
   #dormantTimer: NodeJS.Timeout | undefined;
+  /**
+   * Decisions that reached an approval before its request was reported (a surface that read
+   * the Inbox while the request was being made durable): delivered and reported resolved once
+   * the request is (`track`), so no run goes on, and no one hears of the decision, before the
+   * request itself.
+   */
+  readonly #early = new Map<string, ApprovalRecord>();
 
   constructor(
     private readonly store: Store,
@@ -48,6 +61,13 @@ export class ApprovalService {
 
   /** Tracks an approval (new, or found again at boot); resolves it at once when already decided. */
   track(approval: ApprovalRecord): void {
+    const early = this.#early.get(approval.id);
+    if (early !== undefined) {
+      this.#early.delete(approval.id);
+      this.sinks.resolved(early);
+      if (this.gate === undefined || this.gate.mayDeliver(early)) this.sinks.deliver(early);
+      return;
+    }
     if (approval.status !== 'pending') {
       this.#finish(approval);
       return;
@@ -167,6 +187,11 @@ export class ApprovalService {
     const stored = result.ok ? result.approval : this.store.approvals.get(id);
     if (stored === null || stored.status === 'pending') return { result, stored, tracked: false };
     const tracked = this.#settle(stored);
+    if (!tracked && result.ok && this.sinks.opening?.(stored) === true) {
+      // Its request is not reported yet: the decision waits for it (see `track`).
+      this.#early.set(stored.id, stored);
+      return { result, stored, tracked };
+    }
     if (this.gate === undefined || this.gate.mayDeliver(stored)) this.sinks.deliver(stored);
     return { result, stored, tracked };
   }
@@ -196,6 +221,7 @@ export class ApprovalService {
     this.#timers.clear();
     this.#actors.clear();
     this.#dormant.clear();
+    this.#early.clear();
     this.#dormantOrder = [];
     this.#dormantNext = 0;
   }
@@ -219,6 +245,7 @@ export class ApprovalService {
    * delivered: the run has ended and resumes on no decision.
    */
   withdrawForRun(runId: string, why: string): ApprovalRecord[] {
+    for (const [id, early] of this.#early) if (early.runId === runId) this.#early.delete(id);
     const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock());
     for (const approval of withdrawn) {
       this.#settle(approval);
