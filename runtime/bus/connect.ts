@@ -10,6 +10,7 @@ import { createBus, type PermissionViolation } from './bus.ts';
 import { BusError, BusErrorCode } from './errors.ts';
 import { loggableError, silentLogger, type BusLogger } from './logger.ts';
 import { checkTarget, type BusTarget } from './target.ts';
+import { flushOncePerTurn } from './turn-flush.ts';
 
 /** Default largest envelope, in bytes (bus messages are control messages, not bulk data). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
@@ -111,6 +112,9 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
         cause: err,
       },
     );
+  }
+  if (!flushOncePerTurn(nc)) {
+    logger.debug({}, 'bus: NATS client internals differ from 3.4; each publish is written on its own');
   }
   return createBus(nc, {
     kinds: options.kinds,
