@@ -119,14 +119,13 @@ class BatchReader implements AuditReader {
   }
 
   has(runId: string, callId: string, kind: string): boolean {
-    // The run's rows by its index, their bodies parsed, no event objects built; `events` reads
-    // a field of another type as null, so only equal strings match here as there.
-    for (const row of this.runBodies.iterate(runId)) {
+    // The run's rows by its index (`all`: a run has few rows, and an iterator costs more than
+    // reading them), their bodies parsed, no event objects built; `events` reads a field of
+    // another type as null, so only equal strings match here as there.
+    for (const row of this.runBodies.all(runId)) {
       for (const fields of rowBodies(row)) {
-        if (Array.isArray(fields) && fields[FIELD.callId] === callId && fields[FIELD.kind] === kind) {
-          // Stops the statement's iteration: the rest of the run is not read.
+        if (Array.isArray(fields) && fields[FIELD.callId] === callId && fields[FIELD.kind] === kind)
           return true;
-        }
       }
     }
     return false;
