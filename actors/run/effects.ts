@@ -62,7 +62,7 @@ function alreadyAudited(
   kind: AuditStep,
 ): boolean {
   if (callId === undefined || deps.replaying?.(ctx.runId) !== true) return false;
-  return deps.store.audit.list({ runId: ctx.runId }).some((e) => e.callId === callId && e.kind === kind);
+  return deps.store.audit.has(ctx.runId, callId, kind);
 }
 
 /** An error with the message of `err` (and its snake_case code) redacted, for a run's outcome. */

@@ -10,6 +10,8 @@ import { createBus, type PermissionViolation } from './bus.ts';
 import { BusError, BusErrorCode } from './errors.ts';
 import { loggableError, silentLogger, type BusLogger } from './logger.ts';
 import { checkTarget, type BusTarget } from './target.ts';
+import { settleRequestsQuietly } from './request-settle.ts';
+import { flushOncePerTurn } from './turn-flush.ts';
 
 /** Default largest envelope, in bytes (bus messages are control messages, not bulk data). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
@@ -75,6 +77,9 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
     );
   }
   const reconnect = options.reconnect ?? true;
+  if (!settleRequestsQuietly()) {
+    logger.debug({}, 'bus: NATS client internals differ from 3.4; each request builds a cancel error');
+  }
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -111,6 +116,9 @@ export async function connectBus<R extends AnyKindRegistry>(options: ConnectBusO
         cause: err,
       },
     );
+  }
+  if (!flushOncePerTurn(nc)) {
+    logger.debug({}, 'bus: NATS client internals differ from 3.4; each publish is written on its own');
   }
   return createBus(nc, {
     kinds: options.kinds,

@@ -265,6 +265,16 @@ export class AuditLog {
     yield* this.reader.events(query.runId, query.afterSeq ?? 0, query.limit ?? -1);
   }
 
+  /**
+   * Whether the log holds an event of run `runId` with call id `callId` and kind `kind`, events
+   * of the open transaction included: the answer of `list({ runId }).some(...)` on those
+   * fields, without building the run's events.
+   */
+  has(runId: string, callId: string, kind: string): boolean {
+    this.beforeRead();
+    return this.reader.has(runId, callId, kind);
+  }
+
   /** The last event's seq and hash, or null for an empty log. */
   head(): { seq: number; hash: string } | null {
     this.beforeRead();

@@ -15,6 +15,8 @@ export interface AuditReader {
   chain(afterSeq: number): Iterable<ChainRow>;
   /** The last event's seq and hash (hex), or undefined for an empty log. */
   head(): { seq: number; hash: string } | undefined;
+  /** Whether an event of `runId` has this call id and kind (what `events` would show). */
+  has(runId: string, callId: string, kind: string): boolean;
 }
 
 /** The layout's reader for a database at `schemaVersion`. */
@@ -50,6 +52,7 @@ class BatchReader implements AuditReader {
   private readonly byRun: Statement<[string, number, number], BatchRow>;
   private readonly rows: Statement<[number, number], BatchRow>;
   private readonly tail: Statement<[], BatchRow>;
+  private readonly runBodies: Statement<[string], Pick<BatchRow, 'run_id' | 'body'>>;
 
   constructor(db: Database) {
     const prev =
@@ -70,6 +73,7 @@ class BatchReader implements AuditReader {
     this.tail = db.prepare(
       'SELECT seq, last_seq, run_id, body, hashes FROM audit_log ORDER BY seq DESC LIMIT 1',
     );
+    this.runBodies = db.prepare('SELECT run_id, body FROM audit_log WHERE run_id = ? ORDER BY seq');
   }
 
   *events(runId: string | undefined, afterSeq: number, limit: number): Iterable<AuditEvent> {
@@ -113,18 +117,34 @@ class BatchReader implements AuditReader {
     const row = this.tail.get();
     return row && { seq: row.last_seq, hash: row.hashes.subarray(row.hashes.length - 32).toString('hex') };
   }
+
+  has(runId: string, callId: string, kind: string): boolean {
+    // The run's rows by its index (`all`: a run has few rows, and an iterator costs more than
+    // reading them), their bodies parsed, no event objects built; `events` reads a field of
+    // another type as null, so only equal strings match here as there.
+    for (const row of this.runBodies.all(runId)) {
+      for (const fields of rowBodies(row)) {
+        if (Array.isArray(fields) && fields[FIELD.callId] === callId && fields[FIELD.kind] === kind)
+          return true;
+      }
+    }
+    return false;
+  }
+}
+
+/** A row's event bodies as parsed JSON; a body that is not a JSON array (tampered) reads as none. */
+function rowBodies(row: Pick<BatchRow, 'run_id' | 'body'>): unknown[] {
+  try {
+    const bodies = JSON.parse(decodeAuditBody(row.body, row.run_id)) as unknown;
+    return Array.isArray(bodies) ? bodies : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A row's events, in order. A body that is not a JSON array of arrays (tampered) reads as none. */
 function rowEvents(row: BatchRow): RowEvent[] {
-  let bodies: unknown;
-  try {
-    bodies = JSON.parse(decodeAuditBody(row.body, row.run_id)) as unknown;
-  } catch {
-    bodies = null;
-  }
-  if (!Array.isArray(bodies)) return [];
-  return bodies.map((fields: unknown, i) => ({
+  return rowBodies(row).map((fields: unknown, i) => ({
     seq: row.seq + i,
     fields: Array.isArray(fields) ? fields : null,
     hash: row.hashes.subarray(i * 32, i * 32 + 32),
@@ -138,9 +158,13 @@ class LegacyReader implements AuditReader {
   private readonly byRun: Statement<[string, number, number], AuditRow>;
   private readonly rows: Statement<[number], AuditRow>;
   private readonly tail: Statement<[], { seq: number; hash: string }>;
+  private readonly exists: Statement<[string, string, string], { one: number }>;
 
   constructor(db: Database) {
     this.all = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?');
+    this.exists = db.prepare(
+      'SELECT 1 AS one FROM audit_events WHERE run_id = ? AND call_id = ? AND kind = ? LIMIT 1',
+    );
     this.byRun = db.prepare('SELECT * FROM audit_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.rows = db.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq');
     this.tail = db.prepare('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1');
@@ -161,6 +185,10 @@ class LegacyReader implements AuditReader {
 
   head(): { seq: number; hash: string } | undefined {
     return this.tail.get();
+  }
+
+  has(runId: string, callId: string, kind: string): boolean {
+    return this.exists.get(runId, callId, kind) !== undefined;
   }
 }
 

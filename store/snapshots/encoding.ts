@@ -2,7 +2,7 @@ import { CodecError, decodeText, encodeText } from '../codec.ts';
 import type { TextCodec } from '../codec.ts';
 import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import { SNAPSHOT_DICTIONARY } from './dictionary.ts';
-import { MAX_SNAPSHOT_BYTES, parseRunSnapshot } from './format.ts';
+import { MAX_SNAPSHOT_BYTES, acceptCurrentEnvelope, parseRunSnapshot } from './format.ts';
 import type { RunSnapshot } from './format.ts';
 
 /**
@@ -106,5 +106,6 @@ export function decodeSnapshotRow(
     updatedAt: row.updated_at,
     snapshot,
   };
-  return parseRunSnapshot(envelope, source, scrubber);
+  // One pass for a row as this code writes it; anything else gets the full parse and its error.
+  return acceptCurrentEnvelope(envelope) ?? parseRunSnapshot(envelope, source, scrubber);
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import type { StringScrubber } from '../errors.ts';
 import { findForbiddenKey, isJsonObject } from '../json.ts';
-import { Id, Timestamp } from '../schema.ts';
+import { nullable, oneOf } from '../fast-parse.ts';
+import { FAST, Id, Timestamp } from '../schema.ts';
 
 /** The snapshot envelope version this code writes. */
 export const SNAPSHOT_SCHEMA_VERSION = 1;
@@ -120,6 +121,44 @@ function parseUnscrubbed(input: unknown, source: string): RunSnapshot {
     );
   }
   return parsed.data;
+}
+
+const isStatus = oneOf(RunStatus.options);
+const ENVELOPE_KEYS = Object.keys(RunSnapshotV1.shape).length;
+const isParent = nullable(FAST.id);
+
+/**
+ * One pass over an envelope rebuilt from a current row (its columns and its parsed payload):
+ * the envelope itself when `parseRunSnapshot` would return it unchanged — the current
+ * `$schemaVersion`, every column within its schema rule, the actor snapshot a plain object with
+ * no forbidden key at any depth — else null, and the caller asks `parseRunSnapshot`, whose error
+ * names the problem. A property test keeps "accepted here ⇒ accepted there, same value".
+ */
+export function acceptCurrentEnvelope(envelope: {
+  readonly $schemaVersion: unknown;
+  readonly runId: unknown;
+  readonly agentId: unknown;
+  readonly surface: unknown;
+  readonly status: unknown;
+  readonly parentRunId: unknown;
+  readonly updatedAt: unknown;
+  readonly snapshot: unknown;
+}): RunSnapshot | null {
+  const snapshot = envelope.snapshot;
+  const ok =
+    Object.keys(envelope).length === ENVELOPE_KEYS &&
+    envelope.$schemaVersion === SNAPSHOT_SCHEMA_VERSION &&
+    FAST.id(envelope.runId) &&
+    FAST.id(envelope.agentId) &&
+    FAST.id(envelope.surface) &&
+    isStatus(envelope.status) &&
+    isParent(envelope.parentRunId) &&
+    FAST.timestamp(envelope.updatedAt) &&
+    typeof snapshot === 'object' &&
+    snapshot !== null &&
+    Object.getPrototypeOf(snapshot) === Object.prototype &&
+    findForbiddenKey(snapshot) === null;
+  return ok ? (envelope as RunSnapshot) : null;
 }
 
 function reject(

@@ -120,6 +120,41 @@ describe('audit log', () => {
     expect(store.audit.list({ afterSeq: 8 }).map((e) => e.seq)).toEqual([9, 10]);
   });
 
+  it('has() answers what list({ runId }).some() answers on run, call id and kind', () => {
+    const { store } = openTemp();
+    fill(store, 10); // c0..c9 proposed, alternating run-a / run-b
+    store.audit.append({ kind: AuditKind.policyDecided, runId: 'run-a', callId: 'c4' });
+    store.audit.append({ kind: AuditKind.proposed, runId: 'run-c', callId: 'c0' });
+    store.audit.append({ kind: AuditKind.proposed, runId: 'run-d' }); // no call id
+    const viaList = (runId: string, callId: string, kind: string): boolean =>
+      store.audit.list({ runId }).some((e) => e.callId === callId && e.kind === kind);
+    const cases: Array<[string, string, string]> = [];
+    for (const runId of ['run-a', 'run-b', 'run-c', 'run-d', 'run-none'])
+      for (const callId of ['c0', 'c1', 'c4', 'c9', 'c10', ''])
+        for (const kind of ['proposed', 'policy_decided', 'run_completed']) cases.push([runId, callId, kind]);
+    for (const [runId, callId, kind] of cases) {
+      expect(store.audit.has(runId, callId, kind), `${runId} ${callId} ${kind}`).toBe(
+        viaList(runId, callId, kind),
+      );
+    }
+    expect(store.audit.has('run-a', 'c4', 'policy_decided')).toBe(true);
+    expect(store.audit.has('run-b', 'c4', 'proposed')).toBe(false); // c4 is run-a's
+    // Events of the open transaction, not yet written as rows, count too; a rollback forgets them.
+    expect(() =>
+      store.transaction(() => {
+        store.audit.append({ kind: AuditKind.approvalRequested, runId: 'run-b', callId: 'c5' });
+        expect(store.audit.has('run-b', 'c5', 'approval_requested')).toBe(true);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(store.audit.has('run-b', 'c5', 'approval_requested')).toBe(false);
+    // A row whose body is not a JSON array (tampered) holds no event for either reading.
+    expect(store.audit.has('run-c', 'c0', 'proposed')).toBe(true);
+    tamper(store, "UPDATE audit_log SET body = audit_stored('{}', run_id) WHERE run_id = 'run-c'");
+    expect(store.audit.has('run-c', 'c0', 'proposed')).toBe(false);
+    expect(store.audit.list({ runId: 'run-c' })).toEqual([]);
+  });
+
   it('redacts detail and resource with the store redactor', () => {
     const { store, redactor } = openTemp();
     redactor.registerSecret('tok-1234567890');
