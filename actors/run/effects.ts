@@ -16,6 +16,7 @@ import type {
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
+import { argsLostAtRest, markRedactedAtRest } from './args-at-rest.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
 
 /**
@@ -87,6 +88,9 @@ function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
  * by the ledger, each in the same transaction as the state it records.
  */
 export function provideRunMachine(deps: RunEffectDeps) {
+  // The calls this process's model steps proposed, as the objects the live run holds: a call
+  // that is not one of them was read back from a stored snapshot (with its arguments redacted).
+  const proposedHere = new WeakSet<ProposedCall>();
   return runMachine.provide({
     actors: {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
@@ -112,6 +116,8 @@ export function provideRunMachine(deps: RunEffectDeps) {
           // The run's failure message is shown and stored: scrub it of every registered secret first.
           throw redactedError(err, deps.store.redactor);
         }
+        output = markRedactedAtRest(output, deps.store.redactor);
+        if (output.kind === 'calls') for (const call of output.calls) proposedHere.add(call);
         deps.report?.modelOutput(ctx, output);
         return output;
       }),
@@ -160,7 +166,9 @@ export function provideRunMachine(deps: RunEffectDeps) {
         return { approvalId: approval.id };
       }),
       executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> =>
-        executeOnce(input, deps),
+        executeOnce(input, deps, {
+          argsLost: argsLostAtRest(input.call, proposedHere.has(input.call), deps.store.redactor),
+        }),
       ),
     },
     actions: {

@@ -4,6 +4,7 @@ import type { Store } from '../../store/index.ts';
 import type { ExecuteInput, Observation } from '../../machines/run/types.ts';
 import type { Observation as ToolObservation, ToolOutcome } from '../tools/observation.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
+import { ARGS_NOT_KEPT_CAUSE, ARGS_NOT_KEPT_MESSAGE } from './args-at-rest.ts';
 
 /** What the ledger-protected execution needs from the runtime. */
 export interface ExecuteDeps {
@@ -59,8 +60,16 @@ function resourceOf(decision: Decision): string | null {
  * idempotent, otherwise reported to the model as `tool.interrupted`. The `started` row and its
  * audit event are one transaction, written before the tool runs; the result and its audit
  * `completed` event are one transaction after.
+ *
+ * With `argsLost` (the call's arguments were read back altered by redaction, see
+ * `argsLostAtRest`) the call never runs with them: a stored outcome is still reused, anything
+ * else is reported `tool.interrupted` without a ledger row or a retry.
  */
-export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promise<Observation> {
+export async function executeOnce(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  options: { readonly argsLost?: boolean } = {},
+): Promise<Observation> {
   const { call, decision, idempotencyKey, runId } = input;
   const base = { callId: call.id, tool: call.tool };
   const existing = deps.store.ledger.lookup(idempotencyKey);
@@ -70,6 +79,7 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
   }
   if (existing?.status === 'failed')
     return { kind: 'tool.failed', ...base, message: contentOf(existing.error) };
+  if (options.argsLost === true) return notRunArgsLost(input, deps, existing?.status ?? null);
 
   const tool = deps.registry.get(call.tool);
   const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
@@ -147,6 +157,37 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
     deps.store.ledger.failCall(idempotencyKey, observed);
     return { kind: 'tool.failed', ...base, message: observed.content };
   }
+}
+
+/**
+ * Reports a call whose arguments were altered at rest without running it. A `started` row (cut
+ * by a crash) is closed `interrupted` by the ledger, with its audit event; with no row, the
+ * audit `interrupted` event is written here and the ledger records nothing.
+ */
+function notRunArgsLost(input: ExecuteInput, deps: ExecuteDeps, row: string | null): Observation {
+  const { call, decision, idempotencyKey, runId } = input;
+  if (row === 'started') deps.store.ledger.markInterrupted({ runId });
+  else if (row === null && !refusedBefore(deps.store, runId, call.id)) {
+    deps.store.audit.append({
+      ...deps.runMeta(runId),
+      runId,
+      callId: call.id,
+      tool: call.tool,
+      risk: decision.risk,
+      ruleId: decision.rule.id,
+      resource: resourceOf(decision),
+      status: 'interrupted',
+      kind: 'interrupted',
+      detail: { idempotencyKey, cause: ARGS_NOT_KEPT_CAUSE },
+    });
+  }
+  // An `interrupted` row already has its audit event.
+  return { kind: 'tool.interrupted', callId: call.id, tool: call.tool, message: ARGS_NOT_KEPT_MESSAGE };
+}
+
+/** Whether an earlier life of a restored run already reported this call not run (its step replays). */
+function refusedBefore(store: Store, runId: string, callId: string): boolean {
+  return store.audit.list({ runId }).some((e) => e.callId === callId && e.kind === 'interrupted');
 }
 
 /**

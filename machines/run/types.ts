@@ -6,6 +6,12 @@ export interface ProposedCall {
   readonly id: string;
   readonly tool: string;
   readonly args: unknown;
+  /**
+   * Set when the store's redaction would alter `args` (a secret or a `password=…` inside them):
+   * the run's stored snapshot then holds other arguments than the model wrote, and a run
+   * restored from it does not execute the call (set by the model step, never by the model).
+   */
+  readonly argsRedactedAtRest?: true;
 }
 
 /** What one model step returns: tool calls to make, or the final answer. */

@@ -65,7 +65,7 @@ describe('secrets known at boot are registered before anything can persist one',
     expect(redactor.redactString('use dk-9f8e7d6c5b4a3210 now')).toBe('use [REDACTED] now');
   });
 
-  it('a secret the model puts into a tool argument before any tool used it is in no row, log or event of the run', async () => {
+  it('a secret the model puts into a tool argument before any tool used it is in no row, log or event of the run, and the call restored without it is not run', async () => {
     const secret = 'zq-unused-secret-5e1f0c9a7b3d';
     const fx = runtimeFixture({ agents: { worker: { mode: 'ask', tools: ['send_message'] } } });
     const rt = await fx.start(
@@ -79,7 +79,15 @@ describe('secrets known at boot are registered before anything can persist one',
               ],
             },
           },
-          { respond: { kind: 'final', text: `done, key was ${secret}` } },
+          {
+            // The call was not run: its recorded arguments hold [REDACTED] where the secret was.
+            expect: {
+              kind: 'tool.interrupted',
+              tool: 'send_message',
+              contains: 'were not kept across the restart',
+            },
+            respond: { kind: 'final', text: `done, key was ${secret}` },
+          },
         ],
       }),
       { secretStore: new EnvSecretStore({ SNOTRA_SECRET_DEPLOY_KEY: secret }) },
@@ -103,10 +111,23 @@ describe('secrets known at boot are registered before anything can persist one',
       expect(JSON.stringify(pending)).not.toContain(secret);
       expect(JSON.stringify(pending)).toContain('[REDACTED]');
       rt.decide(pending.id, 'approved', 'tester');
-      await rt.waitForRun(runId);
-      // The call ran once, with its arguments as recorded: the model's answer is redacted when it
-      // is recorded, so a known secret the model produced does not reach the tool either.
-      expect(fx.sent()).toEqual(['#ops deploy with [REDACTED]']);
+      expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', reason: 'final_answer' });
+      // The parked run came back from its recorded snapshot, whose arguments are redacted: the
+      // call is not run with `deploy with [REDACTED]` (nor at all), and the model is told so.
+      expect(fx.sent()).toEqual([]);
+      expect(rt.store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
+      const kinds = rt.store.audit
+        .list({ runId })
+        .filter((e) => e.callId === 'c1')
+        .map((e) => e.kind);
+      expect(kinds).toEqual([
+        'proposed',
+        'policy_decided',
+        'approval_requested',
+        'approval_resolved',
+        'interrupted',
+      ]);
+      expect(JSON.stringify(rt.store.audit.list({ runId }))).not.toContain(secret);
     } finally {
       await rt.stop();
     }
