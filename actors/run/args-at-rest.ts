@@ -19,45 +19,62 @@ export function alteredAtRest(redactor: Redactor, args: unknown): boolean {
   return JSON.stringify(redactor.redact(args)) !== JSON.stringify(args);
 }
 
-/** Whether `value` holds the redactor's censor text in any string or object key. */
-export function holdsCensor(censor: string, value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes(censor);
-  // Deeper than the redactor walks, stored data holds `[Truncated]`, never the args: fail closed.
-  if (depth > 64) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some((v) => holdsCensor(censor, v, depth + 1));
-  return Object.entries(value).some(([k, v]) => k.includes(censor) || holdsCensor(censor, v, depth + 1));
+/**
+ * How often the censor text appears in `value`'s strings and object keys. Past the depth the
+ * redactor walks, it is infinite: such data is never compared equal (fail closed).
+ */
+export function censorCount(censor: string, value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.split(censor).length - 1;
+  if (typeof value !== 'object' || value === null) return 0;
+  if (depth > 64) return Number.POSITIVE_INFINITY;
+  let n = 0;
+  if (Array.isArray(value)) for (const v of value) n += censorCount(censor, v, depth + 1);
+  else
+    for (const [k, v] of Object.entries(value))
+      n += k.split(censor).length - 1 + censorCount(censor, v, depth + 1);
+  return n;
 }
 
 /**
  * A model step's answer with each call whose arguments the store would alter marked
- * `argsRedactedAtRest` (the flag travels with the call into the run's stored snapshot).
+ * `argsRedactedAtRest`, and each call whose arguments hold the censor text themselves (the model
+ * wrote it) given `argsCensorCount`; both travel with the call into the run's stored snapshot.
+ * Values the model put in these fields are replaced by the runtime's own findings.
  */
 export function markRedactedAtRest(output: ModelStepOutput, redactor: Redactor): ModelStepOutput {
   if (output.kind !== 'calls') return output;
   let changed = false;
   const calls = output.calls.map((c): ProposedCall => {
-    if (alteredAtRest(redactor, c.args)) {
-      changed = true;
-      return { ...c, argsRedactedAtRest: true };
-    }
-    if (c.argsRedactedAtRest === undefined) return c;
-    // The flag is the runtime's finding, never the model's: an answer that carries one drops it.
+    const altered = alteredAtRest(redactor, c.args);
+    const count = censorCount(redactor.censor, c.args);
+    const marked: ProposedCall = {
+      id: c.id,
+      tool: c.tool,
+      args: c.args,
+      ...(altered ? { argsRedactedAtRest: true as const } : {}),
+      ...(count > 0 && Number.isFinite(count) ? { argsCensorCount: count } : {}),
+    };
+    const same =
+      marked.argsRedactedAtRest === c.argsRedactedAtRest &&
+      marked.argsCensorCount === c.argsCensorCount &&
+      Object.keys(c).length === Object.keys(marked).length;
+    if (same) return c;
     changed = true;
-    return { id: c.id, tool: c.tool, args: c.args };
+    return marked;
   });
-  if (!changed) return output;
-  return { ...output, calls };
+  return changed ? { ...output, calls } : output;
 }
 
 /**
  * Whether a call about to run carries arguments the store altered: it did not come from a model
  * step of this process (`live` false: its args were read from a stored snapshot) and either it
- * was marked when proposed, or its args now hold the censor text (the redactor may have learned
- * a secret between the model step and the write). A live call always runs as the model wrote it,
- * even when the model wrote the censor text itself.
+ * was marked when proposed, or its args now hold the censor text more often than the model
+ * wrote it (the redactor may have learned a secret after the model step, before a later write).
+ * A live call always runs as the model wrote it, and so does a restored one whose censor text
+ * is all the model's own.
  */
 export function argsLostAtRest(call: ProposedCall, live: boolean, redactor: Redactor): boolean {
   if (live) return false;
-  return call.argsRedactedAtRest === true || holdsCensor(redactor.censor, call.args);
+  if (call.argsRedactedAtRest === true) return true;
+  return censorCount(redactor.censor, call.args) !== (call.argsCensorCount ?? 0);
 }

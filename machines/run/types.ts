@@ -12,6 +12,11 @@ export interface ProposedCall {
    * restored from it does not execute the call (set by the model step, never by the model).
    */
   readonly argsRedactedAtRest?: true;
+  /**
+   * How often the model's own `args` hold the redactor's censor text (absent: never). A restored
+   * call whose args hold it more often was redacted at rest after all, and is not executed.
+   */
+  readonly argsCensorCount?: number;
 }
 
 /** What one model step returns: tool calls to make, or the final answer. */
