@@ -162,10 +162,26 @@ export async function executeOnce(
 /**
  * Reports a call whose arguments were altered at rest without running it. A `started` row (cut
  * by a crash) is closed `interrupted` by the ledger, with its audit event; with no row, the
- * audit `interrupted` event is written here and the ledger records nothing.
+ * audit `interrupted` event is written here and the ledger records nothing. In a cluster, a call
+ * the claims cover is asked about first (another node may have run it before the run moved
+ * here): its outcome there is reused, and an unclaimed call is settled `failed` cluster-wide so
+ * that no node runs it later.
  */
-function notRunArgsLost(input: ExecuteInput, deps: ExecuteDeps, row: string | null): Observation {
+async function notRunArgsLost(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  row: string | null,
+): Promise<Observation> {
   const { call, decision, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  if (
+    row === null &&
+    deps.claims !== undefined &&
+    (decision.risk === 'external' || !isIdempotent(deps.registry.get(call.tool)))
+  ) {
+    const elsewhere = await settledElsewhere(input, deps.claims);
+    if (elsewhere !== null) return elsewhere;
+  }
   if (row === 'started') deps.store.ledger.markInterrupted({ runId });
   else if (row === null && !refusedBefore(deps.store, runId, call.id)) {
     deps.store.audit.append({
@@ -182,7 +198,38 @@ function notRunArgsLost(input: ExecuteInput, deps: ExecuteDeps, row: string | nu
     });
   }
   // An `interrupted` row already has its audit event.
-  return { kind: 'tool.interrupted', callId: call.id, tool: call.tool, message: ARGS_NOT_KEPT_MESSAGE };
+  return { kind: 'tool.interrupted', ...base, message: ARGS_NOT_KEPT_MESSAGE };
+}
+
+/**
+ * What the cluster knows of a call this node will not run: null when this node claimed it (and
+ * settled it `failed`, so it never runs anywhere), else the observation of its outcome elsewhere.
+ */
+async function settledElsewhere(input: ExecuteInput, claims: CallClaims): Promise<Observation | null> {
+  const { call, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  const outcome = await claims.claim(idempotencyKey, { runId, callId: call.id, tool: call.tool });
+  switch (outcome.state) {
+    case 'claimed':
+      await claims.settle(idempotencyKey, 'failed', { content: ARGS_NOT_KEPT_MESSAGE });
+      return null;
+    case 'completed':
+      return { kind: 'tool.result', ...base, content: contentOf(outcome.stored) };
+    case 'failed':
+      return { kind: 'tool.failed', ...base, message: contentOf(outcome.stored) };
+    case 'taken':
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message: `the call was started on node ${outcome.node}, which stopped before it finished; it was not run again here, as its arguments held redacted values that were not kept; check its effect before retrying`,
+      };
+    case 'unavailable':
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message: `${ARGS_NOT_KEPT_MESSAGE}; whether another node ran it could not be checked (${outcome.message}), so check its effect first`,
+      };
+  }
 }
 
 /** Whether an earlier life of a restored run already reported this call not run (its step replays). */
