@@ -78,3 +78,58 @@ export function argsLostAtRest(call: ProposedCall, live: boolean, redactor: Reda
   if (call.argsRedactedAtRest === true) return true;
   return censorCount(redactor.censor, call.args) !== (call.argsCensorCount ?? 0);
 }
+
+/** How many bytes of exact arguments `KeptArgs` holds at most (of JSON text), oldest dropped first. */
+export const KEPT_ARGS_MAX_BYTES = 32 << 20;
+
+/**
+ * The exact arguments of calls this process proposed that the store keeps only redacted, by run
+ * and call, in memory only: a run parked on such a call and brought back by its decision in this
+ * process runs it as the model wrote it, like a run that stayed live. After a restart (or once
+ * dropped, past KEPT_ARGS_MAX_BYTES) they are gone and the call is not run (`argsLostAtRest`).
+ */
+export class KeptArgs {
+  readonly #byCall = new Map<string, { readonly call: ProposedCall; readonly bytes: number }>();
+  #bytes = 0;
+
+  keep(runId: string, call: ProposedCall): void {
+    const key = `${runId}\u0000${call.id}`;
+    const bytes = JSON.stringify(call.args)?.length ?? 0;
+    this.#drop(key);
+    if (bytes > KEPT_ARGS_MAX_BYTES) return;
+    this.#byCall.set(key, { call, bytes });
+    this.#bytes += bytes;
+    for (const [oldest] of this.#byCall) {
+      if (this.#bytes <= KEPT_ARGS_MAX_BYTES) break;
+      this.#drop(oldest);
+    }
+  }
+
+  /**
+   * The call as the model proposed it, for `stored` read back from a snapshot (once: it is then
+   * forgotten), or null when none is kept or the stored call is not its redacted form (another
+   * tool, other arguments).
+   */
+  take(runId: string, stored: ProposedCall, redactor: Redactor): ProposedCall | null {
+    const key = `${runId}\u0000${stored.id}`;
+    const entry = this.#byCall.get(key);
+    if (entry === undefined) return null;
+    this.#drop(key);
+    const same =
+      entry.call.tool === stored.tool &&
+      JSON.stringify(redactor.redact(entry.call.args)) === JSON.stringify(redactor.redact(stored.args));
+    return same ? entry.call : null;
+  }
+
+  /** Forgets a call's kept arguments (it ran live, with them). */
+  forget(runId: string, callId: string): void {
+    this.#drop(`${runId}\u0000${callId}`);
+  }
+
+  #drop(key: string): void {
+    const entry = this.#byCall.get(key);
+    if (entry === undefined) return;
+    this.#byCall.delete(key);
+    this.#bytes -= entry.bytes;
+  }
+}

@@ -16,7 +16,7 @@ import type {
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
-import { argsLostAtRest, markRedactedAtRest } from './args-at-rest.ts';
+import { argsLostAtRest, KeptArgs, markRedactedAtRest } from './args-at-rest.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
 
 /**
@@ -91,6 +91,7 @@ export function provideRunMachine(deps: RunEffectDeps) {
   // The calls this process's model steps proposed, as the objects the live run holds: a call
   // that is not one of them was read back from a stored snapshot (with its arguments redacted).
   const proposedHere = new WeakSet<ProposedCall>();
+  const kept = new KeptArgs();
   return runMachine.provide({
     actors: {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
@@ -117,7 +118,11 @@ export function provideRunMachine(deps: RunEffectDeps) {
           throw redactedError(err, deps.store.redactor);
         }
         output = markRedactedAtRest(output, deps.store.redactor);
-        if (output.kind === 'calls') for (const call of output.calls) proposedHere.add(call);
+        if (output.kind === 'calls')
+          for (const call of output.calls) {
+            proposedHere.add(call);
+            if (call.argsRedactedAtRest === true) kept.keep(ctx.runId, call);
+          }
         deps.report?.modelOutput(ctx, output);
         return output;
       }),
@@ -165,11 +170,18 @@ export function provideRunMachine(deps: RunEffectDeps) {
         deps.onApprovalOpened(approval, context);
         return { approvalId: approval.id };
       }),
-      executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> =>
-        executeOnce(input, deps, {
-          argsLost: argsLostAtRest(input.call, proposedHere.has(input.call), deps.store.redactor),
-        }),
-      ),
+      executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> => {
+        // A parked run brought back in this process: its call runs with the arguments the model
+        // wrote (and the human approved), kept in memory, never with their stored redacted form.
+        const live = proposedHere.has(input.call);
+        if (live) kept.forget(input.runId, input.call.id);
+        const exact = live ? input.call : kept.take(input.runId, input.call, deps.store.redactor);
+        if (exact !== null && exact !== input.call) proposedHere.add(exact);
+        const call = exact ?? input.call;
+        return executeOnce({ ...input, call }, deps, {
+          argsLost: argsLostAtRest(call, proposedHere.has(call), deps.store.redactor),
+        });
+      }),
     },
     actions: {
       observed: ({ context }) => {

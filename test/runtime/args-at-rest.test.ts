@@ -98,6 +98,45 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     expect(fx.logs.join('')).not.toContain('hunter2hunter2');
   }, 90_000);
 
+  it('the same process: parked, approved, brought back from its redacted snapshot, written exactly as the model wrote it', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'ask', tools: ['write_file'], budget } } });
+    const model = new ScriptedModel({
+      worker: writeThen('password=hunter2hunter2\n', {
+        expect: { kind: 'tool.result', tool: 'write_file' },
+        respond: { kind: 'final', text: 'written' },
+      }),
+    });
+    const runtime = await fx.start(model);
+    rt = runtime;
+    const runId = await runtime.runTask('worker', 'notes', 'take notes');
+    const pending = await eventually(
+      () => runtime.store.approvals.listPending({ taskId: 'notes' })[0],
+      20_000,
+      'the Inbox record',
+    );
+    await eventually(() => !runtime.runs.isLive(runId), 20_000, 'the run to park');
+    // Parked: what the store holds of the call is redacted.
+    expect(JSON.stringify(runtime.store.snapshots.get(runId))).not.toContain('hunter2hunter2');
+    expect(runtime.decide(pending.id, 'approved', 'alice').ok).toBe(true);
+    expect(await runtime.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'written' });
+    model.assertConsumed('worker', runId);
+    expect(readFileSync(join(fx.project, 'notes.txt'), 'utf8')).toBe('password=hunter2hunter2\n');
+    expect(callKinds(runtime, runId, 'c1')).toEqual([
+      'proposed',
+      'policy_decided',
+      'approval_requested',
+      'approval_resolved',
+      'started',
+      'completed',
+    ]);
+    await runtime.stop();
+    rt = null;
+    const files = readdirSync(fx.stateDir)
+      .filter((n) => n.startsWith('snotra.db'))
+      .map((n) => join(fx?.stateDir ?? '', n));
+    expect(storedBytes(...files).includes(Buffer.from('hunter2hunter2'))).toBe(false);
+  }, 90_000);
+
   it('benign: a call whose arguments were not altered runs exactly once after the restart and approval', async () => {
     fx = runtimeFixture({ agents: { worker: { mode: 'ask', tools: ['write_file'], budget } } });
     const model = new ScriptedModel({

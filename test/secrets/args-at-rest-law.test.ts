@@ -4,6 +4,8 @@ import {
   alteredAtRest,
   argsLostAtRest,
   censorCount,
+  KEPT_ARGS_MAX_BYTES,
+  KeptArgs,
   markRedactedAtRest,
 } from '../../actors/run/args-at-rest.ts';
 import type { ProposedCall } from '../../machines/run/types.ts';
@@ -138,5 +140,66 @@ describe('a call read back with arguments redacted at rest is never executed wit
     expect(argsLostAtRest({ ...own, argsCensorCount: undefined }, false, r)).toBe(true);
     expect(censorCount('[REDACTED]', { '[REDACTED]': ['[REDACTED]x[REDACTED]'] })).toBe(3);
     expect(alteredAtRest(r, { a: 1, b: [true, null, 'plain'] })).toBe(false);
+  });
+});
+
+describe('the exact arguments kept in memory for a parked run of this process', () => {
+  it('property: a kept call is given back once, for its own redacted form only', () => {
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 4 }),
+        fc.string({ maxLength: 8 }),
+        (parts, other) => {
+          const redactor = new Redactor();
+          redactor.registerSecret(SECRET);
+          const call = proposed({ path: 'notes.txt', content: parts.join('') }, redactor);
+          const kept = new KeptArgs();
+          kept.keep('r1', call);
+          const stored = readBack(call, redactor);
+          // Another run, another call id, another tool or other arguments: nothing is given.
+          expect(kept.take('r2', stored, redactor)).toBeNull();
+          expect(kept.take('r1', { ...stored, id: 'c2' }, redactor)).toBeNull();
+          kept.keep('r1', call);
+          expect(kept.take('r1', { ...stored, tool: 'send_message' }, redactor)).toBeNull();
+          kept.keep('r1', call);
+          // Other arguments (seen through redaction: two texts may redact alike, and then the
+          // kept one, the model's own, is what runs).
+          const changed = { ...stored, args: { path: `other-${other}.txt`, content: parts.join('') } };
+          expect(kept.take('r1', changed, redactor)).toBeNull();
+          // Its own redacted form: the exact call, once.
+          kept.keep('r1', call);
+          expect(kept.take('r1', stored, redactor)).toBe(call);
+          expect(kept.take('r1', stored, redactor)).toBeNull();
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('forgets a call that ran live, and drops the oldest past its byte bound', () => {
+    const redactor = new Redactor();
+    const kept = new KeptArgs();
+    const call = (id: string, size: number): ProposedCall => ({
+      id,
+      tool: 'write_file',
+      args: { path: 'a', content: 'p'.repeat(size) },
+      argsRedactedAtRest: true,
+    });
+    const a = call('a', 10);
+    kept.keep('r1', a);
+    kept.forget('r1', 'a');
+    expect(kept.take('r1', a, redactor)).toBeNull();
+    const third = Math.floor(KEPT_ARGS_MAX_BYTES / 3);
+    const [b, c, d] = [call('b', third), call('c', third), call('d', third)];
+    kept.keep('r1', b);
+    kept.keep('r1', c);
+    kept.keep('r1', d); // over the bound: b, the oldest, is dropped
+    expect(kept.take('r1', b, redactor)).toBeNull();
+    expect(kept.take('r1', d, redactor)).toBe(d);
+    expect(kept.take('r1', c, redactor)).toBe(c);
+    // Larger than the bound alone: not kept at all.
+    const huge = call('e', KEPT_ARGS_MAX_BYTES + 1);
+    kept.keep('r1', huge);
+    expect(kept.take('r1', huge, redactor)).toBeNull();
   });
 });

@@ -80,12 +80,8 @@ describe('secrets known at boot are registered before anything can persist one',
             },
           },
           {
-            // The call was not run: its recorded arguments hold [REDACTED] where the secret was.
-            expect: {
-              kind: 'tool.interrupted',
-              tool: 'send_message',
-              contains: 'were not kept across the restart',
-            },
+            // The call ran as the model wrote it (this process kept its exact arguments).
+            expect: { kind: 'tool.result', tool: 'send_message' },
             respond: { kind: 'final', text: `done, key was ${secret}` },
           },
         ],
@@ -112,10 +108,12 @@ describe('secrets known at boot are registered before anything can persist one',
       expect(JSON.stringify(pending)).toContain('[REDACTED]');
       rt.decide(pending.id, 'approved', 'tester');
       expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', reason: 'final_answer' });
-      // The parked run came back from its recorded snapshot, whose arguments are redacted: the
-      // call is not run with `deploy with [REDACTED]` (nor at all), and the model is told so.
-      expect(fx.sent()).toEqual([]);
-      expect(rt.store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
+      // The parked run came back from its recorded snapshot, whose arguments are redacted; this
+      // process kept the call's exact arguments, so it ran as the model wrote it and the human
+      // approved it, never with `deploy with [REDACTED]` (after a restart it would not run at
+      // all: test/runtime/args-at-rest.test.ts). The tool's own output is not the store's.
+      expect(fx.sent()).toEqual([`#ops deploy with ${secret}`]);
+      expect(rt.store.ledger.lookup(`call:${runId}:c1`)?.status).toBe('completed');
       const kinds = rt.store.audit
         .list({ runId })
         .filter((e) => e.callId === 'c1')
@@ -125,7 +123,8 @@ describe('secrets known at boot are registered before anything can persist one',
         'policy_decided',
         'approval_requested',
         'approval_resolved',
-        'interrupted',
+        'started',
+        'completed',
       ]);
       expect(JSON.stringify(rt.store.audit.list({ runId }))).not.toContain(secret);
     } finally {
