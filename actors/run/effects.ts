@@ -16,6 +16,7 @@ import type {
 import { runMachine } from '../../machines/run/machine.ts';
 import type { ModelProvider } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
+import { argsLostAtRest, KeptArgs, markRedactedAtRest } from './args-at-rest.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
 
 /**
@@ -92,6 +93,10 @@ function auditBase(ctx: RunContext, call: ProposedCall | undefined) {
  * by the ledger, each in the same transaction as the state it records.
  */
 export function provideRunMachine(deps: RunEffectDeps) {
+  // The calls this process's model steps proposed, as the objects the live run holds: a call
+  // that is not one of them was read back from a stored snapshot (with its arguments redacted).
+  const proposedHere = new WeakSet<ProposedCall>();
+  const kept = new KeptArgs();
   return runMachine.provide({
     actors: {
       modelStep: fromPromise(async ({ input }: { input: { context: RunContext } }) => {
@@ -117,6 +122,12 @@ export function provideRunMachine(deps: RunEffectDeps) {
           // The run's failure message is shown and stored: scrub it of every registered secret first.
           throw redactedError(err, deps.store.redactor);
         }
+        output = markRedactedAtRest(output, deps.store.redactor);
+        if (output.kind === 'calls')
+          for (const call of output.calls) {
+            proposedHere.add(call);
+            if (call.argsRedactedAtRest === true) kept.keep(ctx.runId, call);
+          }
         deps.report?.modelOutput(ctx, output);
         return output;
       }),
@@ -167,9 +178,18 @@ export function provideRunMachine(deps: RunEffectDeps) {
         deps.onApprovalOpened(approval, context);
         return { approvalId: approval.id };
       }),
-      executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> =>
-        executeOnce(input, deps),
-      ),
+      executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> => {
+        // A parked run brought back in this process: its call runs with the arguments the model
+        // wrote (and the human approved), kept in memory, never with their stored redacted form.
+        const live = proposedHere.has(input.call);
+        if (live) kept.forget(input.runId, input.call.id);
+        const exact = live ? input.call : kept.take(input.runId, input.call, deps.store.redactor);
+        if (exact !== null && exact !== input.call) proposedHere.add(exact);
+        const call = exact ?? input.call;
+        return executeOnce({ ...input, call }, deps, {
+          argsLost: argsLostAtRest(call, proposedHere.has(call), deps.store.redactor),
+        });
+      }),
     },
     actions: {
       observed: ({ context }) => {

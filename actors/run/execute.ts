@@ -4,6 +4,7 @@ import type { Store } from '../../store/index.ts';
 import type { ExecuteInput, Observation } from '../../machines/run/types.ts';
 import type { Observation as ToolObservation, ToolOutcome } from '../tools/observation.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
+import { ARGS_NOT_KEPT_CAUSE, ARGS_NOT_KEPT_MESSAGE } from './args-at-rest.ts';
 
 /** What the ledger-protected execution needs from the runtime. */
 export interface ExecuteDeps {
@@ -59,8 +60,16 @@ function resourceOf(decision: Decision): string | null {
  * idempotent, otherwise reported to the model as `tool.interrupted`. The `started` row and its
  * audit event are one transaction, written before the tool runs; the result and its audit
  * `completed` event are one transaction after.
+ *
+ * With `argsLost` (the call's arguments were read back altered by redaction, see
+ * `argsLostAtRest`) the call never runs with them: a stored outcome is still reused, anything
+ * else is reported `tool.interrupted` without a ledger row or a retry.
  */
-export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promise<Observation> {
+export async function executeOnce(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  options: { readonly argsLost?: boolean } = {},
+): Promise<Observation> {
   const { call, decision, idempotencyKey, runId } = input;
   const base = { callId: call.id, tool: call.tool };
   const existing = deps.store.ledger.lookup(idempotencyKey);
@@ -70,6 +79,7 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
   }
   if (existing?.status === 'failed')
     return { kind: 'tool.failed', ...base, message: contentOf(existing.error) };
+  if (options.argsLost === true) return notRunArgsLost(input, deps, existing?.status ?? null);
 
   const tool = deps.registry.get(call.tool);
   const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
@@ -147,6 +157,84 @@ export async function executeOnce(input: ExecuteInput, deps: ExecuteDeps): Promi
     deps.store.ledger.failCall(idempotencyKey, observed);
     return { kind: 'tool.failed', ...base, message: observed.content };
   }
+}
+
+/**
+ * Reports a call whose arguments were altered at rest without running it. A `started` row (cut
+ * by a crash) is closed `interrupted` by the ledger, with its audit event; with no row, the
+ * audit `interrupted` event is written here and the ledger records nothing. In a cluster, a call
+ * the claims cover is asked about first (another node may have run it before the run moved
+ * here): its outcome there is reused, and an unclaimed call is settled `failed` cluster-wide so
+ * that no node runs it later.
+ */
+async function notRunArgsLost(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  row: string | null,
+): Promise<Observation> {
+  const { call, decision, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  if (
+    row === null &&
+    deps.claims !== undefined &&
+    (decision.risk === 'external' || !isIdempotent(deps.registry.get(call.tool)))
+  ) {
+    const elsewhere = await settledElsewhere(input, deps.claims);
+    if (elsewhere !== null) return elsewhere;
+  }
+  if (row === 'started') deps.store.ledger.markInterrupted({ runId });
+  else if (row === null && !refusedBefore(deps.store, runId, call.id)) {
+    deps.store.audit.append({
+      ...deps.runMeta(runId),
+      runId,
+      callId: call.id,
+      tool: call.tool,
+      risk: decision.risk,
+      ruleId: decision.rule.id,
+      resource: resourceOf(decision),
+      status: 'interrupted',
+      kind: 'interrupted',
+      detail: { idempotencyKey, cause: ARGS_NOT_KEPT_CAUSE },
+    });
+  }
+  // An `interrupted` row already has its audit event.
+  return { kind: 'tool.interrupted', ...base, message: ARGS_NOT_KEPT_MESSAGE };
+}
+
+/**
+ * What the cluster knows of a call this node will not run: null when this node claimed it (and
+ * settled it `failed`, so it never runs anywhere), else the observation of its outcome elsewhere.
+ */
+async function settledElsewhere(input: ExecuteInput, claims: CallClaims): Promise<Observation | null> {
+  const { call, idempotencyKey, runId } = input;
+  const base = { callId: call.id, tool: call.tool };
+  const outcome = await claims.claim(idempotencyKey, { runId, callId: call.id, tool: call.tool });
+  switch (outcome.state) {
+    case 'claimed':
+      await claims.settle(idempotencyKey, 'failed', { content: ARGS_NOT_KEPT_MESSAGE });
+      return null;
+    case 'completed':
+      return { kind: 'tool.result', ...base, content: contentOf(outcome.stored) };
+    case 'failed':
+      return { kind: 'tool.failed', ...base, message: contentOf(outcome.stored) };
+    case 'taken':
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message: `the call was started on node ${outcome.node}, which stopped before it finished; it was not run again here, as its arguments held redacted values that were not kept; check its effect before retrying`,
+      };
+    case 'unavailable':
+      return {
+        kind: 'tool.interrupted',
+        ...base,
+        message: `${ARGS_NOT_KEPT_MESSAGE}; whether another node ran it could not be checked (${outcome.message}), so check its effect first`,
+      };
+  }
+}
+
+/** Whether an earlier life of a restored run already reported this call not run (its step replays). */
+function refusedBefore(store: Store, runId: string, callId: string): boolean {
+  return store.audit.list({ runId }).some((e) => e.callId === callId && e.kind === 'interrupted');
 }
 
 /**

@@ -6,6 +6,17 @@ export interface ProposedCall {
   readonly id: string;
   readonly tool: string;
   readonly args: unknown;
+  /**
+   * Set when the store's redaction would alter `args` (a secret or a `password=…` inside them):
+   * the run's stored snapshot then holds other arguments than the model wrote, and a run
+   * restored from it does not execute the call (set by the model step, never by the model).
+   */
+  readonly argsRedactedAtRest?: true;
+  /**
+   * How often the model's own `args` hold the redactor's censor text (absent: never). A restored
+   * call whose args hold it more often was redacted at rest after all, and is not executed.
+   */
+  readonly argsCensorCount?: number;
 }
 
 /** What one model step returns: tool calls to make, or the final answer. */

@@ -28,7 +28,9 @@ export type ToolCallEvent =
  * The tool-call machine: `proposed → policy_decided → approval_requested → approval_resolved →
  * started → completed | failed | interrupted`, skipping the approval steps when none was needed.
  * It is the single definition of which audit step may follow which: the runtime checks every
- * audit event of a call against it. An interrupted call of an idempotent tool may be retried.
+ * audit event of a call against it. An interrupted call of an idempotent tool may be retried. A
+ * call restored with arguments that were redacted at rest is `interrupted` without being started
+ * (`notRun`), and never retried.
  */
 export const toolCallMachine = setup({
   types: { events: {} as ToolCallEvent },
@@ -45,7 +47,9 @@ export const toolCallMachine = setup({
         ],
       },
     },
-    allowed: { on: { started: 'started' } },
+    // `interrupted` before `started`: a call restored with arguments its stored snapshot holds
+    // redacted is reported, never run nor retried (actors/run/args-at-rest.ts).
+    allowed: { on: { started: 'started', interrupted: 'notRun' } },
     needsApproval: { on: { approval_requested: 'approval_requested' } },
     approval_requested: {
       on: {
@@ -55,11 +59,12 @@ export const toolCallMachine = setup({
         ],
       },
     },
-    approved: { on: { started: 'started' } },
+    approved: { on: { started: 'started', interrupted: 'notRun' } },
     started: { on: { completed: 'completed', failed: 'failed', interrupted: 'interrupted' } },
     interrupted: { on: { retried: 'started' } },
     completed: { type: 'final' },
     failed: { type: 'final' },
     refused: { type: 'final' },
+    notRun: { type: 'final' },
   },
 });

@@ -75,6 +75,18 @@ describe('tool-call machine (the audit lifecycle)', () => {
     expect(
       run([{ type: 'policy_decided', decision: 'allow' }, { type: 'started' }, { type: 'interrupted' }]),
     ).toBe('interrupted');
+    // Restored with arguments redacted at rest: reported interrupted, never started or retried.
+    expect(
+      run([
+        { type: 'policy_decided', decision: 'approval-required' },
+        { type: 'approval_requested' },
+        { type: 'approval_resolved', approved: true },
+        { type: 'interrupted' },
+        { type: 'retried' },
+        { type: 'started' },
+      ]),
+    ).toBe('notRun');
+    expect(run([{ type: 'policy_decided', decision: 'allow' }, { type: 'interrupted' }])).toBe('notRun');
   });
 
   it('never lets a call start without an allow or an approval', () => {

@@ -65,7 +65,7 @@ describe('secrets known at boot are registered before anything can persist one',
     expect(redactor.redactString('use dk-9f8e7d6c5b4a3210 now')).toBe('use [REDACTED] now');
   });
 
-  it('a secret the model puts into a tool argument before any tool used it is in no row, log or event of the run', async () => {
+  it('a secret the model puts into a tool argument before any tool used it is in no row, log or event of the run, and the call restored without it is not run', async () => {
     const secret = 'zq-unused-secret-5e1f0c9a7b3d';
     const fx = runtimeFixture({ agents: { worker: { mode: 'ask', tools: ['send_message'] } } });
     const rt = await fx.start(
@@ -79,7 +79,11 @@ describe('secrets known at boot are registered before anything can persist one',
               ],
             },
           },
-          { respond: { kind: 'final', text: `done, key was ${secret}` } },
+          {
+            // The call ran as the model wrote it (this process kept its exact arguments).
+            expect: { kind: 'tool.result', tool: 'send_message' },
+            respond: { kind: 'final', text: `done, key was ${secret}` },
+          },
         ],
       }),
       { secretStore: new EnvSecretStore({ SNOTRA_SECRET_DEPLOY_KEY: secret }) },
@@ -103,10 +107,26 @@ describe('secrets known at boot are registered before anything can persist one',
       expect(JSON.stringify(pending)).not.toContain(secret);
       expect(JSON.stringify(pending)).toContain('[REDACTED]');
       rt.decide(pending.id, 'approved', 'tester');
-      await rt.waitForRun(runId);
-      // The call ran once, with its arguments as recorded: the model's answer is redacted when it
-      // is recorded, so a known secret the model produced does not reach the tool either.
-      expect(fx.sent()).toEqual(['#ops deploy with [REDACTED]']);
+      expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', reason: 'final_answer' });
+      // The parked run came back from its recorded snapshot, whose arguments are redacted; this
+      // process kept the call's exact arguments, so it ran as the model wrote it and the human
+      // approved it, never with `deploy with [REDACTED]` (after a restart it would not run at
+      // all: test/runtime/args-at-rest.test.ts). The tool's own output is not the store's.
+      expect(fx.sent()).toEqual([`#ops deploy with ${secret}`]);
+      expect(rt.store.ledger.lookup(`call:${runId}:c1`)?.status).toBe('completed');
+      const kinds = rt.store.audit
+        .list({ runId })
+        .filter((e) => e.callId === 'c1')
+        .map((e) => e.kind);
+      expect(kinds).toEqual([
+        'proposed',
+        'policy_decided',
+        'approval_requested',
+        'approval_resolved',
+        'started',
+        'completed',
+      ]);
+      expect(JSON.stringify(rt.store.audit.list({ runId }))).not.toContain(secret);
     } finally {
       await rt.stop();
     }
