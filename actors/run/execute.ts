@@ -234,7 +234,7 @@ async function settledElsewhere(input: ExecuteInput, claims: CallClaims): Promis
 
 /** Whether an earlier life of a restored run already reported this call not run (its step replays). */
 function refusedBefore(store: Store, runId: string, callId: string): boolean {
-  return store.audit.list({ runId }).some((e) => e.callId === callId && e.kind === 'interrupted');
+  return store.audit.has(runId, callId, 'interrupted');
 }
 
 /**
