@@ -8,6 +8,7 @@ import { platforms } from './007-platforms.ts';
 import { compactEncoding } from './008-compact-encoding.ts';
 import { sessionGrantAgent } from './009-session-grant-agent.ts';
 import { pendingApprovalsOfRun } from './010-pending-approvals-of-run.ts';
+import { dropUnusedApprovalIndexes } from './011-drop-unused-approval-indexes.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   compactEncoding,
   sessionGrantAgent,
   pendingApprovalsOfRun,
+  dropUnusedApprovalIndexes,
 ];
 
 /** The schema version this code writes. */

@@ -80,6 +80,52 @@ describe('approvals and the Inbox', () => {
     expect(plan.join('; ')).toMatch(/SEARCH approvals USING INDEX approvals_pending_run \(run_id=\?\)/);
   });
 
+  it('lists pending approvals by session, task and agent through the expiry index, with no index of their own (schema 11)', () => {
+    const { store, clock } = openTemp();
+    for (let i = 1; i <= 12; i++)
+      store.approvals.create(
+        approvalInput(i, clock.now, 60_000, {
+          sessionId: `s${i % 2}`,
+          taskId: `t${i % 3}`,
+          agentId: `a${i % 4}`,
+        }),
+      );
+    const ids = (f: Parameters<typeof store.approvals.listPending>[0]) =>
+      store.approvals.listPending(f).map((a) => a.id);
+    const all = Array.from({ length: 12 }, (_, k) => `appr-${k + 1}`);
+    expect(ids({ sessionId: 's1' })).toEqual(all.filter((_, k) => (k + 1) % 2 === 1));
+    expect(ids({ taskId: 't0' })).toEqual(all.filter((_, k) => (k + 1) % 3 === 0));
+    expect(ids({ agentId: 'a2', sessionId: 's0' })).toEqual(all.filter((_, k) => (k + 1) % 4 === 2));
+    const plan = (filter: Record<string, string | null>) =>
+      (
+        store.connection
+          .prepare(
+            `EXPLAIN QUERY PLAN SELECT * FROM approvals WHERE status = 'pending'
+               AND (@session IS NULL OR session_id = @session) AND (@task IS NULL OR task_id = @task)
+               AND (@agent IS NULL OR agent_id = @agent) ORDER BY created_at, rowid`,
+          )
+          .all({ session: null, task: null, agent: null, ...filter }) as Array<{ detail: string }>
+      )
+        .map((r) => r.detail)
+        .join('; ');
+    const filters: Array<Record<string, string>> = [{}, { session: 's1' }, { task: 't1' }, { agent: 'a1' }];
+    for (const filter of filters)
+      expect(plan(filter), JSON.stringify(filter)).toMatch(/USING INDEX approvals_pending_expiry/);
+    const indexes = (
+      store.connection
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'approvals' ORDER BY name",
+        )
+        .all() as Array<{ name: string }>
+    ).map((r) => r.name);
+    expect(indexes).toEqual([
+      'approvals_pending_expiry',
+      'approvals_pending_run',
+      'sqlite_autoindex_approvals_1',
+      'sqlite_autoindex_approvals_2',
+    ]);
+  });
+
   it('returns the existing request for a call instead of a second one', () => {
     const { store, clock } = openTemp();
     store.approvals.create(approvalInput(1, clock.now));
