@@ -1040,21 +1040,25 @@ export class Runtime {
     }
     // Cluster mode: the request goes to the shared Inbox; the run parks once it is there.
     const published = this.#cluster?.approvalOpened(approval);
-    this.#inspector.approvalOpened(approval, ctx.interaction);
-    this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
-      approvalId: approval.id,
-      runId: approval.runId,
-      agentId: approval.agentId,
-      parentRunId: approval.parentRunId,
-      tool: approval.tool,
-      risk: approval.risk,
-      reason: approval.reason,
-      expiresAt: approval.expiresAt,
-    });
-    this.#feed.approvalRequested(approval, ctx);
-    for (const l of this.#approvalListeners) l(approval, ctx.interaction);
-    // Tracked once reported: a decision that came before the report reaches the run only now.
-    this.approvals.track(approval);
+    try {
+      this.#inspector.approvalOpened(approval, ctx.interaction);
+      this.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
+        approvalId: approval.id,
+        runId: approval.runId,
+        agentId: approval.agentId,
+        parentRunId: approval.parentRunId,
+        tool: approval.tool,
+        risk: approval.risk,
+        reason: approval.reason,
+        expiresAt: approval.expiresAt,
+      });
+      this.#feed.approvalRequested(approval, ctx);
+      for (const l of this.#approvalListeners) l(approval, ctx.interaction);
+    } finally {
+      // Tracked once reported (a decision that came before the report reaches the run only
+      // now), and tracked even when a report failed: its deadline is armed whatever happened.
+      this.approvals.track(approval);
+    }
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       const park = (): void => {
