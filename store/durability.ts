@@ -140,6 +140,11 @@ export class TransactionRunner {
     for (const o of this.outers) o.begin();
   }
 
+  /** Opens this runner's own IMMEDIATE transaction around `body` (the `onOuter` parts around it). */
+  private open<T>(body: () => T): T {
+    return this.outermost(() => this.own(() => this.invoke<T>(() => this.runner.immediate(body))));
+  }
+
   /**
    * Whether the open transaction is this runner's, so held-back writes will be flushed before
    * it commits. Not so for one opened on the raw connection: writes must not wait there.
@@ -161,18 +166,12 @@ export class TransactionRunner {
   runStatement<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     this.gen++;
-    return this.outermost(() =>
-      this.own(() =>
-        this.invoke(() =>
-          this.runner.immediate(() => {
-            this.begin();
-            const result = fn();
-            this.flush();
-            return result;
-          }),
-        ),
-      ),
-    );
+    return this.open(() => {
+      this.begin();
+      const result = fn();
+      this.flush();
+      return result;
+    });
   }
 
   /**
@@ -236,16 +235,16 @@ export class TransactionRunner {
       // Durable writes inside are allowed: the caller awaits store.sync() before acting on them.
       this.outerDurable = true;
       try {
-        return this.outermost(() => this.own(() => this.invoke(() => this.runner.immediate(body))));
+        return this.open(body);
       } finally {
         this.outerDurable = false;
       }
     }
-    if (!durable) return this.outermost(() => this.own(() => this.invoke(() => this.runner.immediate(body))));
+    if (!durable) return this.open(body);
     this.db.pragma('synchronous = FULL');
     this.outerDurable = true;
     try {
-      const result = this.outermost(() => this.own(() => this.invoke<T>(() => this.runner.immediate(body))));
+      const result = this.open(body);
       // The commit fsynced the WAL: every earlier commit of this connection is durable too.
       this.onDurableCommit?.();
       return result;

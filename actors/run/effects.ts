@@ -184,10 +184,9 @@ export function provideRunMachine(deps: RunEffectDeps) {
         const live = proposedHere.has(input.call);
         if (live) kept.forget(input.runId, input.call.id);
         const exact = live ? input.call : kept.take(input.runId, input.call, deps.store.redactor);
-        if (exact !== null && exact !== input.call) proposedHere.add(exact);
         const call = exact ?? input.call;
         return executeOnce({ ...input, call }, deps, {
-          argsLost: argsLostAtRest(call, proposedHere.has(call), deps.store.redactor),
+          argsLost: argsLostAtRest(call, exact !== null, deps.store.redactor),
         });
       }),
     },
