@@ -93,6 +93,26 @@ export async function startParkScenario(options: {
   parks: number;
   schedule: ParkSchedule;
 }): Promise<ParkScenario> {
+  if (options.schedule.kind === 'spread') return startOnce(options);
+  // Every second: the tasks fire on the first whole second after the scheduler starts, which can
+  // come before the stream opens (a loaded machine, a ready line late in its second). Such a
+  // start is seen in the first tree (a run already in it) and made again; it cannot be prevented.
+  for (let attempt = 1; ; attempt++) {
+    const s = await startOnce(options);
+    const early = s.initial.actors.flatMap((a) => a.children).length;
+    if (early === 0) return s;
+    await s.stop();
+    if (attempt === STARTS)
+      throw new Error(
+        `in each of ${STARTS} starts the tasks fired before GET /v1/events had opened (${early} runs in the first tree)`,
+      );
+  }
+}
+
+/** How often an every-second scenario is started again when its tasks fired before the stream opened. */
+const STARTS = 8;
+
+async function startOnce(options: { parks: number; schedule: ParkSchedule }): Promise<ParkScenario> {
   const secret = `sk-${randomBytes(18).toString('base64url')}`;
   const token = randomBytes(32).toString('base64url');
   const auth = { Authorization: `Bearer ${token}` };
