@@ -622,6 +622,9 @@ export class Runtime {
       return;
     }
     await this.queue.publishAndStart(agentId, message, local);
+    // Started here: resolved once its first state is stored too (a caller may read it at once).
+    const runId = `${agentId}:${message.messageId}`;
+    if (this.runs.isLive(runId)) await this.runs.stored(runId);
   }
 
   /**
@@ -896,7 +899,8 @@ export class Runtime {
       if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';
       // The run starts in a microtask; acknowledge only once its first snapshot is stored.
       await new Promise((r) => setImmediate(r));
-      return this.runs.isLive(runId) || this.store.snapshots.has(runId) ? 'ack' : 'nak';
+      if (this.runs.isLive(runId)) return (await this.runs.stored(runId)) ? 'ack' : 'nak';
+      return this.store.snapshots.has(runId) ? 'ack' : 'nak';
     };
     this.#localHandlers.set(agentId, handle);
     const consuming = this.queue.consume(agentId, handle);

@@ -126,6 +126,35 @@ export class Store {
     return this.ctx.tx.run(fn, options);
   }
 
+  /** Whether a transaction is open on this store's connection (a write now commits with it). */
+  get inTransaction(): boolean {
+    return this.ctx.db.inTransaction;
+  }
+
+  /**
+   * Registers writes that join whichever transaction this store opens next (a run's snapshot
+   * held back to the end of the turn): `write` runs inside every transaction before it commits
+   * and before each savepoint begins, `undone` whenever a transaction or a savepoint rolls back
+   * (what `write` wrote may be gone: write it again), `ended` once each transaction the store
+   * opened committed (`true`) or rolled back (`false`). Not within a transaction opened on the raw
+   * connection, whose end the store does not see. `write` must not throw: an error there
+   * rolls back the transaction it joined.
+   */
+  joinEachCommit(part: {
+    readonly write: () => void;
+    readonly undone: () => void;
+    readonly ended: (committed: boolean) => void;
+  }): void {
+    // Not inside a transaction opened on the raw connection: its rollback would not be seen.
+    this.ctx.tx.onFlush(() => {
+      if (this.ctx.tx.owned) part.write();
+    }, part.undone);
+    this.ctx.tx.onOuter(
+      () => {},
+      (committed) => part.ended(committed),
+    );
+  }
+
   /**
    * Group commit: resolves once every transaction committed before the call (and every audit
    * event deferred until then, see `audit.appendDeferred`) survives power loss (one fdatasync

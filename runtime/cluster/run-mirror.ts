@@ -137,7 +137,11 @@ export class RunMirror {
   async #writeRecord(runId: string, m: { revision: number | null; fenced: boolean }): Promise<void> {
     if (m.fenced) return;
     const { store, records, nodeId, clock } = this.deps;
-    const local = store.snapshots.get(runId);
+    let local = store.snapshots.get(runId);
+    // A run just started: its first state commits with the store's next transaction or at the
+    // end of the turn; its record is written from that.
+    if (local === null && (await this.deps.rt()?.runs.stored(runId)) === true)
+      local = store.snapshots.get(runId);
     if (local === null) return;
     const ctx = (local.snapshot as { context?: RunContext }).context;
     const record: RunRecord = {

@@ -7,6 +7,8 @@ export interface ClusterRuntimeView {
     isLive(runId: string): boolean;
     restore(runId: string): boolean;
     park(runId: string): void;
+    /** Resolves once a started run's first state is committed (true), or false when it never is. */
+    stored(runId: string): Promise<boolean>;
   };
   readonly approvals: { track(approval: ApprovalRecord): void };
 }

@@ -47,9 +47,18 @@ export class RunHost {
   readonly #restored = new Set<string>();
   /** Approvals delivered to each live or parked run (dropped when the run ends). */
   readonly #delivered = new Map<string, Set<string>>();
-  /** Runs whose coalesced snapshot write is due at the end of this event-loop turn (see #schedulePersist). */
+  /**
+   * Runs whose coalesced snapshot write is due: in the next transaction the store opens, or at
+   * the end of this event-loop turn, whichever comes first (see #schedulePersist).
+   */
   readonly #scheduled = new Map<string, RunActor>();
   #flushScheduled = false;
+  /** Runs written inside the store's open transaction: stored once it commits, due again if anything in it rolls back. */
+  readonly #inTx = new Map<string, RunActor>();
+  /** Started runs whose first state is not committed yet, with who waits for it (see `stored`). */
+  readonly #unstored = new Map<string, Array<(stored: boolean) => void>>();
+  /** Set while due writes join a transaction (a write's own savepoint asks for them again). */
+  #joining = false;
   readonly #deadlines = new Map<string, NodeJS.Timeout>();
   /** Who waits for a live run to settle (see `whenSettled`). */
   readonly #settled = new Map<string, Array<() => void>>();
@@ -67,19 +76,28 @@ export class RunHost {
     private readonly clock: () => number,
     /** Receives XState's inspection events of every run actor (state changes, events, effects). */
     private readonly inspect?: (runId: string, event: InspectionEvent) => void,
-  ) {}
+  ) {
+    store.joinEachCommit({
+      write: () => this.#writeDue(),
+      undone: () => this.#undone(),
+      ended: (committed) => this.#ended(committed),
+    });
+  }
 
   /**
    * Sets the provided run machine (done once, after the effects are wired to this host). The
-   * host provides `recordStep` itself: it persists the run's snapshot, holding the model's
-   * answer, synchronously as the effect starts — before the transition that follows it audits,
-   * evaluates or runs any proposed call.
+   * host provides `recordStep` itself: the run's snapshot, holding the model's answer, is due
+   * from then on, so it commits with (or before) whatever the store commits next — the audit of a
+   * proposed call, its approval, its ledger row — and at the end of the turn at the latest.
    */
   setMachine(machine: RunMachine): void {
     this.#machine = machine.provide({
       actors: {
         recordStep: fromPromise<void, { context: RunContext }>(async ({ input }) => {
-          this.#persistNow(input.context.runId);
+          const runId = input.context.runId;
+          const actor = this.#live.get(runId);
+          if (actor === undefined) throw new Error(`run ${runId} is not live`);
+          this.#schedulePersist(runId, actor);
         }),
       },
     }) as RunMachine;
@@ -119,13 +137,29 @@ export class RunHost {
     return (stored?.snapshot as { context?: RunContext } | undefined)?.context ?? null;
   }
 
-  /** Starts a new run. */
+  /**
+   * Starts a new run. Its first state is committed with the next transaction the store opens,
+   * or at the end of this event-loop turn: `stored` says when.
+   */
   start(input: RunInput): void {
     if (this.#live.has(input.runId) || this.store.snapshots.has(input.runId)) {
       throw new Error(`run ${input.runId} already exists`);
     }
     this.events.onStarted?.(input);
+    this.#unstored.set(input.runId, []);
     this.#spawn(input, undefined);
+  }
+
+  /**
+   * Resolves true once a run is in the store (a started run's first state committed; at once
+   * for one already stored), false when it is neither stored nor live (or the host stopped
+   * before its first write).
+   */
+  stored(runId: string): Promise<boolean> {
+    const waiting = this.#unstored.get(runId);
+    if (waiting === undefined)
+      return Promise.resolve(this.#live.has(runId) || this.store.snapshots.has(runId));
+    return new Promise((resolve) => waiting.push(resolve));
   }
 
   /**
@@ -275,6 +309,7 @@ export class RunHost {
       this.#drop(runId);
       actor.stop();
     }
+    for (const runId of [...this.#unstored.keys()]) this.#committed(runId, this.store.snapshots.has(runId));
   }
 
   #spawn(input: RunInput, snapshot: RunSnapshot | undefined): void {
@@ -326,11 +361,16 @@ export class RunHost {
   }
 
   /**
-   * Coalesces a run's snapshot write to the end of the event-loop turn; every run's write due
-   * then is one transaction (one commit for all the runs in flight, not one each).
+   * Makes a run's snapshot write due: it joins the next transaction the store opens (see
+   * `#writeDue`), or, when none comes first, the end of the event-loop turn, where every run's
+   * write still due is one transaction (one commit for all the runs in flight, not one each).
    */
   #schedulePersist(runId: string, actor: RunActor): void {
     this.#scheduled.set(runId, actor);
+    this.#armFlush();
+  }
+
+  #armFlush(): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
     setImmediate(() => {
@@ -365,6 +405,57 @@ export class RunHost {
     this.#deadlines.delete(runId);
   }
 
+  /**
+   * Inside a transaction the store opened, before it commits (or a savepoint begins): writes
+   * every run's due state in it, so nothing committed depends on a step the stored run has not
+   * taken (the audit of a call, its approval or ledger row commit with the answer that proposed
+   * it). A write that fails here is left due for the end of the turn, where it fails on its own
+   * instead of rolling back the transaction it joined.
+   */
+  #writeDue(): void {
+    if (this.#joining || this.#scheduled.size === 0) return;
+    this.#joining = true;
+    try {
+      const due = [...this.#scheduled];
+      this.#scheduled.clear();
+      for (const [id, a] of due) {
+        if (this.#live.get(id) !== a) continue;
+        try {
+          this.#persist(id, a.getSnapshot(), a);
+        } catch {
+          this.#scheduled.set(id, a);
+          this.#armFlush();
+        }
+      }
+    } finally {
+      this.#joining = false;
+    }
+  }
+
+  /** Something in the open transaction rolled back: what was written in it is due again. */
+  #undone(): void {
+    for (const [id, a] of this.#inTx) {
+      if (this.#live.get(id) === a) this.#scheduled.set(id, a);
+      else this.#committed(id, false);
+    }
+    this.#inTx.clear();
+    if (this.#scheduled.size > 0) this.#armFlush();
+  }
+
+  /** A transaction the store opened ended: what was written in it is stored when it committed. */
+  #ended(committed: boolean): void {
+    if (!committed) return this.#undone();
+    for (const id of this.#inTx.keys()) this.#committed(id, true);
+    this.#inTx.clear();
+  }
+
+  #committed(runId: string, stored: boolean): void {
+    const waiting = this.#unstored.get(runId);
+    if (waiting === undefined) return;
+    this.#unstored.delete(runId);
+    for (const resolve of waiting) resolve(stored);
+  }
+
   #persist(runId: string, s: RunSnapshot, actor: RunActor): void {
     if (this.#stopping && !this.#live.has(runId)) return;
     const ctx = s.context;
@@ -379,24 +470,26 @@ export class RunHost {
       },
       persistedFrom(s),
     );
+    if (this.store.inTransaction) this.#inTx.set(runId, actor);
+    else this.#committed(runId, true);
   }
 }
 
 /**
- * Whether a run's new state is written at once rather than with the run's other writes due at
- * the end of this event-loop turn (or when the run parks or the host stops, whichever is first).
- * At once: a new run's first state (a started run is in the store before its start is
- * acknowledged), a wait for a human (written with the approval it waits on, see
- * `persistCurrent`), every other status a run rests in, and its end. Each model answer is
- * written by the `recordStep` effect, before any call it proposes is audited. Every other step is
- * coalesced, a resumed run's return to `running` included: a crash can then only lose the steps
- * of the current turn, which re-run on restore behind the audit (a step already recorded is not
- * recorded again) and the ledger (a completed call is never executed again, a started one is
- * reported interrupted).
+ * Whether a run's new state is written at once rather than being due: due writes join the next
+ * transaction the store opens, or the end of this event-loop turn (or the run's park, or the
+ * host's stop), whichever is first. At once: a wait for a human (also written with the approval
+ * it waits on, see `persistCurrent`), every other status a run rests in, and its end. Due: a new
+ * run's first state (its start is acknowledged once it is stored, see `stored`), each model answer
+ * (`recordStep`: it commits with the audit of the calls it proposes, or before), every other step,
+ * a resumed run's return to `running` included. So nothing the store commits depends on a step
+ * the stored run has not taken, and a crash can only lose the steps of the current turn, which
+ * re-run on restore behind the audit (a step already recorded is not recorded again) and the
+ * ledger (a completed call is never executed again, a started one is reported interrupted).
  */
 function persistAtOnce(last: RunStatus | null, status: RunStatus, s: RunSnapshot): boolean {
-  if (last === null || s.status === 'done') return true;
-  return status !== last && status !== 'running';
+  if (s.status === 'done') return true;
+  return last !== null && status !== last && status !== 'running';
 }
 
 /**

@@ -7,6 +7,7 @@ import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { withDecodedRows } from '../support/stored-bytes.ts';
+import { openStore, Redactor } from '../../store/index.ts';
 
 const KEY = 'sk-proj-Wv7Rk2Qd9Xm4Lp8Tn3Hs6Jb1Fc5Gz0Ya';
 
@@ -192,39 +193,42 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
     expect(server.requests.map(stepOf)).toEqual([0, 0, 1]);
   });
 
-  it('the answer is stored before its call is proposed (audited), evaluated or run', async () => {
+  it('the answer commits with, or before, the audit of the calls it proposes', async () => {
     const { server, rt } = await setup();
     server.route = (req) =>
       stepOf(req) === 0
         ? { sse: fixture(`${p.dir}/parallel.sse`) }
         : { sse: fixture(`${p.dir}/final.sse`, { TEXT: 'ok' }) };
-    const storedAtProposal: unknown[] = [];
-    const audit = rt.store.audit;
-    const atProposal = (event: { kind: string; runId?: string | null }) => {
-      if (event.kind !== 'proposed' || !event.runId) return;
-      const ctx = (
-        rt.store.snapshots.get(event.runId)?.snapshot as {
-          context: { steps: number; calls: { id: string }[] };
+    // After every commit, a second connection reads what is committed: each proposed call in
+    // the audit is among the calls of the committed snapshot of its run.
+    const reader = openStore({ path: rt.store.path, redactor: new Redactor(), readonly: true });
+    const seen: Array<{ callId: string; stored: string[] | null }> = [];
+    let checked = 0;
+    rt.store.joinEachCommit({
+      write: () => {},
+      undone: () => {},
+      ended: (committed) => {
+        if (!committed) return;
+        for (const e of reader.audit.list()) {
+          if (e.kind !== 'proposed' || seen.some((x) => x.callId === e.callId)) continue;
+          const ctx = (
+            reader.snapshots.get(e.runId ?? '')?.snapshot as
+              { context: { calls: { id: string }[] } } | undefined
+          )?.context;
+          seen.push({ callId: e.callId ?? '', stored: ctx?.calls.map((c) => c.id) ?? null });
         }
-      ).context;
-      storedAtProposal.push({ steps: ctx.steps, calls: ctx.calls.map((c) => c.id) });
-    };
-    // Either form of append: a run's steps are audited with `appendDeferred`.
-    const append = audit.append.bind(audit);
-    audit.append = ((event: Parameters<typeof append>[0]) => {
-      atProposal(event);
-      return append(event);
-    }) as typeof audit.append;
-    const appendDeferred = audit.appendDeferred.bind(audit);
-    audit.appendDeferred = ((event: Parameters<typeof appendDeferred>[0]) => {
-      atProposal(event);
-      appendDeferred(event);
-    }) as typeof audit.appendDeferred;
-    const { outcome } = await rt.chat('assistant', 'read both');
-    expect(outcome.status).toBe('completed');
-    expect(storedAtProposal).toEqual([
-      { steps: 1, calls: ['c00000000', 'c00000001'] },
-      { steps: 1, calls: ['c00000000', 'c00000001'] },
-    ]);
+        checked++;
+      },
+    });
+    try {
+      const { outcome } = await rt.chat('assistant', 'read both');
+      expect(outcome.status).toBe('completed');
+    } finally {
+      reader.close();
+    }
+    expect(checked).toBeGreaterThan(0);
+    const calls = ['c00000000', 'c00000001'];
+    expect(seen.map((x) => x.callId).sort()).toEqual(calls.map((id) => expect.stringContaining(id)));
+    for (const x of seen) expect(x.stored).toEqual(calls);
   });
 });
