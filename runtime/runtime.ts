@@ -813,8 +813,7 @@ export class Runtime {
     const pendingRuns = new Set<string>();
     for (const a of pending) if (a.runId !== null) pendingRuns.add(a.runId);
     const items: BootResume[] = [];
-    for (const run of this.store.snapshots.list()) {
-      if (run.status === 'completed' || run.status === 'failed' || run.status === 'denied') continue;
+    for (const run of this.store.snapshots.listUnfinished()) {
       // Cluster mode: a run another node took over stays with that node.
       if (this.#cluster !== null && !this.#cluster.mayRestore(run.runId)) continue;
       if (run.status !== 'waiting_for_approval') {

@@ -80,8 +80,7 @@ export class RunMirror {
 
   async reconcileLocalRuns(): Promise<void> {
     const { store, records, nodeId, clock } = this.deps;
-    for (const run of store.snapshots.list()) {
-      if (TERMINAL_STATUSES.has(run.status)) continue;
+    for (const run of store.snapshots.listUnfinished()) {
       const found = await records.get(run.runId);
       if (found === null) {
         // Never mirrored (this node died before the first write landed): it is ours.

@@ -9,6 +9,7 @@ import { compactEncoding } from './008-compact-encoding.ts';
 import { sessionGrantAgent } from './009-session-grant-agent.ts';
 import { pendingApprovalsOfRun } from './010-pending-approvals-of-run.ts';
 import { dropUnusedApprovalIndexes } from './011-drop-unused-approval-indexes.ts';
+import { unfinishedRunsIndex } from './012-unfinished-runs-index.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionGrantAgent,
   pendingApprovalsOfRun,
   dropUnusedApprovalIndexes,
+  unfinishedRunsIndex,
 ];
 
 /** The schema version this code writes. */

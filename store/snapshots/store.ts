@@ -89,6 +89,7 @@ export class RunSnapshots {
   private readonly exists: Statement<[string], number>;
   private readonly statusStmt: Statement<[string], string>;
   private readonly listStmt: Statement<{ status: string | null; agent: string | null }, SnapshotRow>;
+  private readonly unfinishedStmt: Statement<[], SnapshotRow>;
   private readonly deleteStmt: Statement<[string]>;
   /**
    * The last payload encoded per run (at most LAST_PAYLOADS runs, oldest dropped first): a run
@@ -129,6 +130,7 @@ export class RunSnapshots {
        FROM run_snapshots WHERE (@status IS NULL OR status = @status) AND (@agent IS NULL OR agent_id = @agent)
        ORDER BY updated_at, run_id`,
     );
+    this.unfinishedStmt = db.prepare(UNFINISHED_RUNS_SQL);
     this.deleteStmt = db.prepare('DELETE FROM run_snapshots WHERE run_id = ?');
     ctx.tx.onFlush(
       () => {},
@@ -265,15 +267,21 @@ export class RunSnapshots {
 
   /** Runs with a stored snapshot, oldest update first, filtered by status and/or agent. */
   list(filter: RunFilter = {}): RunSummary[] {
-    return this.listStmt.all({ status: filter.status ?? null, agent: filter.agentId ?? null }).map((row) => ({
-      runId: row.run_id,
-      agentId: row.agent_id,
-      surface: row.surface,
-      status: row.status,
-      parentRunId: row.parent_run_id,
-      updatedAt: row.updated_at,
-      schemaVersion: row.schema_version,
-    }));
+    const { status, agentId } = filter;
+    // An unfinished status: among the unfinished runs (by their index), not every run.
+    if (status !== undefined && UNFINISHED.includes(status))
+      return this.listUnfinished().filter(
+        (r) => r.status === status && (agentId === undefined || r.agentId === agentId),
+      );
+    return this.listStmt.all({ status: status ?? null, agent: agentId ?? null }).map(summaryOf);
+  }
+
+  /**
+   * The runs not finished (running, waiting for approval, resuming), oldest change first: what
+   * a boot brings back. Found by their own index, without reading the finished runs.
+   */
+  listUnfinished(): RunSummary[] {
+    return this.unfinishedStmt.all().map(summaryOf);
   }
 
   /** Deletes a run's snapshot (when the run is finished and archived); true when one existed. */
@@ -333,4 +341,29 @@ export class RunSnapshots {
     };
     return { envelope, row };
   }
+}
+
+/** The statuses of a run that has not ended. */
+const UNFINISHED: readonly RunStatus[] = ['running', 'waiting_for_approval', 'resuming'];
+
+const SUMMARY_COLUMNS = `run_id, agent_id, surface, status, parent_run_id, schema_version, '' AS payload, updated_at`;
+
+/**
+ * @internal The unfinished runs (`listUnfinished`): the WHERE of the partial index
+ * `run_snapshots_unfinished` (schema 12) word for word, so SQLite reads that index, not every
+ * run: the finished ones grow with the history.
+ */
+export const UNFINISHED_RUNS_SQL = `SELECT ${SUMMARY_COLUMNS} FROM run_snapshots
+  WHERE status IN ('running', 'waiting_for_approval', 'resuming') ORDER BY updated_at, run_id`;
+
+function summaryOf(row: SnapshotRow): RunSummary {
+  return {
+    runId: row.run_id,
+    agentId: row.agent_id,
+    surface: row.surface,
+    status: row.status,
+    parentRunId: row.parent_run_id,
+    updatedAt: row.updated_at,
+    schemaVersion: row.schema_version,
+  };
 }

@@ -3,6 +3,7 @@ import { MAX_SNAPSHOT_BYTES, SNAPSHOT_SCHEMA_VERSION } from '../../store/index.t
 import type { PutSnapshotInput } from '../../store/index.ts';
 import { decodeText, encodeText } from '../../store/codec.ts';
 import { LEGACY_ENVELOPE_TAG, SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
+import { UNFINISHED_RUNS_SQL } from '../../store/snapshots/store.ts';
 import { openTemp } from './helpers.ts';
 
 function run(id: string, overrides: Partial<PutSnapshotInput> = {}): PutSnapshotInput {
@@ -293,6 +294,46 @@ describe('run snapshots', () => {
     expect(() => store.snapshots.put(run('r1', { snapshot: { prototype: 1 } }), [d])).toThrow(
       /forbidden key/,
     );
+  });
+
+  it('lists the unfinished runs, and the runs of an unfinished status, by their own index without reading the finished ones', () => {
+    const { store, clock } = openTemp();
+    const statuses = [
+      'completed',
+      'running',
+      'failed',
+      'waiting_for_approval',
+      'denied',
+      'resuming',
+    ] as const;
+    for (let i = 0; i < 60; i++) {
+      clock.advance(1);
+      const status = statuses[i % statuses.length] ?? 'running';
+      store.snapshots.put(run(`r${i}`, { status, agentId: i % 4 === 0 ? 'other' : 'assistant' }));
+    }
+    clock.advance(1);
+    // A run that moved on: listed once, by its latest status and time.
+    store.snapshots.put(run('r0', { status: 'running' }));
+    const all = store.snapshots.list();
+    const open = (s: string) => s === 'running' || s === 'waiting_for_approval' || s === 'resuming';
+    expect(store.snapshots.listUnfinished()).toEqual(all.filter((r) => open(r.status)));
+    expect(store.snapshots.listUnfinished().map((r) => r.runId)).toContain('r0');
+    expect(store.snapshots.listUnfinished()).toHaveLength(31);
+    for (const status of statuses) {
+      expect(store.snapshots.list({ status })).toEqual(all.filter((r) => r.status === status));
+      expect(store.snapshots.list({ status, agentId: 'other' })).toEqual(
+        all.filter((r) => r.status === status && r.agentId === 'other'),
+      );
+    }
+    const plan = (sql: string, ...args: unknown[]): string =>
+      (store.connection.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('; ');
+    // The unfinished runs' own index, in its order: no finished row read, nothing sorted but ties.
+    expect(plan(UNFINISHED_RUNS_SQL)).toMatch(
+      /^SCAN run_snapshots USING INDEX run_snapshots_unfinished(;|$)/,
+    );
+    expect(plan(UNFINISHED_RUNS_SQL)).not.toMatch(/USE TEMP B-TREE FOR ORDER BY/);
   });
 
   it('every query of the table uses an index or is a listing (EXPLAIN QUERY PLAN)', () => {
