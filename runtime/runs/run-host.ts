@@ -47,11 +47,13 @@ export class RunHost {
   readonly #restored = new Set<string>();
   /** Approvals delivered to each live or parked run (dropped when the run ends). */
   readonly #delivered = new Map<string, Set<string>>();
-  /**
-   * Runs whose coalesced snapshot write is due: in the next transaction the store opens, or at
-   * the end of this event-loop turn, whichever comes first (see #schedulePersist).
-   */
+  /** Runs whose coalesced snapshot write is due at the end of this event-loop turn (see #schedulePersist). */
   readonly #scheduled = new Map<string, RunActor>();
+  /**
+   * Those of them whose write must also join the next transaction the store opens, if it comes
+   * first: a first state, a model answer (what the run's next commits depend on).
+   */
+  readonly #joins = new Set<string>();
   #flushScheduled = false;
   /** Runs written inside the store's open transaction: stored once it commits, due again if anything in it rolls back. */
   readonly #inTx = new Map<string, RunActor>();
@@ -97,7 +99,7 @@ export class RunHost {
           const runId = input.context.runId;
           const actor = this.#live.get(runId);
           if (actor === undefined) throw new Error(`run ${runId} is not live`);
-          this.#schedulePersist(runId, actor);
+          this.#schedulePersist(runId, actor, true);
         }),
       },
     }) as RunMachine;
@@ -338,7 +340,7 @@ export class RunHost {
         if (stored) {
           // Nothing to write: the row is this state.
         } else if (persistAtOnce(last, status, s)) this.#persist(input.runId, s, actor);
-        else this.#schedulePersist(input.runId, actor);
+        else this.#schedulePersist(input.runId, actor, last === null);
         if (status !== last) {
           last = status;
           this.events.onStatus(input.runId, status, s.context);
@@ -361,12 +363,16 @@ export class RunHost {
   }
 
   /**
-   * Makes a run's snapshot write due: it joins the next transaction the store opens (see
-   * `#writeDue`), or, when none comes first, the end of the event-loop turn, where every run's
-   * write still due is one transaction (one commit for all the runs in flight, not one each).
+   * Coalesces a run's snapshot write to the end of the event-loop turn, where every run's write
+   * due then is one transaction (one commit for all the runs in flight, not one each). With
+   * `joins`, the write also joins the next transaction the store opens if that comes first (see
+   * `#writeDue`); the run's later steps in the turn are coalesced again. Only what the run's next
+   * commits depend on joins: every commit carrying every run's latest step would write a run
+   * once per commit of the turn instead of once per turn.
    */
-  #schedulePersist(runId: string, actor: RunActor): void {
+  #schedulePersist(runId: string, actor: RunActor, joins = false): void {
     this.#scheduled.set(runId, actor);
+    if (joins) this.#joins.add(runId);
     this.#armFlush();
   }
 
@@ -377,6 +383,7 @@ export class RunHost {
       this.#flushScheduled = false;
       const due = [...this.#scheduled].filter(([id, a]) => this.#live.get(id) === a);
       this.#scheduled.clear();
+      this.#joins.clear();
       if (due.length === 0) return;
       const write = () => {
         for (const [id, a] of due) this.#persist(id, a.getSnapshot(), a);
@@ -407,19 +414,21 @@ export class RunHost {
 
   /**
    * Inside a transaction the store opened, before it commits (or a savepoint begins): writes
-   * every run's due state in it, so nothing committed depends on a step the stored run has not
-   * taken (the audit of a call, its approval or ledger row commit with the answer that proposed
-   * it). A write that fails here is left due for the end of the turn, where it fails on its own
+   * the due states that join (a first state, a model answer) in it, so nothing committed depends
+   * on an answer the stored run does not have (the audit of a call, its approval or ledger row
+   * commit with the answer that proposed it, or after). A write that fails here is left due for the end of the turn, where it fails on its own
    * instead of rolling back the transaction it joined.
    */
   #writeDue(): void {
-    if (this.#joining || this.#scheduled.size === 0) return;
+    if (this.#joining || this.#joins.size === 0) return;
     this.#joining = true;
     try {
-      const due = [...this.#scheduled];
-      this.#scheduled.clear();
-      for (const [id, a] of due) {
-        if (this.#live.get(id) !== a) continue;
+      const ids = [...this.#joins];
+      this.#joins.clear();
+      for (const id of ids) {
+        const a = this.#scheduled.get(id);
+        if (a === undefined || this.#live.get(id) !== a) continue;
+        this.#scheduled.delete(id);
         try {
           this.#persist(id, a.getSnapshot(), a);
         } catch {
@@ -435,11 +444,10 @@ export class RunHost {
   /** Something in the open transaction rolled back: what was written in it is due again. */
   #undone(): void {
     for (const [id, a] of this.#inTx) {
-      if (this.#live.get(id) === a) this.#scheduled.set(id, a);
+      if (this.#live.get(id) === a) this.#schedulePersist(id, a, true);
       else this.#committed(id, false);
     }
     this.#inTx.clear();
-    if (this.#scheduled.size > 0) this.#armFlush();
   }
 
   /** A transaction the store opened ended: what was written in it is stored when it committed. */
@@ -476,16 +484,16 @@ export class RunHost {
 }
 
 /**
- * Whether a run's new state is written at once rather than being due: due writes join the next
- * transaction the store opens, or the end of this event-loop turn (or the run's park, or the
- * host's stop), whichever is first. At once: a wait for a human (also written with the approval
- * it waits on, see `persistCurrent`), every other status a run rests in, and its end. Due: a new
- * run's first state (its start is acknowledged once it is stored, see `stored`), each model answer
- * (`recordStep`: it commits with the audit of the calls it proposes, or before), every other step,
- * a resumed run's return to `running` included. So nothing the store commits depends on a step
- * the stored run has not taken, and a crash can only lose the steps of the current turn, which
- * re-run on restore behind the audit (a step already recorded is not recorded again) and the
- * ledger (a completed call is never executed again, a started one is reported interrupted).
+ * Whether a run's new state is written at once rather than being due at the end of this
+ * event-loop turn (or at the run's park, or the host's stop, whichever is first). At once: a wait
+ * for a human (also written with the approval it waits on, see `persistCurrent`), every other
+ * status a run rests in, and its end. Due: every other step, a resumed run's return to `running`
+ * included; a new run's first state (its start is acknowledged once it is stored, see `stored`)
+ * and each model answer (`recordStep`) also join the next transaction the store opens if it comes
+ * first, so the audit, approval and ledger rows of the calls an answer proposes commit with it or
+ * after it. A crash can only lose the steps of the current turn, which re-run on restore behind
+ * the audit (a step already recorded is not recorded again) and the ledger (a completed call is
+ * never executed again, a started one is reported interrupted).
  */
 function persistAtOnce(last: RunStatus | null, status: RunStatus, s: RunSnapshot): boolean {
   if (s.status === 'done') return true;
