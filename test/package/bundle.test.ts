@@ -145,39 +145,6 @@ describe('the CLI bundle (dist/cli/)', () => {
         }
       }, 120_000);
 
-      it('a shell check by --tool (the bin compiles the grammar early) decides as the same calls by --stdin', () => {
-        const commands = [
-          'ls -la | wc -l',
-          'cat ~/.ssh/id_ed25519',
-          'rm -rf /',
-          'echo hi > notes.txt',
-          'bash -c "cat /etc/shadow"',
-          'git status',
-          'for f in *.txt; do grep -n x "$f"; done',
-        ];
-        const viaStdin = spawnSync(process.execPath, [bin(), 'policy', 'check', '--stdin', '--json'], {
-          cwd: dir,
-          encoding: 'utf8',
-          timeout: 60_000,
-          env: { ...process.env, NO_COLOR: '1' },
-          input: commands.map((command) => JSON.stringify({ tool: 'shell', args: { command } })).join('\n'),
-        });
-        expect(viaStdin.status, viaStdin.stderr).toBe(0);
-        const expected = viaStdin.stdout
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as unknown);
-        expect(expected).toHaveLength(commands.length);
-        commands.forEach((command, i) => {
-          const args = JSON.stringify({ command });
-          // Both spellings of the option start the early compile.
-          const tool = i % 2 === 0 ? ['--tool', 'shell'] : ['--tool=shell'];
-          const r = run(bin(), ['policy', 'check', ...tool, '--args', args, '--json'], dir);
-          expect(r.stderr, command).toBe('');
-          expect(JSON.parse(r.stdout), command).toEqual(expected[i]);
-        });
-      }, 120_000);
-
       it('snotra start serves the web app (found next to static.js) and a run reads and searches in the worker pool', async () => {
         const work = mkdtempSync(join(dir, 'work-'));
         const project = join(work, 'project');
