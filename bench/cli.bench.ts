@@ -5,9 +5,12 @@
 // installed layout too. And `snotra start` spawn → ready line on embedded defaults, for each of
 // them. Builds dist/ first when stale. `npx tsx bench/cli.bench.ts [runs]` prints JSON;
 // `npx tsx bench/cli.bench.ts phases [runs]` prints the CPU of each phase of one read_file check
-// inside one process (median of `runs` processes).
+// inside one process (median of `runs` processes). With CLI_BENCH_SCHED=1 each command also
+// reports its main thread's time on a CPU and its time waiting for one (the kernel's schedstat,
+// written by a preload at exit): on this 2-vCPU VM the wall time moves with other engineers'
+// load, the main thread's CPU much less.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +22,21 @@ const RUNS = Number(process.argv[PHASES ? 3 : 2] ?? 20);
 execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
 
 const work = mkdtempSync(join(tmpdir(), 'snotra-cli-bench-'));
-const env = { ...process.env, XDG_STATE_HOME: join(work, 'state-home'), NO_COLOR: '1' };
+const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: join(work, 'state-home'), NO_COLOR: '1' };
+const SCHED = process.env.CLI_BENCH_SCHED === '1';
+if (SCHED) {
+  const preload = join(work, 'schedstat.cjs');
+  writeFileSync(
+    preload,
+    `const fs = require('fs');
+process.on('exit', () => {
+  const [run, wait] = fs.readFileSync('/proc/self/task/' + process.pid + '/schedstat', 'utf8').split(' ').map(Number);
+  fs.writeSync(2, '\\nsched ' + run / 1e6 + ' ' + wait / 1e6 + '\\n');
+});
+`,
+  );
+  env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${preload}`.trim();
+}
 const fromSource = { ...env, SNOTRA_FROM_SOURCE: '1' };
 
 /** `root`'s bin, dist/ and package.json copied as an installed package has them, beside its node_modules. */
@@ -31,17 +48,16 @@ function installedLayout(root: string, name: string): string {
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   return join(dir, 'bin', 'snotra.js');
 }
+type Sample = { wall: number; cpu: number; main?: number; runqWait?: number };
 const INSTALLED = installedLayout(ROOT, 'installed');
 const BASELINE = process.env.CLI_BENCH_BASELINE;
 const BASELINE_BIN = BASELINE === undefined ? null : installedLayout(BASELINE, 'baseline');
 
-/** Wall time spawn → exit, and the child's CPU time (user + sys, from /usr/bin/time: less load-sensitive). */
-function once(
-  args: string[],
-  e: NodeJS.ProcessEnv,
-  expect: number,
-  bin = BIN,
-): { wall: number; cpu: number } {
+/**
+ * Wall time spawn → exit, and the child's CPU time (user + sys, from /usr/bin/time: less
+ * load-sensitive); with CLI_BENCH_SCHED=1 also its main thread's CPU and run-queue wait.
+ */
+function once(args: string[], e: NodeJS.ProcessEnv, expect: number, bin = BIN): Sample {
   const t = performance.now();
   const r = spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, bin, ...args], {
     cwd: work,
@@ -51,7 +67,10 @@ function once(
   const wall = performance.now() - t;
   if (r.status !== expect) throw new Error(`snotra ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
   const [, user, sys] = /cpu (\S+) (\S+)\s*$/.exec(r.stderr) ?? [];
-  return { wall, cpu: (Number(user) + Number(sys)) * 1000 };
+  const sample: Sample = { wall, cpu: (Number(user) + Number(sys)) * 1000 };
+  const sched = /^sched (\S+) (\S+)$/m.exec(r.stderr);
+  if (sched !== null) return { ...sample, main: Number(sched[1]), runqWait: Number(sched[2]) };
+  return sample;
 }
 
 function stats(xs: number[]) {
@@ -135,7 +154,6 @@ const cases = {
   'policy check (shell)': { args: CHECK_SHELL, exit: 10 },
   '--version': { args: ['--version'], exit: 0 },
 };
-type Sample = { wall: number; cpu: number };
 const result: Record<string, unknown> = { runs: RUNS, loadavg: loadavg().map((l) => Number(l.toFixed(2))) };
 const variants: Record<string, (args: string[], exit: number) => Sample> = {
   compiled: (args, exit) => once(args, env, exit),
@@ -156,6 +174,12 @@ for (const [name, c] of Object.entries(cases)) {
   const both = (xs: Sample[]) => ({
     wall: stats(xs.map((x) => x.wall)),
     cpu: stats(xs.map((x) => x.cpu)),
+    ...(SCHED
+      ? {
+          mainThreadCpu: stats(xs.map((x) => x.main ?? NaN)),
+          mainThreadRunqWait: stats(xs.map((x) => x.runqWait ?? NaN)),
+        }
+      : {}),
   });
   result[name] = Object.fromEntries(Object.entries(samples).map(([v, xs]) => [v, both(xs)]));
 }

@@ -45,18 +45,51 @@ const ZOD_IMPORT = "import { z } from 'zod';";
 /** A value import of zod in another form would keep all of zod (and its locales): refused. */
 const OTHER_ZOD_IMPORT = /^import\s+(?!type\b)[^;]*from\s+['"]zod(\/[^'"]*)?['"]/m;
 
+/**
+ * Node modules our sources import that the bundle loads on first call, not at start-up.
+ * child_process (with net and dgram under it) costs ~3-5 ms to load, and `snotra policy check`
+ * loads the sandbox probe that imports it but runs it only for a shell call in `allow` mode. The
+ * bundle's module for each exports a function per function of Node's module that calls it,
+ * loaded by `require` when first called: the same function with the same arguments. Only
+ * functions whose names start in lower case (a class would need `new` and `instanceof`): an
+ * import of anything else fails the build ("No matching export"). Not crypto: every policy check
+ * calls it (the state dir's hash).
+ */
+const LAZY_BUILTINS = new Set(['node:child_process']);
+const LAZY_NAMESPACE = 'snotra-lazy-builtin';
+
+async function lazyBuiltin(specifier) {
+  const mod = await import(specifier);
+  const names = Object.keys(mod).filter((k) => /^[a-z]/.test(k) && typeof mod[k] === 'function');
+  return [
+    'let loaded = null;',
+    `const load = () => (loaded ??= require(${JSON.stringify(specifier)}));`,
+    ...names.map((n) => `export function ${n}(...args) {\n  return load().${n}(...args);\n}`),
+  ].join('\n');
+}
+
 /** Our sources as the bundle needs them: file-relative URLs of their dist/ file, zod as a namespace. */
 function sourcesPlugin(root, outdir) {
+  const ours = (file) => {
+    const rel = relative(root, file);
+    return !rel.startsWith('..') && !rel.includes('node_modules');
+  };
   return {
     name: 'snotra-sources',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (LAZY_BUILTINS.has(args.path) && args.namespace === 'file' && ours(args.importer))
+          return { path: args.path, namespace: LAZY_NAMESPACE };
         if (args.path.startsWith('node:') || EXTERNAL.has(packageOf(args.path))) return { external: true };
         return undefined;
       });
+      b.onLoad({ filter: /.*/, namespace: LAZY_NAMESPACE }, async (args) => ({
+        contents: await lazyBuiltin(args.path),
+        loader: 'js',
+      }));
       b.onLoad({ filter: /\.(ts|mts)$/ }, async (args) => {
+        if (!ours(args.path)) return undefined;
         const rel = relative(root, args.path);
-        if (rel.startsWith('..') || rel.includes('node_modules')) return undefined;
         let src = await readFile(args.path, 'utf8');
         // `import * as z`: esbuild keeps only the members used; the `z` object of zod's index is
         // every export, locales included.

@@ -126,14 +126,30 @@ function unionRegExp(globs: readonly string[], sourceOf: (glob: string) => strin
  */
 export const UNION_AFTER = 64;
 
+/** The test of one rule: its globs' union, or match-everything when it cannot be compiled (fail closed). */
+function ruleTest(globs: readonly string[], sourceOf: (glob: string) => string): (key: string) => boolean {
+  try {
+    const re = unionRegExp(globs, sourceOf);
+    return (key) => re.test(key);
+  } catch {
+    return () => true;
+  }
+}
+
 /**
  * Compiles rules. Guarantees: a rule matches a key when the key is one of its patterns' paths or
  * lies beneath one; rules are tried in the given order; an uncompilable pattern makes its rule
  * match everything (fail closed) rather than nothing.
+ *
+ * The absolute globs (which read the file system for the canonical spellings of the rules'
+ * literal parts) are made here, at construction. Their regular expressions are built when a
+ * rule is first tried: translating ~480 globs through picomatch costs ~10 ms that a short-lived
+ * process deciding a call without a path (`snotra policy check` of `ls | wc -l`) never needs.
+ * Building from the same globs later gives the same expression, so a match is the same either way.
  */
 export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): RuleMatcher {
   const globs = new Map<string, string[]>();
-  const compiled: { id: string; test: (key: string) => boolean }[] = [];
+  const compiled: { id: string; globs: readonly string[]; test: ((key: string) => boolean) | null }[] = [];
   // Each glob is translated once, for its rule and for the union.
   const sources = new Map<string, string>();
   const sourceOf = (glob: string): string => {
@@ -149,27 +165,13 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
       .flatMap((p) => expandPattern(p.normalize('NFC'), anchors))
       .map((g) => `${g}/**`);
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
-    let test: (key: string) => boolean;
-    try {
-      const re = unionRegExp(ruleGlobs, sourceOf);
-      test = (key) => re.test(key);
-    } catch {
-      test = () => true;
-    }
-    compiled.push({ id: rule.id, test });
+    compiled.push({ id: rule.id, globs: ruleGlobs, test: null });
   }
   // One pass over a union of every rule rejects the common case (no rule matches) quickly; it
   // is built once the matcher has been used `UNION_AFTER` times.
   let any: ((key: string) => boolean) | null = null;
   let uses = 0;
-  const buildAny = (): ((key: string) => boolean) => {
-    try {
-      const re = unionRegExp([...globs.values()].flat(), sourceOf);
-      return (key) => re.test(key);
-    } catch {
-      return () => true;
-    }
-  };
+  const buildAny = (): ((key: string) => boolean) => ruleTest([...globs.values()].flat(), sourceOf);
   return {
     globs,
     match(rawKeys) {
@@ -177,6 +179,7 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
       if (any === null && ++uses > UNION_AFTER) any = buildAny();
       if (any !== null && !keys.some(any)) return null;
       for (const rule of compiled) {
+        rule.test ??= ruleTest(rule.globs, sourceOf);
         for (const key of keys) if (rule.test(key)) return rule.id;
       }
       return null;
