@@ -12,14 +12,8 @@ import { setFlagsFromString } from 'node:v8';
 // started at once, cost ~450 ms of CPU on background threads and held the exit back ~1.5 s, for
 // parses only slightly faster afterwards (bench/README.md). Set before any wasm is compiled; the
 // long-lived runtime processes keep V8's default.
-// Regular expressions likewise: V8 first compiles each one to bytecode for its interpreter and
-// compiles it again to machine code on its second run. The sensitive-path guard tries ~80 rule
-// expressions (~480 globs) on several spellings of each path, so every one ran twice and was
-// compiled twice: compiled once, straight to machine code, a path check costs ~10 ms less
-// (bench/README.md, session 7). Same expressions, same engine: matches do not change.
 if (!['start', 'app', 'mcp'].includes(process.argv[2] ?? '')) {
   setFlagsFromString('--wasm-tiering-budget=2000000000');
-  setFlagsFromString('--no-regexp-tier-up');
 }
 
 // The sidecar token leaves the environment before anything can start a child (tsx starts esbuild).

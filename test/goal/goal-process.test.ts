@@ -74,6 +74,11 @@ function cli(args: string[]): { code: number | null; stdout: string; stderr: str
     timeout: 60_000,
     env: { ...process.env, TZ: 'UTC' },
   });
+  // A process that did not exit on its own (a signal, a spawn error) says how, with its stderr.
+  if (r.status === null)
+    throw new Error(
+      `snotra ${args.join(' ')}: no exit code (signal ${String(r.signal)}, error ${String(r.error)}); stderr: ${r.stderr}`,
+    );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
