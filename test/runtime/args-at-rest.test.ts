@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
-import { storedBytes } from '../support/stored-bytes.ts';
+import { databaseFiles, storedBytes } from '../support/stored-bytes.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -91,10 +91,7 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     expect(runtime.store.audit.verifyChain()).toMatchObject({ ok: true });
     await runtime.stop();
     rt = null;
-    const files = readdirSync(fx.stateDir)
-      .filter((n) => n.startsWith('snotra.db'))
-      .map((n) => join(fx?.stateDir ?? '', n));
-    expect(storedBytes(...files).includes(Buffer.from('hunter2hunter2'))).toBe(false);
+    expect(storedBytes(...databaseFiles(fx.stateDir)).includes(Buffer.from('hunter2hunter2'))).toBe(false);
     expect(fx.logs.join('')).not.toContain('hunter2hunter2');
   }, 90_000);
 
@@ -131,10 +128,7 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     ]);
     await runtime.stop();
     rt = null;
-    const files = readdirSync(fx.stateDir)
-      .filter((n) => n.startsWith('snotra.db'))
-      .map((n) => join(fx?.stateDir ?? '', n));
-    expect(storedBytes(...files).includes(Buffer.from('hunter2hunter2'))).toBe(false);
+    expect(storedBytes(...databaseFiles(fx.stateDir)).includes(Buffer.from('hunter2hunter2'))).toBe(false);
   }, 90_000);
 
   it('benign: a call whose arguments were not altered runs exactly once after the restart and approval', async () => {

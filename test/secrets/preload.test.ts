@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import {
@@ -10,7 +9,7 @@ import {
 } from '../../runtime/secrets/index.ts';
 import { Redactor } from '../../store/redaction/redactor.ts';
 import { eventually, runtimeFixture } from '../support/runtime.ts';
-import { storedBytes } from '../support/stored-bytes.ts';
+import { databaseFiles, storedBytes } from '../support/stored-bytes.ts';
 
 /** A store that can only be asked by name (like the OS keyring): no values held to hand over. */
 function byNameOnly(values: Record<string, string>): SecretStore & { asked: string[] } {
@@ -132,9 +131,7 @@ describe('secrets known at boot are registered before anything can persist one',
     }
     // Raw bytes and the text of every compressed row (snapshots and audit rows are stored
     // compressed: a scan of the raw bytes alone would pass whatever they held).
-    const files = readdirSync(fx.stateDir)
-      .filter((n) => n.startsWith('snotra.db'))
-      .map((f) => join(fx.stateDir, f));
+    const files = databaseFiles(fx.stateDir);
     for (const f of files) expect(storedBytes(f).includes(Buffer.from(secret)), f).toBe(false);
     // The scan does decode them: the final answer is only in the compressed snapshot.
     const all = storedBytes(...files);

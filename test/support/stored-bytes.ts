@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { constants, inflateRawSync } from 'node:zlib';
 import { FRAGMENTS } from '../../store/audit/encoding.ts';
 import { SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
@@ -13,6 +14,13 @@ import { SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
  */
 export function storedBytes(...files: readonly string[]): Buffer {
   return withDecodedRows(Buffer.concat(files.map((file) => readFileSync(file))));
+}
+
+/** The store's files (the database, its WAL and shared memory) in a state dir, by path. */
+export function databaseFiles(stateDir: string): string[] {
+  return readdirSync(stateDir)
+    .filter((n) => n.startsWith('snotra.db'))
+    .map((n) => join(stateDir, n));
 }
 
 /** `raw`, then its decoded forms (see `storedBytes`). */
