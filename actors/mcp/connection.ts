@@ -11,6 +11,9 @@ import { readCatalog } from './catalog.ts';
 import { McpErrorCode } from './codes.ts';
 import type { McpLimits } from './limits.ts';
 import { PipeTransport } from './transport.ts';
+
+/** How long a stopped server has to exit on its own once its stdin is closed, before it is ended. */
+export const STOP_EXIT_WAIT_MS = 1000;
 import type {
   ListedTool,
   McpChild,
@@ -397,8 +400,19 @@ export class McpConnection {
     const child = this.#child;
     this.#client = null;
     this.#child = null;
+    // The stdio shutdown of the MCP spec: stdin closed first, a moment for the server to read
+    // what it was sent (a cancellation of a call in flight) and exit on its own, then the
+    // process tree is ended (SIGTERM, then SIGKILL after the supervisor's grace).
     await client?.close().catch(() => {});
-    await child?.terminate();
+    if (child !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        child.exited,
+        new Promise((resolve) => (timer = setTimeout(resolve, STOP_EXIT_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+      await child.terminate();
+    }
     this.#ready = null;
     this.#setState('stopped');
   }
