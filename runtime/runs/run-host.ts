@@ -51,12 +51,13 @@ export class RunHost {
   readonly #scheduled = new Map<string, RunActor>();
   /**
    * Those of them whose write must also join the next transaction the store opens, if it comes
-   * first: a first state, a model answer (what the run's next commits depend on).
+   * first: a first state, a model answer (what the run's next commits depend on), each as it was
+   * when it became due (see `#capture`).
    */
-  readonly #joins = new Set<string>();
+  readonly #joins = new Map<string, Captured>();
   #flushScheduled = false;
   /** Runs written inside the store's open transaction: stored once it commits, due again if anything in it rolls back. */
-  readonly #inTx = new Map<string, RunActor>();
+  readonly #inTx = new Map<string, Captured>();
   /** Started runs whose first state is not committed yet, with who waits for it (see `stored`). */
   readonly #unstored = new Map<string, Array<(stored: boolean) => void>>();
   /** Set while due writes join a transaction (a write's own savepoint asks for them again). */
@@ -372,7 +373,7 @@ export class RunHost {
    */
   #schedulePersist(runId: string, actor: RunActor, joins = false): void {
     this.#scheduled.set(runId, actor);
-    if (joins) this.#joins.add(runId);
+    if (joins) this.#joins.set(runId, capture(actor));
     this.#armFlush();
   }
 
@@ -423,14 +424,15 @@ export class RunHost {
     if (this.#joining || this.#joins.size === 0) return;
     this.#joining = true;
     try {
-      const ids = [...this.#joins];
+      const due = [...this.#joins];
       this.#joins.clear();
-      for (const id of ids) {
-        const a = this.#scheduled.get(id);
-        if (a === undefined || this.#live.get(id) !== a) continue;
-        this.#scheduled.delete(id);
+      for (const [id, c] of due) {
+        const a = c.actor;
+        if (this.#scheduled.get(id) !== a || this.#live.get(id) !== a) continue;
+        // A later step of the run is still due at the end of the turn.
+        if (a.getSnapshot() === c.snapshot) this.#scheduled.delete(id);
         try {
-          this.#persist(id, a.getSnapshot(), a);
+          this.#write(id, c);
         } catch {
           this.#scheduled.set(id, a);
           this.#armFlush();
@@ -443,9 +445,13 @@ export class RunHost {
 
   /** Something in the open transaction rolled back: what was written in it is due again. */
   #undone(): void {
-    for (const [id, a] of this.#inTx) {
-      if (this.#live.get(id) === a) this.#schedulePersist(id, a, true);
-      else this.#committed(id, false);
+    for (const [id, c] of this.#inTx) {
+      if (this.#live.get(id) === c.actor) {
+        this.#scheduled.set(id, c.actor);
+        // What was written is due again as it was (a join captured since is newer).
+        if (!this.#joins.has(id)) this.#joins.set(id, c);
+        this.#armFlush();
+      } else this.#committed(id, false);
     }
     this.#inTx.clear();
   }
@@ -464,8 +470,15 @@ export class RunHost {
     for (const resolve of waiting) resolve(stored);
   }
 
+  /** Writes a run's state now (outside any transition of it: see `capture`); an older due join is superseded. */
   #persist(runId: string, s: RunSnapshot, actor: RunActor): void {
     if (this.#stopping && !this.#live.has(runId)) return;
+    this.#joins.delete(runId);
+    this.#write(runId, s === actor.getSnapshot() ? capture(actor) : { ...capture(actor), snapshot: s });
+  }
+
+  #write(runId: string, c: Captured): void {
+    const s = c.snapshot;
     const ctx = s.context;
     this.store.snapshots.put(
       {
@@ -474,13 +487,35 @@ export class RunHost {
         surface: ctx.surface,
         status: statusOf(s),
         parentRunId: ctx.parentRunId,
-        snapshot: actor.getPersistedSnapshot() as unknown as Record<string, unknown>,
+        snapshot: c.persisted as Record<string, unknown>,
       },
-      persistedFrom(s),
+      c.token,
     );
-    if (this.store.inTransaction) this.#inTx.set(runId, actor);
+    if (this.store.inTransaction) this.#inTx.set(runId, c);
     else this.#committed(runId, true);
   }
+}
+
+/** A run's state as it was at one moment: its snapshot and, computed then, its persisted form. */
+interface Captured {
+  readonly actor: RunActor;
+  readonly snapshot: RunSnapshot;
+  readonly persisted: unknown;
+  /** The immutable objects the persisted form was computed from (see `persistedFrom`). */
+  readonly token: object[];
+}
+
+/**
+ * A run's state now, persisted form included. A due write joining a transaction may run inside
+ * the run's own transition (an audit action commits): XState's snapshot is then still the old
+ * state while the child that settled is already done, and a persisted form computed then would
+ * sit in the invoking state with a finished child — restored, that run waits for a completion
+ * that never comes again. So a due state is captured when it becomes due (after the transition
+ * that made it, its children started), and that capture is what joins.
+ */
+function capture(actor: RunActor): Captured {
+  const snapshot = actor.getSnapshot();
+  return { actor, snapshot, persisted: actor.getPersistedSnapshot(), token: persistedFrom(snapshot) };
 }
 
 /**
