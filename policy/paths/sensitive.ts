@@ -6,6 +6,7 @@
  */
 import picomatch from 'picomatch';
 import { simpleUpperCase, type PathFlavor } from './flavor.ts';
+import { mayMatch, requiredLiterals } from './glob-literals.ts';
 import type { PathRule } from './sensitive-defaults.ts';
 
 /** Home locations of any user, so `~/.ssh` also covers other accounts' `.ssh`. */
@@ -149,7 +150,13 @@ function ruleTest(globs: readonly string[], sourceOf: (glob: string) => string):
  */
 export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): RuleMatcher {
   const globs = new Map<string, string[]>();
-  const compiled: { id: string; globs: readonly string[]; test: ((key: string) => boolean) | null }[] = [];
+  const compiled: {
+    id: string;
+    globs: readonly string[];
+    /** Each glob's required literals (see `requiredLiterals`): a rule no key can match is skipped uncompiled. */
+    literals: ReadonlyArray<readonly string[] | null>;
+    test: ((key: string) => boolean) | null;
+  }[] = [];
   // Each glob is translated once, for its rule and for the union.
   const sources = new Map<string, string>();
   const sourceOf = (glob: string): string => {
@@ -165,7 +172,7 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
       .flatMap((p) => expandPattern(p.normalize('NFC'), anchors))
       .map((g) => `${g}/**`);
     globs.set(rule.id, [...(globs.get(rule.id) ?? []), ...ruleGlobs]);
-    compiled.push({ id: rule.id, globs: ruleGlobs, test: null });
+    compiled.push({ id: rule.id, globs: ruleGlobs, literals: ruleGlobs.map(requiredLiterals), test: null });
   }
   // One pass over a union of every rule rejects the common case (no rule matches) quickly; it
   // is built once the matcher has been used `UNION_AFTER` times.
@@ -178,9 +185,14 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
       const keys = withCaseVariants(rawKeys);
       if (any === null && ++uses > UNION_AFTER) any = buildAny();
       if (any !== null && !keys.some(any)) return null;
+      const lowered = keys.map((k) => k.toLowerCase());
       for (const rule of compiled) {
-        rule.test ??= ruleTest(rule.globs, sourceOf);
-        for (const key of keys) if (rule.test(key)) return rule.id;
+        for (let k = 0; k < keys.length; k++) {
+          const low = lowered[k] as string;
+          if (!rule.literals.some((runs) => mayMatch(runs, low))) continue;
+          rule.test ??= ruleTest(rule.globs, sourceOf);
+          if (rule.test(keys[k] as string)) return rule.id;
+        }
       }
       return null;
     },
