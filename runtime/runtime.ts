@@ -498,7 +498,7 @@ export class Runtime {
         runMeta: (runId) => rt.#runMeta(runId),
         onApprovalOpened: (approval, ctx) => rt.#onApprovalOpened(approval, ctx),
         replaying: (runId) => runs.wasRestored(runId),
-        persistRun: (runId) => runs.persistCurrent(runId),
+        persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
         report: rt.#feed,
         ...(cluster === null ? {} : { claims: cluster.claims }),
       }),

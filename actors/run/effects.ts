@@ -32,6 +32,12 @@ export interface RunReporter {
 }
 
 /** What the run effects need from the runtime. */
+/** An invoked effect of a run about to return: its source name and what it returns. */
+export interface SettledEffect {
+  readonly src: string;
+  readonly output: unknown;
+}
+
 export interface RunEffectDeps extends ExecuteDeps {
   readonly store: Store;
   readonly model: ModelProvider;
@@ -44,9 +50,11 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly onApprovalOpened: (approval: ApprovalRecord, context: RunContext) => void;
   /**
    * Writes the run's current state (waiting for the approval being opened) into the store now:
-   * called inside the approval's transaction, so the two commit together.
+   * called inside the approval's transaction, so the two commit together. Written as it will be
+   * once `settled.src` (the effect calling it) has returned `settled.output`: the run's park then
+   * finds the row already as it would write it, and writes nothing.
    */
-  readonly persistRun?: (runId: string) => void;
+  readonly persistRun?: (runId: string, settled?: SettledEffect) => void;
   /** Whether a run was restored from a snapshot (its steps since that snapshot replay). */
   readonly replaying?: (runId: string) => boolean;
   /** Receives a model step's answer text as it streams in (e.g. for `model.text` events). */
@@ -140,44 +148,48 @@ export function provideRunMachine(deps: RunEffectDeps) {
           }
         },
       ),
-      openApproval: fromPromise(async ({ input }: { input: OpenApprovalInput }) => {
-        const { context, call, decision, approvalId } = input;
-        const now = deps.clock();
-        const target = decision.targets[0];
-        // Group commit: the request and its audit event commit now and become durable with the
-        // next shared fsync; the run is reported waiting (and parked) only after it.
-        const { approval } = deps.store.transaction(
-          () => {
-            const opened = deps.store.approvals.create({
-              id: approvalId,
-              callId: `${context.runId}:${call.id}`,
-              runId: context.runId,
-              sessionId: context.sessionId,
-              taskId: context.taskId,
-              agentId: context.agentId,
-              parentRunId: context.parentRunId,
-              parentAgentId: context.parentAgentId ?? null,
-              surface: context.surface,
-              tool: call.tool,
-              args: call.args,
-              target: target ? (target.resolved ?? target.input) : null,
-              risk: decision.risk,
-              reason: decision.reason,
-              ruleId: decision.rule.id,
-              idempotencyKey: `call:${context.runId}:${call.id}`,
-              resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
-              createdAt: now,
-              expiresAt: now + deps.approvalTtlMs,
-            });
-            deps.persistRun?.(context.runId);
-            return opened;
-          },
-          { durable: 'deferred' },
-        );
-        await deps.store.syncAfterCommit();
-        deps.onApprovalOpened(approval, context);
-        return { approvalId: approval.id };
-      }),
+      openApproval: fromPromise(
+        async ({ input }: { input: OpenApprovalInput }): Promise<{ approvalId: string }> => {
+          const { context, call, decision, approvalId } = input;
+          const now = deps.clock();
+          const target = decision.targets[0];
+          // Group commit: the request and its audit event commit now and become durable with the
+          // next shared fsync; the run is reported waiting (and parked) only after it.
+          const { approval, output } = deps.store.transaction(
+            () => {
+              const opened = deps.store.approvals.create({
+                id: approvalId,
+                callId: `${context.runId}:${call.id}`,
+                runId: context.runId,
+                sessionId: context.sessionId,
+                taskId: context.taskId,
+                agentId: context.agentId,
+                parentRunId: context.parentRunId,
+                parentAgentId: context.parentAgentId ?? null,
+                surface: context.surface,
+                tool: call.tool,
+                args: call.args,
+                target: target ? (target.resolved ?? target.input) : null,
+                risk: decision.risk,
+                reason: decision.reason,
+                ruleId: decision.rule.id,
+                idempotencyKey: `call:${context.runId}:${call.id}`,
+                resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
+                createdAt: now,
+                expiresAt: now + deps.approvalTtlMs,
+              });
+              // What this effect returns: the run is written as it will be once it has.
+              const output = { approvalId: opened.approval.id };
+              deps.persistRun?.(context.runId, { src: 'openApproval', output });
+              return { approval: opened.approval, output };
+            },
+            { durable: 'deferred' },
+          );
+          await deps.store.syncAfterCommit();
+          deps.onApprovalOpened(approval, context);
+          return output;
+        },
+      ),
       executeTool: fromPromise(async ({ input }: { input: ExecuteInput }): Promise<Observation> => {
         // A parked run brought back in this process: its call runs with the arguments the model
         // wrote (and the human approved), kept in memory, never with their stored redacted form.

@@ -1,6 +1,6 @@
 import { createActor, fromPromise, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
-import type { provideRunMachine } from '../../actors/run/effects.ts';
+import type { provideRunMachine, SettledEffect } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS } from './boot-resume.ts';
 
@@ -116,10 +116,16 @@ export class RunHost {
    * Writes a live run's current state now, inside the caller's transaction when one is open: the
    * run's wait for a human commits with the approval it waits on, so a crash never leaves an
    * approval whose run is stored before it asked (the decision would reach a run not waiting for
-   * it). A run that is not live is not written.
+   * it). A run that is not live is not written. With `settled`, written as it will be once that
+   * effect has returned (see `withSettled`).
    */
-  persistCurrent(runId: string): void {
-    if (this.#live.has(runId)) this.#persistNow(runId);
+  persistCurrent(runId: string, settled?: SettledEffect): void {
+    const actor = this.#live.get(runId);
+    if (actor === undefined) return;
+    if (settled === undefined) return this.#persistNow(runId);
+    this.#joins.delete(runId);
+    const now = capture(actor);
+    this.#write(runId, { ...now, persisted: withSettled(now.persisted, settled) });
   }
 
   /** Ids of the runs that have a live actor now. */
@@ -494,6 +500,28 @@ export class RunHost {
     if (this.store.inTransaction) this.#inTx.set(runId, c);
     else this.#committed(runId, true);
   }
+}
+
+/**
+ * A persisted run snapshot with its active child invoked from `settled.src` as XState persists a
+ * promise effect that has returned `settled.output` (status, output; no input). The run's state
+ * does not move when that child ends (nothing waits on it), so this is the row its next write
+ * would be, and the store skips a write whose row is the same.
+ */
+function withSettled(persisted: unknown, settled: SettledEffect): unknown {
+  const p = persisted as { children?: Record<string, { src?: unknown; snapshot?: { status?: unknown } }> };
+  const children = { ...(p.children ?? {}) };
+  let found = false;
+  for (const [key, child] of Object.entries(children)) {
+    if (child.src !== settled.src || child.snapshot?.status !== 'active') continue;
+    children[key] = {
+      ...child,
+      snapshot: { status: 'done', output: settled.output, error: undefined, input: undefined },
+    } as (typeof children)[string];
+    found = true;
+  }
+  // No such effect (not expected): the state as it is now, written again when the run moves.
+  return found ? { ...p, children } : persisted;
 }
 
 /** A run's state as it was at one moment: its snapshot and, computed then, its persisted form. */

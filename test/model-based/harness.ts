@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
-import { provideRunMachine } from '../../actors/run/effects.ts';
+import { provideRunMachine, type SettledEffect } from '../../actors/run/effects.ts';
 import { toObservation } from '../../actors/tools/observation.ts';
 import type { ToolExecutor } from '../../actors/tools/types.ts';
 import type { ModelProvider } from '../../actors/model/provider.ts';
@@ -294,7 +294,7 @@ export class RestartHarness {
           if (approval.status === 'pending') setImmediate(() => decide(approval.id));
         },
         replaying: (id: string) => proc.host.wasRestored(id),
-        persistRun: (id: string) => proc.host.persistCurrent(id),
+        persistRun: (id: string, settled?: SettledEffect) => proc.host.persistCurrent(id, settled),
       };
       const provided = provideRunMachine(deps as Parameters<typeof provideRunMachine>[0]);
       const actors = {
@@ -367,6 +367,9 @@ export class RestartHarness {
       current = spawnProcess();
       this.store.ledger.markInterrupted({ runId });
       current.host.restore(runId);
+      // As the runtime's boot: a parked run's pending approval is found in the store (the Inbox a
+      // human decides from), also one the crashed process never got to report.
+      for (const a of this.store.approvals.listPending({})) if (a.runId === runId) approvalIds.add(a.id);
       for (const id of approvalIds) {
         const a = this.store.approvals.get(id);
         if (a === null) continue;

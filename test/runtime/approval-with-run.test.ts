@@ -63,4 +63,57 @@ describe('an approval and its run', () => {
     expect(fx.sent()).toEqual(['#ops first', '#ops second']);
     scripted.assertConsumed('worker', runId);
   });
+
+  it('the row committed with the approval is the parked run: parking writes nothing more', async () => {
+    fx = runtimeFixture({
+      agents: { worker: { mode: 'ask', budget: { modelCalls: 5, toolCalls: 5, wallTimeMs: 60_000 } } },
+    });
+    const scripted = new ScriptedModel({
+      worker: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c1', tool: 'send_message', args: { channel: '#ops', text: 'hi' } }],
+          },
+        },
+        { respond: { kind: 'final', text: 'done' } },
+      ],
+    });
+    rt = await fx.start(scripted);
+    const store = rt.store;
+    let atCommit: { payload: unknown; updatedAt: number } | null = null;
+    const syncAfterCommit = store.syncAfterCommit.bind(store);
+    store.syncAfterCommit = () => {
+      const pending = store.approvals.listPending({})[0];
+      const row = pending?.runId ? store.snapshots.get(pending.runId) : null;
+      if (row !== null && row !== undefined && atCommit === null)
+        atCommit = { payload: JSON.stringify(row.snapshot), updatedAt: row.updatedAt };
+      return syncAfterCommit();
+    };
+    const runId = await rt.runTask('worker', 't1', 'tell #ops');
+    await eventually(
+      () => store.approvals.listPending({}).some((a) => a.runId === runId),
+      20_000,
+      'the approval',
+    );
+    await eventually(() => !rt?.runs.isLive(runId), 20_000, 'the run parked');
+    const parked = store.snapshots.get(runId);
+    expect(atCommit).not.toBeNull();
+    // The same row, and not written again (a write would have moved its time).
+    expect({ payload: JSON.stringify(parked?.snapshot), updatedAt: parked?.updatedAt }).toEqual(atCommit);
+    // What the park would have written: the approval request done, nothing else invoked.
+    const children = (parked?.snapshot as { children: Record<string, { src: string; snapshot: unknown }> })
+      .children;
+    expect(Object.values(children)).toEqual([
+      expect.objectContaining({
+        src: 'openApproval',
+        snapshot: { status: 'done', output: { approvalId: store.approvals.listPending({})[0]?.id } },
+      }),
+    ]);
+    // And the run goes on from it.
+    const pending = store.approvals.listPending({})[0];
+    expect(rt.decide(pending?.id ?? '', 'approved', 'tester').ok).toBe(true);
+    expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'done' });
+    expect(fx.sent()).toEqual(['#ops hi']);
+  });
 });
