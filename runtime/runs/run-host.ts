@@ -367,6 +367,7 @@ export class RunHost {
     this.#armDeadline(input);
     actor.start();
     if (overdue) actor.send({ type: 'DEADLINE' });
+    else if (restored !== undefined) for (const e of settledEffectEvents(restored)) actor.send(e as never);
   }
 
   /**
@@ -522,6 +523,28 @@ function withSettled(persisted: unknown, settled: SettledEffect): unknown {
   }
   // No such effect (not expected): the state as it is now, written again when the run moves.
   return found ? { ...p, children } : persisted;
+}
+
+/**
+ * The completions a restored run still has to hear: an invoked effect stored as already done (or
+ * failed) while the run still sat in the state that invoked it. XState does not restart a settled
+ * effect nor send its completion again, so such a run would wait for it until its deadline. Rows
+ * written by this version never hold one the run waits on (see `capture`); older rows might, and
+ * the run goes on from the stored result, as the process that wrote it would have. A state that
+ * does not wait on its effect (a parked run's approval request) ignores the event.
+ */
+function settledEffectEvents(persisted: RunSnapshot): Array<{ type: string; actorId: string }> {
+  const children = (
+    persisted as unknown as { children?: Record<string, { snapshot?: Record<string, unknown> }> }
+  ).children;
+  const out: Array<{ type: string; actorId: string; output?: unknown; error?: unknown }> = [];
+  for (const [id, child] of Object.entries(children ?? {})) {
+    const s = child.snapshot;
+    if (s?.status === 'done') out.push({ type: `xstate.done.actor.${id}`, output: s.output, actorId: id });
+    else if (s?.status === 'error')
+      out.push({ type: `xstate.error.actor.${id}`, error: s.error, actorId: id });
+  }
+  return out;
 }
 
 /** A run's state as it was at one moment: its snapshot and, computed then, its persisted form. */
