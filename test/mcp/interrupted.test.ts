@@ -78,10 +78,15 @@ describe('an MCP call interrupted by a runtime crash', () => {
       await first.exited;
       await eventually(() => markerPids(marker).length === 0, 20_000, 'no server process left');
       const second = startChild(fx.dir);
-      await eventually(
-        () => second.lines.find((l) => l.startsWith('done')),
-        60_000,
-        `the run ended (${second.stderr()})`,
+      let secondExit: string | null = null;
+      second.child.once('exit', (code, signal) => (secondExit = `exit ${String(code ?? signal)}`));
+      // What the restarted child printed, read when the wait fails (not when it starts).
+      await eventually(() => second.lines.find((l) => l.startsWith('done')), 60_000, 'the run ended').catch(
+        (err: Error) => {
+          throw new Error(
+            `${err.message}; restarted child ${secondExit ?? 'still running'}, stdout ${JSON.stringify(second.lines)}, stderr ${second.stderr()}`,
+          );
+        },
       );
       await second.exited;
       expect(second.lines.find((l) => l.startsWith('done'))).toMatch(/^done completed/);
