@@ -5,13 +5,14 @@
 // `read_file` is the real executor behind a trap: the first life SIGKILLs itself the moment the
 // call is about to run (after the model proposed it, before it ran); later lives log each
 // execution to <dir>/executions.txt and run it.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../runtime/config/load.ts';
 import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import { Runtime } from '../../runtime/runtime.ts';
 import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
 import { createDefaultTools } from '../../runtime/tools.ts';
+import { runIdFromFile } from '../support/run-id-file.ts';
 
 const dir = process.argv[2] as string;
 const runFile = join(dir, 'run-id.txt');
@@ -39,16 +40,13 @@ const runtime = await Runtime.start({
     },
   },
 });
-let runId: string;
-if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
-else {
-  runId = await runtime.runTask('assistant', 'restart-task', 'what does notes.txt say?', {
+const runId = await runIdFromFile(runFile, () =>
+  runtime.runTask('assistant', 'restart-task', 'what does notes.txt say?', {
     // Its own message id: killed before the run id is written down, the relaunch sends the same
     // task again, which starts nothing (the run may already have started).
     messageId: 'restart-task-message',
-  });
-  writeFileSync(runFile, runId);
-}
+  }),
+);
 process.stdout.write('ready\n');
 const outcome = await runtime.waitForRun(runId);
 process.stdout.write(

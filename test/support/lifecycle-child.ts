@@ -2,13 +2,14 @@
 //   node --import tsx test/support/lifecycle-child.ts <dir> <point> <approved|denied>
 // Points: before-approval, parked, after-approve, mid-call, after-complete, none. A marker file
 // makes each kill happen once, so the next launch runs through. Prints `done <status> <reason>`.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ModelProvider } from '../../actors/model/provider.ts';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { loadConfig } from '../../runtime/config/load.ts';
 import { Runtime } from '../../runtime/runtime.ts';
+import { runIdFromFile } from './run-id-file.ts';
 
 const [dir, point, decision] = process.argv.slice(2) as [string, string, 'approved' | 'denied'];
 const marker = join(dir, `killed-${point}`);
@@ -51,14 +52,11 @@ const runtime = await Runtime.start({
   },
 });
 const runFile = join(dir, 'run-id.txt');
-let runId: string;
-if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
-else {
-  // Its own message id, as a caller that retries must: a kill before the run id is written down
-  // (the run may already be taking its first step) sends the same task again, which starts nothing.
-  runId = await runtime.runTask('worker', 'lifecycle', 'pay once', { messageId: 'lifecycle-task' });
-  writeFileSync(runFile, runId);
-}
+// Its own message id, as a caller that retries must: a kill before the run id is written down
+// (the run may already be taking its first step) sends the same task again, which starts nothing.
+const runId = await runIdFromFile(runFile, () =>
+  runtime.runTask('worker', 'lifecycle', 'pay once', { messageId: 'lifecycle-task' }),
+);
 const ended = runtime.waitForRun(runId);
 let finished = false;
 void ended.then(() => (finished = true));

@@ -1,11 +1,12 @@
 // A runtime in a child process, for crash tests: node --import tsx test/support/runtime-child.ts <dir> <runs>
 // Starts the runtime on <dir>/snotra.config.json with a scripted model, starts one task run the first
 // time, prints `ready` and `done <status>` lines, and exits when every run has ended.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
 import { loadConfig } from '../../runtime/config/load.ts';
 import { Runtime } from '../../runtime/runtime.ts';
+import { runIdFromFile } from './run-id-file.ts';
 
 const dir = process.argv[2] as string;
 const steps = JSON.parse(readFileSync(join(dir, 'script.json'), 'utf8')) as ScriptedStep[];
@@ -27,16 +28,13 @@ const runtime = await Runtime.start({
     },
   },
 });
-let runId: string;
-if (existsSync(runFile)) runId = readFileSync(runFile, 'utf8');
-else {
-  runId = await runtime.runTask('worker', 'crash-task', 'send the messages', {
+const runId = await runIdFromFile(runFile, () =>
+  runtime.runTask('worker', 'crash-task', 'send the messages', {
     // Its own message id: killed before the run id is written down, the relaunch sends the same
     // task again, which starts nothing (the run may already have started).
     messageId: 'crash-task-message',
-  });
-  writeFileSync(runFile, runId);
-}
+  }),
+);
 process.stdout.write('ready\n');
 const outcome = await runtime.waitForRun(runId);
 process.stdout.write(`done ${outcome.status} ${outcome.reason}\n`);
