@@ -83,6 +83,7 @@ describe('an MCP call interrupted by a runtime crash', () => {
       // What the restarted child printed, read when the wait fails (not when it starts).
       await eventually(() => second.lines.find((l) => l.startsWith('done')), 60_000, 'the run ended').catch(
         (err: Error) => {
+          second.child.kill('SIGKILL'); // not left running after the test
           throw new Error(
             `${err.message}; restarted child ${secondExit ?? 'still running'}, stdout ${JSON.stringify(second.lines)}, stderr ${second.stderr()}`,
           );
