@@ -361,7 +361,8 @@ export class Runtime {
         },
       },
       clock,
-      (runId, e) => inspector.onRunInspection(runId, e),
+      undefined,
+      (runId, s, e) => inspector.onRunSnapshot(runId, s, e),
     );
     const approvals = new ApprovalService(
       store,

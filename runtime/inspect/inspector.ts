@@ -58,13 +58,21 @@ export class Inspector {
     return this.#tree.on(listener);
   }
 
-  /** An inspection event of a run actor (RunHost's hook): the run's node follows its snapshots. */
+  /** An inspection event of a run actor: its root snapshots are read, as `onRunSnapshot`. */
   onRunInspection(runId: string, e: InspectionEvent): void {
     if (e.type !== '@xstate.snapshot' || e.actorRef.sessionId !== e.rootId) return;
-    const s = e.snapshot as unknown as SnapshotLike;
+    this.onRunSnapshot(runId, e.snapshot, e.event);
+  }
+
+  /**
+   * A state a run actor took, with the event that made it (RunHost's observer: each root
+   * transition, and the first state with `xstate.init`): the run's node follows it.
+   */
+  onRunSnapshot(runId: string, snapshot: unknown, event: { readonly type?: unknown } | undefined): void {
+    const s = snapshot as SnapshotLike;
     if (s.status === 'done' || s.status === 'error') {
       // The end is reported by `runEnded` (after the final snapshot, the run is gone).
-      this.#tree.remove(runId, causeOf(e.event));
+      this.#tree.remove(runId, causeOf(event));
       return;
     }
     if (s.status !== 'active') return;
@@ -81,7 +89,7 @@ export class Inspector {
       prev.budgets.toolCalls?.used === ctx.used.toolCalls
     )
       return;
-    this.#tree.put(runFields(ctx, state, status), causeOf(e.event));
+    this.#tree.put(runFields(ctx, state, status), causeOf(event));
   }
 
   /** An inspection event of an agent actor. */

@@ -3,10 +3,19 @@ import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine, SettledEffect } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS } from './boot-resume.ts';
+import { observedMachine } from './observed-machine.ts';
 
 type RunMachine = ReturnType<typeof provideRunMachine>;
 type RunActor = Actor<RunMachine>;
 type RunSnapshot = SnapshotFrom<RunMachine>;
+
+/**
+ * Told of each state a run actor takes, synchronously: its first one (created or restored) with
+ * `xstate.init`, then each one a transition of the run's root reached, with that event.
+ */
+export type RunObserver = (runId: string, snapshot: RunSnapshot, event: { readonly type: string }) => void;
+
+const INIT_EVENT = { type: 'xstate.init' } as const;
 
 /** What the host reports about runs. */
 export interface RunHostEvents {
@@ -77,8 +86,13 @@ export class RunHost {
     private readonly store: Store,
     private readonly events: RunHostEvents,
     private readonly clock: () => number,
-    /** Receives XState's inspection events of every run actor (state changes, events, effects). */
+    /**
+     * Receives XState's inspection events of every run actor (state changes, events, effects,
+     * microsteps, actions, of the run and of its children): complete, and costly on the hot path.
+     */
     private readonly inspect?: (runId: string, event: InspectionEvent) => void,
+    /** Receives every state a run actor takes, with its cause (see `RunObserver`): cheap. */
+    private readonly observe?: RunObserver,
   ) {
     store.joinEachCommit({
       write: () => this.#writeDue(),
@@ -94,7 +108,7 @@ export class RunHost {
    * proposed call, its approval, its ledger row — and at the end of the turn at the latest.
    */
   setMachine(machine: RunMachine): void {
-    this.#machine = machine.provide({
+    const provided = machine.provide({
       actors: {
         recordStep: fromPromise<void, { context: RunContext }>(async ({ input }) => {
           const runId = input.context.runId;
@@ -104,6 +118,11 @@ export class RunHost {
         }),
       },
     }) as RunMachine;
+    const observe = this.observe;
+    this.#machine =
+      observe === undefined
+        ? provided
+        : observedMachine(provided, (s, e) => observe(s.context.runId, s, e as { readonly type: string }));
   }
 
   #persistNow(runId: string): void {
@@ -365,6 +384,8 @@ export class RunHost {
       },
     });
     this.#armDeadline(input);
+    // The first state is not a transition: told here, before anything can move the run on.
+    this.observe?.(input.runId, actor.getSnapshot(), INIT_EVENT);
     actor.start();
     if (overdue) actor.send({ type: 'DEADLINE' });
     else if (restored !== undefined) for (const e of settledEffectEvents(restored)) actor.send(e as never);
