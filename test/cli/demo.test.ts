@@ -5,7 +5,11 @@ const BIN = new URL('../../bin/snotra.js', import.meta.url).pathname;
 
 describe('snotra demo', () => {
   it('walks chat → Explorer → approval → park → restart → resume once → audit, and every step holds', () => {
-    const r = spawnSync(process.execPath, [BIN, 'demo'], { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(process.execPath, [BIN, 'demo'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      killSignal: 'SIGKILL',
+    });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).not.toContain('FAIL');

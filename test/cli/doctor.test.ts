@@ -43,6 +43,7 @@ describe('snotra doctor', () => {
       env,
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
     });
     expect(json.status, json.stderr).toBe(1);
     const checks = json.stdout
@@ -60,6 +61,7 @@ describe('snotra doctor', () => {
       env,
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
     });
     expect(text.status).toBe(1);
     expect(text.stdout).toMatch(

@@ -47,7 +47,7 @@ function piped(args: string[]) {
       'snotra',
       ...args,
     ],
-    { encoding: 'utf8', timeout: 60_000 },
+    { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' },
   );
   const lines = r.stderr.trimEnd().split('\n');
   const status = lines.pop();
@@ -75,6 +75,7 @@ describe('the CLI exits quietly when its reader goes away (EPIPE)', () => {
     const r = spawnSync(process.execPath, [BIN, 'audit', '--json', '--state-dir', stateDir], {
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
       maxBuffer: 64 * 1024 * 1024,
     });
     expect(r.status).toBe(0);

@@ -63,6 +63,7 @@ describe('JSON on stdout through npm', () => {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
     });
     expect(r.status).toBe(11);
     pure(r.stdout);
@@ -73,6 +74,7 @@ describe('JSON on stdout through npm', () => {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
     });
     expect(r.status).toBe(11);
     pure(r.stdout);

@@ -23,7 +23,12 @@ afterAll(() => {
 });
 
 function snotra(args: string[], opts: { uid?: number; gid?: number } = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000, ...opts });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+    ...opts,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -181,7 +186,7 @@ describe('snotra start + inbox (separate processes)', () => {
           '-e',
           `require('net').connect(${JSON.stringify(join(fx.stateDir, 'control.sock'))}).on('error', e => { console.log(e.code); process.exit(3) }).on('connect', () => process.exit(0))`,
         ],
-        { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 10_000 },
+        { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 10_000, killSignal: 'SIGKILL' },
       );
       expect(other.status).toBe(3);
       expect(other.stdout.trim()).toBe('EACCES');
@@ -193,6 +198,7 @@ describe('snotra start + inbox (separate processes)', () => {
           gid: 65534,
           encoding: 'utf8',
           timeout: 10_000,
+          killSignal: 'SIGKILL',
         },
       );
       expect(readDb.status).not.toBe(0);

@@ -40,6 +40,7 @@ describe('snotra policy check: the fail-closed classes of issue 12 in all three 
         encoding: 'utf8',
         cwd: dir,
         timeout: 120_000,
+        killSignal: 'SIGKILL',
       },
     );
     expect(r.stderr).toBe('');

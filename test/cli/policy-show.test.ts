@@ -26,6 +26,7 @@ function snotra(args: string[], input?: string) {
     encoding: 'utf8',
     cwd: dir,
     timeout: 60_000,
+    killSignal: 'SIGKILL',
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

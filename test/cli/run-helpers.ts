@@ -56,6 +56,7 @@ export function snotra(args: string[], input?: string) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
+    killSignal: 'SIGKILL',
     ...(input !== undefined ? { input } : {}),
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

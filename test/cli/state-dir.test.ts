@@ -65,6 +65,7 @@ describe('the default state dir lives outside the workspace', () => {
       env: envWith({ XDG_STATE_HOME: xdg }),
       encoding: 'utf8',
       timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
     expect(runs.stderr).toBe('');
     expect(runs.status).toBe(0);
@@ -73,6 +74,7 @@ describe('the default state dir lives outside the workspace', () => {
       env: envWith({ XDG_STATE_HOME: xdg }),
       encoding: 'utf8',
       timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
     expect(audit.stderr).toBe('');
     expect(audit.stdout).toMatch(/^audit chain ok/);
@@ -103,6 +105,7 @@ describe('the default state dir lives outside the workspace', () => {
       env: envWith({ XDG_STATE_HOME: xdg }),
       encoding: 'utf8',
       timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
     expect(r.status).toBe(1);
     expect(Date.now() - started).toBeLessThan(15_000);

@@ -27,6 +27,7 @@ describe('who may control a goal', () => {
       const r = spawnSync(process.execPath, [BIN, 'goal', action, 'g', '--state-dir', fx.stateDir], {
         encoding: 'utf8',
         timeout: 30_000,
+        killSignal: 'SIGKILL',
       });
       expect(r.status, action).toBe(1);
       expect(r.stderr, action).toContain('goal_control_from_agent_process');

@@ -72,6 +72,7 @@ function cli(args: string[]): { code: number | null; stdout: string; stderr: str
   const r = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
+    killSignal: 'SIGKILL',
     env: { ...process.env, TZ: 'UTC' },
   });
   // A process that did not exit on its own (a signal, a spawn error) says how, with its stderr.

@@ -10,7 +10,11 @@ import { connectMcp, type McpConnection } from './client.ts';
 const STRAY = new URL('./fixtures/stray-print.mjs', import.meta.url).pathname;
 
 function snotra(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -252,6 +256,7 @@ describe('snotra mcp process', () => {
         encoding: 'utf8',
         input: '',
         timeout: 30_000,
+        killSignal: 'SIGKILL',
       });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
@@ -284,7 +289,12 @@ describe('snotra mcp process', () => {
       [['mcp', '--log-level', 'loud', '--config', config], 2, /--log-level/],
     ];
     for (const [args, status, message] of cases) {
-      const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        encoding: 'utf8',
+        input: '',
+        timeout: 30_000,
+        killSignal: 'SIGKILL',
+      });
       expect(r.status, args.join(' ')).toBe(status);
       expect(r.stdout, args.join(' ')).toBe('');
       expect(r.stderr, args.join(' ')).toMatch(message);

@@ -26,6 +26,7 @@ function snotra(...args: string[]) {
     encoding: 'utf8',
     env: { ...process.env, SNOTRA_SECRET_HOSTILE_TOKEN: SECRET },
     timeout: 120_000,
+    killSignal: 'SIGKILL',
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }

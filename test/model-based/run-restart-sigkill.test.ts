@@ -32,7 +32,7 @@ function child(dir: string, mode: 'kill' | 'resume', name: string, k: number) {
   return spawnSync(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'run-restart-child.ts'), dir, mode, name, String(k)],
-    { encoding: 'utf8', timeout: 120_000 },
+    { encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' },
   );
 }
 
@@ -56,6 +56,8 @@ describe('model-based restart tests in real processes killed with SIGKILL (sampl
       const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-mbt-kill-')));
       try {
         const first = child(dir, 'kill', s.name, k);
+        // A child past its timeout is SIGKILLed too (a blocked worker would hang the suite): that is no crash point.
+        expect(first.error, `${where}: the child did not end in time; ${first.stderr}`).toBeUndefined();
         // The last await point may come after the run ended for good: then the process exits itself.
         if (first.signal === 'SIGKILL') killed++;
         else expect(first.stdout, `${where}: ${first.stderr}`).toMatch(/^done /);
@@ -63,6 +65,10 @@ describe('model-based restart tests in real processes killed with SIGKILL (sampl
         let outcome: RunOutcome;
         if (first.signal === 'SIGKILL') {
           const second = child(dir, 'resume', s.name, k);
+          expect(
+            second.error,
+            `${where}: the resumed child did not end in time; ${second.stderr}`,
+          ).toBeUndefined();
           expect(second.status, `${where}: ${second.stderr}`).toBe(0);
           expect(second.stdout).toMatch(/^done /);
         }

@@ -54,6 +54,7 @@ function run(bin: string, args: string[], cwd: string, env: Record<string, strin
     cwd,
     encoding: 'utf8',
     timeout: 60_000,
+    killSignal: 'SIGKILL',
     env: { ...process.env, NO_COLOR: '1', ...env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -110,6 +111,7 @@ describe('the CLI bundle (dist/cli/)', () => {
       cwd: dir,
       encoding: 'utf8',
       timeout: 60_000,
+      killSignal: 'SIGKILL',
     });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);

@@ -39,7 +39,13 @@ let packed: string[] = [];
 const took: Record<string, number> = {};
 
 function run(cmd: string, args: string[], cwd: string, timeout = 240_000) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout,
+    killSignal: 'SIGKILL',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, error: r.error };
 }
 
