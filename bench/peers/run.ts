@@ -25,24 +25,17 @@
  * PHASES (comma-separated, default inproc,fresh,inflight; `fresh_inflight` adds a fresh process
  * that resumes the N parked runs C in flight: ours deciding with `decideAsync`, whose concurrent
  * decisions share an fsync, LangGraph with C concurrent `graph.invoke` — a separate row, never
- * the one-at-a-time `fresh` row).
+ * the one-at-a-time `fresh` row), PEERS_LANGGRAPH_SYNC (normal, as the peer ships: its
+ * checkpointer fsyncs only at WAL checkpoints; full: every commit fsynced, the durability each of
+ * our approvals has; the in-flight phases keep the peer's own setting).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { summarize } from '../stats.ts';
+import { DURABLE_BENCH, peerSetup } from './peer-setup.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
@@ -56,34 +49,6 @@ for (const [name, v] of Object.entries({ N, PAIRS, IN_FLIGHT }))
   if (!Number.isInteger(v) || v < 1) throw new Error(`bench:peers: env ${name} must be a positive integer`);
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
-
-/** The peer's folder with its dependencies installed, from the cache when its lockfile is unchanged. */
-function peerSetup(): string {
-  const lock = join(PEER_DIR, 'package-lock.json');
-  if (!existsSync(lock)) throw new Error(`bench:peers: no package-lock.json in PEER_DIR ${PEER_DIR}`);
-  const key = createHash('sha256').update(readFileSync(lock)).digest('hex').slice(0, 16);
-  const root = process.env.XDG_CACHE_HOME
-    ? join(process.env.XDG_CACHE_HOME, 'snotra-peers')
-    : join(repo, 'node_modules/.cache/snotra-peers');
-  const dir = join(root, `langgraph-${key}`);
-  if (!existsSync(join(dir, '.installed'))) {
-    mkdirSync(root, { recursive: true });
-    const tmp = mkdtempSync(join(root, 'install-'));
-    for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PEER_DIR, f), join(tmp, f));
-    log(`bench:peers: npm ci in ${tmp} (once per lockfile; better-sqlite3 builds from source)`);
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
-      cwd: tmp,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    writeFileSync(join(tmp, '.installed'), `${key}\n`);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-  }
-  // The scripts are copied every time (cheap), so the cache never runs a stale bench.
-  copyFileSync(join(PEER_DIR, 'bench.mjs'), join(dir, 'bench.mjs'));
-  copyFileSync(join(here, 'langgraph-inflight.mjs'), join(dir, 'langgraph-inflight.mjs'));
-  return dir;
-}
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -127,13 +92,20 @@ async function compiledOurs(): Promise<{ script: string; env: NodeJS.ProcessEnv 
   return { script, env: { ...process.env, PEERS_OURS_DIST: join(repo, 'dist') } };
 }
 
-const peer = peerSetup();
+const peer = peerSetup(PEER_DIR, repo, log);
 const compiled = await compiledOurs();
 const ours = (args: readonly (string | number)[]) =>
   compiled === null
     ? child(['--import', 'tsx', join(here, 'ours.ts'), ...args.map(String)], repo)
     : child([compiled.script, ...args.map(String)], repo, compiled.env);
-const theirs = (args: readonly (string | number)[]) => child(['bench.mjs', ...args.map(String)], peer);
+/** PEERS_LANGGRAPH_SYNC=full: LangGraph's checkpointer fsyncs every commit (see durableVariant). */
+const LG_SYNC = process.env.PEERS_LANGGRAPH_SYNC ?? 'normal';
+if (LG_SYNC !== 'normal' && LG_SYNC !== 'full')
+  throw new Error(
+    `bench:peers: env PEERS_LANGGRAPH_SYNC must be normal or full, not ${JSON.stringify(LG_SYNC)}`,
+  );
+const lgBench = LG_SYNC === 'full' ? DURABLE_BENCH : 'bench.mjs';
+const theirs = (args: readonly (string | number)[]) => child([lgBench, ...args.map(String)], peer);
 const theirsInflight = (args: readonly (string | number)[]) =>
   child(['langgraph-inflight.mjs', ...args.map(String)], peer);
 
@@ -365,6 +337,7 @@ console.log(
     cpu: cpus()[0]?.model,
     commit,
     ours_code: oursCode,
+    langgraph_synchronous: LG_SYNC,
     N,
     pairs: PAIRS,
     in_flight: IN_FLIGHT,
