@@ -69,11 +69,15 @@ describe('an MCP call interrupted by a runtime crash', () => {
         ]),
       );
       const first = startChild(fx.dir);
+      // The child's stderr is read when the wait fails, not when it starts (it is empty then).
       await eventually(
         () => hostileLog(fx.project).some((l) => l.startsWith('call slow')),
         60_000,
-        `the call started (${first.stderr()})`,
-      );
+        'the call started',
+      ).catch((err: Error) => {
+        first.child.kill('SIGKILL');
+        throw new Error(`${err.message}; first child stderr ${first.stderr()}`);
+      });
       first.child.kill('SIGKILL');
       await first.exited;
       await eventually(() => markerPids(marker).length === 0, 20_000, 'no server process left');
