@@ -33,6 +33,8 @@ function probeBwrap(program: string): string | null {
     execFileSync(program, bwrapArgs(plan, ['/bin/true']), {
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: 10_000,
+      // At its timeout the probe is killed outright: a SIGTERM it did not act on would block this thread for good.
+      killSignal: 'SIGKILL',
     });
     return null;
   } catch (error) {

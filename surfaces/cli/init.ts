@@ -74,6 +74,7 @@ function gitTopLevel(dir: string): string | null {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
       timeout: 10_000,
+      killSignal: 'SIGKILL',
     }).trim();
     return top === '' ? null : top;
   } catch {
