@@ -8,7 +8,8 @@
  * a small transaction committed in a WAL database at `synchronous = NORMAL`, as the store
  * opens its file, then the WAL flushed with the store's own fdatasync (async, as a park awaits
  * it, and blocking). With strace on the machine it also counts the fsyncs LangGraph makes per
- * park and per resume (a separate, untimed run: strace slows every system call).
+ * park and per resume, as shipped and at `synchronous = FULL` (separate, untimed runs: strace
+ * slows every system call).
  *
  * It prints the 2× budget (half of LangGraph's mean time per park and per resume), the fsync
  * within it, and what is left for everything else a park or a resume does.
@@ -23,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { fdatasyncFile, fdatasyncFileNow } from '../../store/group-sync.ts';
 import { summarize } from '../stats.ts';
-import { peerSetup } from './peer-setup.ts';
+import { DURABLE_BENCH, peerSetup } from './peer-setup.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
@@ -83,11 +84,11 @@ async function durablePoint(k: number, flush: 'async' | 'blocking'): Promise<{ m
 }
 
 /** fsync and fdatasync calls of one LangGraph child under strace, or null without strace. */
-function straceFsyncs(mode: 'park' | 'inproc'): number | null {
+function straceFsyncs(mode: 'park' | 'inproc', script = 'bench.mjs'): number | null {
   const db = join(work, `lg-strace-${mode}.db`);
   const r = spawnSync(
     'strace',
-    ['-f', '-c', '-e', 'trace=fsync,fdatasync', process.execPath, 'bench.mjs', mode, db, String(N)],
+    ['-f', '-c', '-e', 'trace=fsync,fdatasync', process.execPath, script, mode, db, String(N)],
     { cwd: peer, encoding: 'utf8' },
   );
   for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
@@ -122,6 +123,12 @@ for (let k = 0; k < PAIRS; k++) {
 }
 const parkFsyncs = straceFsyncs('park');
 const inprocFsyncs = straceFsyncs('inproc');
+const durableParkFsyncs = straceFsyncs('park', DURABLE_BENCH);
+const durableInprocFsyncs = straceFsyncs('inproc', DURABLE_BENCH);
+const perRun = (park: number | null, inproc: number | null) => ({
+  fsyncs_per_park: park === null ? null : r3(park / N),
+  fsyncs_per_resume: park === null || inproc === null ? null : r3((inproc - park) / N),
+});
 rmSync(work, { recursive: true, force: true });
 
 const med = (xs: number[]): number => summarize(xs).median;
@@ -137,9 +144,9 @@ const out = {
     synchronous: lg[0]!.synchronous,
     park_mean_ms: r3(park),
     resume_mean_ms: r3(resume),
-    fsyncs_per_park: parkFsyncs === null ? null : r3(parkFsyncs / N),
-    fsyncs_per_resume:
-      parkFsyncs === null || inprocFsyncs === null ? null : r3((inprocFsyncs - parkFsyncs) / N),
+    ...perRun(parkFsyncs, inprocFsyncs),
+    // The same bench with its checkpointer at synchronous = FULL (PEERS_LANGGRAPH_SYNC=full).
+    at_full: perRun(durableParkFsyncs, durableInprocFsyncs),
   },
   durable_point_ms: {
     async_mean: r3(fsync),
