@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
+  // Bounded like every synchronous child of the suite: a build that hangs counts as failed.
+  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
+    cwd: root,
+    stdio: 'inherit',
+    timeout: 600_000,
+    killSignal: 'SIGKILL',
+  });
   // test/package/dist.test.ts fails on a build that failed: a broken package must not pass quietly.
   process.env.SNOTRA_TEST_DIST_BUILD = r.status === 0 ? 'ok' : 'failed';
   if (r.status !== 0)
