@@ -194,8 +194,12 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     logDestination: warningsTo(io),
   });
   const rt = runtime;
-  let interrupted: (() => void) | null = null;
-  const onSignal = () => interrupted?.();
+  // The signal is kept from the moment it is caught: one that arrives while the run is still
+  // being submitted interrupts it as soon as the run has an id (it was lost before).
+  let onSignal = (): void => {};
+  const interruption = new Promise<{ kind: 'interrupted' }>(
+    (resolve) => (onSignal = () => resolve({ kind: 'interrupted' })),
+  );
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -210,9 +214,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     const ended = await Promise.race([
       rt.waitForRun(runId).then((outcome) => ({ kind: 'ended' as const, outcome })),
       watch.parked.then((approvalId) => ({ kind: 'parked' as const, approvalId })),
-      new Promise<{ kind: 'interrupted' }>(
-        (resolve) => (interrupted = () => resolve({ kind: 'interrupted' })),
-      ),
+      interruption,
     ]);
     watch.endLine();
     if (ended.kind === 'ended') return exitOf(ended.outcome);
