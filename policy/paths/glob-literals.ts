@@ -19,7 +19,8 @@ export function requiredLiterals(glob: string): string[] | null {
   const runs: string[] = [];
   let run = '';
   const end = (): void => {
-    if (run.length > 0) runs.push(run);
+    // A lone `.` is no requirement: the matcher drops a leading `./` (`./**/` matches "").
+    if (run.length > 0 && run !== '.') runs.push(run);
     run = '';
   };
   for (let i = 0; i < glob.length; i++) {

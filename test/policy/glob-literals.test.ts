@@ -95,8 +95,10 @@ describe('required literals of a glob', () => {
     expect(requiredLiterals('/home/\\[me\\]/.AWS/**')).toEqual(['home', '[me]', '.aws']);
     expect(mayMatch(requiredLiterals('/root/.ssh/**'), '/tmp/notes.txt')).toBe(false);
     expect(mayMatch(requiredLiterals('/root/.ssh/**'), '/root/.ssh/id_rsa')).toBe(true);
-    // A non-ASCII character is not required (it ends a run): `.ſſh` requires only `.` and `h`.
-    expect(requiredLiterals('**/.ſſh')).toEqual(['.', 'h']);
+    // A non-ASCII character is not required (it ends a run): `.ſſh` requires only `h`.
+    // A lone `.` is required of no key (the matcher drops a leading `./`: `./**/` matches "").
+    expect(requiredLiterals('**/.ſſh')).toEqual(['h']);
+    expect(requiredLiterals('./**/')).toEqual([]);
     for (const g of ['/etc/{a,b}', '**/[abc]', '/x/!(y)', '/x/+(y)', '/x/@(y)', 'a|b', '/x\\'])
       expect(requiredLiterals(g)).toBeNull();
     expect(mayMatch(null, '/anything')).toBe(true);
