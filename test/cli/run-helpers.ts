@@ -62,6 +62,15 @@ export function snotra(args: string[], input?: string) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The kinds of a run's audit events, in order, read through `snotra audit --json`. */
+export function auditKinds(stateDir: string, runId: string): string[] {
+  const audit = snotra(['audit', '--state-dir', stateDir, '--run', runId, '--json']);
+  return audit.stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { kind: string }).kind);
+}
+
 /** A CLI child process whose output is collected as it comes. */
 export interface LiveCli {
   readonly child: ChildProcess;

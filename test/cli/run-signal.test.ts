@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../surfaces/cli/main.ts';
 import { eventually } from '../support/runtime.ts';
-import { BIN, eventOf, exitOf, runWorkspace, snotra, startCli, type RunWorkspace } from './run-helpers.ts';
+import {
+  auditKinds,
+  BIN,
+  eventOf,
+  exitOf,
+  runWorkspace,
+  snotra,
+  startCli,
+  type RunWorkspace,
+} from './run-helpers.ts';
 
 const spaces: RunWorkspace[] = [];
 afterAll(() => {
@@ -47,11 +56,7 @@ describe('snotra run interrupted by a signal', () => {
       expect(resumed.status, resumed.stderr).toBe(0);
       await eventually(() => existsSync(join(ws.project, 'out.txt')), 10_000, 'the approved write');
       expect(readFileSync(join(ws.project, 'out.txt'), 'utf8')).toBe('once');
-      const audit = snotra(['audit', '--state-dir', ws.stateDir, '--run', runId, '--json']);
-      const kinds = audit.stdout
-        .trim()
-        .split('\n')
-        .map((l) => (JSON.parse(l) as { kind: string }).kind);
+      const kinds = auditKinds(ws.stateDir, runId);
       expect(kinds.filter((k) => k === 'started')).toHaveLength(1);
       expect(kinds.filter((k) => k === 'completed')).toHaveLength(1);
     },
