@@ -24,6 +24,27 @@ describe('StallWatchdog', () => {
     expect(w.stalled(1e9)).toEqual([]);
   });
 
+  it('a test event delivered after its file ended does not put the file back in flight', () => {
+    // Vitest reports two worker messages read at once concurrently: the last test's result (in
+    // the first) can reach the reporter after the file's end (in the second).
+    const w = new StallWatchdog(1_000);
+    w.fileStarted('a.test.ts', 0);
+    w.testStarted('a.test.ts', 'first', 10);
+    w.fileEnded('a.test.ts');
+    w.testEnded('a.test.ts', 'first', 20);
+    w.testStarted('a.test.ts', 'second', 30);
+    w.testEnded('a.test.ts', 'second', 40);
+    expect(w.stalled(1e9)).toEqual([]);
+    // Events that come before the file's start are kept, and the start opens it afresh.
+    w.testStarted('b.test.ts', 'early', 0);
+    w.fileStarted('b.test.ts', 500);
+    expect(w.stalled(1_400)).toEqual([]);
+    expect(w.stalled(1_501)).toEqual([{ file: 'b.test.ts', quietMs: 1_001, running: [] }]);
+    w.fileEnded('b.test.ts');
+    w.testEnded('b.test.ts', 'early', 1_600);
+    expect(w.stalled(1e9)).toEqual([]);
+  });
+
   it('refuses a limit that is not a positive number', () => {
     expect(() => new StallWatchdog(Number('x'))).toThrow(
       'stall limit must be a positive number of ms, got NaN',

@@ -20,6 +20,13 @@ interface InFlight {
  */
 export class StallWatchdog {
   readonly #files = new Map<string, InFlight>();
+  /**
+   * Files that ended. Vitest reports a worker's task updates as they come, one handler per
+   * message, each awaiting the reporters event by event: two messages read at once interleave,
+   * so a test event of an earlier message can reach a reporter after its file's end from a later
+   * one. A file is in flight only between its start and its end; such a late event is ignored.
+   */
+  readonly #ended = new Set<string>();
 
   constructor(readonly limitMs: number) {
     if (!Number.isFinite(limitMs) || limitMs <= 0)
@@ -27,20 +34,21 @@ export class StallWatchdog {
   }
 
   fileStarted(file: string, now: number): void {
+    this.#ended.delete(file);
     this.#files.set(file, { last: now, running: new Set() });
   }
 
   testStarted(file: string, test: string, now: number): void {
-    const f = this.#touch(file, now);
-    f.running.add(test);
+    this.#touch(file, now)?.running.add(test);
   }
 
   testEnded(file: string, test: string, now: number): void {
-    this.#touch(file, now).running.delete(test);
+    this.#touch(file, now)?.running.delete(test);
   }
 
   fileEnded(file: string): void {
     this.#files.delete(file);
+    this.#ended.add(file);
   }
 
   stalled(now: number): Stall[] {
@@ -50,7 +58,9 @@ export class StallWatchdog {
     return out;
   }
 
-  #touch(file: string, now: number): InFlight {
+  /** The file's entry, made if a test event comes before its start; none once it ended. */
+  #touch(file: string, now: number): InFlight | undefined {
+    if (this.#ended.has(file)) return undefined;
     let f = this.#files.get(file);
     if (f === undefined) {
       f = { last: now, running: new Set() };

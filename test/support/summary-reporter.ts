@@ -52,6 +52,13 @@ export default class SummaryReporter implements Reporter {
   }
 
   async #check(): Promise<void> {
+    // A file vitest holds as finished is not in flight, whatever events came late for it.
+    const finished = new Set(
+      [...this.#modules]
+        .filter((m) => !['queued', 'pending'].includes(m.state()))
+        .map((m) => m.relativeModuleId),
+    );
+    for (const file of finished) this.#watchdog.fileEnded(file);
     const stalls = this.#watchdog.stalled(Date.now());
     if (stalls.length === 0) return;
     if (this.#timer !== null) clearInterval(this.#timer);
