@@ -59,14 +59,15 @@ export function onePrimary(roots: readonly WorkspaceRoot[]): WorkspaceRoot[] {
 /**
  * The normal form: the same authority, spelled one way. Tools, secrets, rules and standing
  * approvals sorted and unique (no `spawn_agent` without `mayDelegate`); roots in the normal form
- * of `normalizeRoots`, with exactly one primary root when any was primary. Idempotent.
+ * of `normalizeRoots`, whose one primary root is the input's when it had exactly one, and which
+ * has none otherwise (neither resolves a relative path). Idempotent.
  */
 export function normalize(e: AuthorityEnvelope, space: PathSpace): AuthorityEnvelope {
   return {
     mode: e.mode,
     tools: envelopeTools(e.tools, e.mayDelegate),
     rules: uniqueBy(e.rules, ruleKey),
-    roots: onePrimary(normalizeRoots(space, e.roots)),
+    roots: normalizeRoots(space, e.roots),
     secrets: sortedUnique(e.secrets),
     standingApprovals: uniqueBy(e.standingApprovals, standingKey),
     interaction: e.interaction,
@@ -78,7 +79,7 @@ export function normalize(e: AuthorityEnvelope, space: PathSpace): AuthorityEnve
  * The meet of two envelopes: the stricter mode, the common tools, every rule of either, the
  * roots' meet (`meetRoots`: inner paths, lesser access, all globs), the common secrets and
  * standing approvals, `unattended` if either is, and delegation only if both may. Symmetric
- * (labels included); roots may carry several `primary` flags, which `normalize` settles.
+ * (labels included); a root is primary only where both sides have their one primary root.
  */
 export function meet(a: AuthorityEnvelope, b: AuthorityEnvelope, space: PathSpace): AuthorityEnvelope {
   const mayDelegate = a.mayDelegate && b.mayDelegate;

@@ -24,12 +24,14 @@ export type PlacedRoot = CanonicalRoot;
  * path guard does; a root that cannot be canonicalized is left out), deny globs normalized.
  */
 export function placeRoots(space: PathSpace, roots: readonly WorkspaceRoot[]): PlacedRoot[] {
+  // A set without exactly one primary root resolves no relative path: none of its roots is primary.
+  const resolvesRelative = roots.filter((r) => r.primary).length === 1;
   const out: PlacedRoot[] = [];
   for (const root of roots) {
     const path = space.canonical(root.path, []);
     if (path === null) continue;
     const deny = normalizeDenyGlobs(space.flavor, root.deny ?? []);
-    out.push({ root: { ...root, path: path.path, deny }, path });
+    out.push({ root: { ...root, path: path.path, deny, primary: resolvesRelative && root.primary }, path });
   }
   return out;
 }
@@ -69,24 +71,32 @@ function insideAny(space: PathSpace, placed: readonly PlacedRoot[], path: Absolu
 }
 
 /** Deterministic labels for a root made from the roots at one path: the smallest id wins. */
-function labelsAt(at: readonly PlacedRoot[]): Pick<WorkspaceRoot, 'id' | 'source' | 'primary'> {
+function labelsAt(at: readonly PlacedRoot[]): Pick<WorkspaceRoot, 'id' | 'source'> {
   const sorted = [...at].sort(
     (a, b) => compareText(a.root.id, b.root.id) || compareText(a.root.source, b.root.source),
   );
   const first = sorted[0];
-  return {
-    id: first?.root.id ?? '',
-    source: first?.root.source ?? 'task',
-    primary: at.some((r) => r.root.primary),
-  };
+  return { id: first?.root.id ?? '', source: first?.root.source ?? 'task' };
+}
+
+/**
+ * The key of the one primary root of a set, or null when it has none or several: relative paths
+ * resolve against it, and a set without exactly one resolves none (the path guard's rule).
+ */
+function primaryKey(space: PathSpace, placed: readonly PlacedRoot[]): string | null {
+  const primaries = placed.filter((r) => r.root.primary);
+  const only = primaries.length === 1 ? primaries[0] : undefined;
+  return only === undefined ? null : pathKey(space.flavor, only.path);
 }
 
 /**
  * The meet of two placed root sets: at every canonical path it grants the lesser of what each
  * grants (nothing where either grants nothing). Roots sit at the paths of input roots lying
  * inside a root of each side; each carries every glob (rebased) of every input root containing
- * it; ids are the smallest id at that path, `primary` is set when any input root there is
- * primary. Symmetric in its arguments; sorted by path, then id.
+ * it; ids are the smallest id at that path. A root is primary only where both sides have their
+ * one primary root: the meet resolves a relative path only where each side resolves it, and to
+ * the same place (found by the law "⊑ is sound": a side with two roots and no primary one met a
+ * side with a primary root). Symmetric in its arguments; sorted by path, then id.
  */
 export function meetPlaced(
   space: PathSpace,
@@ -100,8 +110,10 @@ export function meetPlaced(
     if (list === undefined) byKey.set(key, [r]);
     else list.push(r);
   }
+  const primaryA = primaryKey(space, a);
+  const primary = primaryA !== null && primaryA === primaryKey(space, b) ? primaryA : null;
   const out: PlacedRoot[] = [];
-  for (const at of byKey.values()) {
+  for (const [key, at] of byKey) {
     const path = [...at].map((r) => r.path).sort((x, y) => compareText(x.path, y.path))[0];
     if (path === undefined || !insideAny(space, a, path) || !insideAny(space, b, path)) continue;
     const va = viewAt(space, a, path);
@@ -110,6 +122,7 @@ export function meetPlaced(
     const deny = [...new Set([...va.deny, ...vb.deny])].sort(compareText);
     const root: WorkspaceRoot = {
       ...labelsAt(at),
+      primary: key === primary,
       path: path.path,
       access: lesser(va.access, vb.access),
       ...(deny.length > 0 ? { deny } : {}),
