@@ -22,6 +22,8 @@ export {
   type LoadOptions,
   type LoadedConfig,
 } from './runtime/config/load.ts';
+export { systemClock, type Clock, type TimerHandle } from './runtime/time/clock.ts';
+export { SimulatedClock } from './runtime/time/simulated-clock.ts';
 export { ConfigError } from './runtime/config/errors.ts';
 export { ConfigSchema, type AgentConfig, type Config } from './runtime/config/schema.ts';
 export { modelFromConfig, type ModelFromConfigOptions } from './runtime/model-from-config.ts';

@@ -41,7 +41,7 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
-import { RESUME_CONCURRENCY, resumeBounded, type BootResume } from './runs/boot-resume.ts';
+import { RESUME_CONCURRENCY, RESUME_SLOT_MS, resumeBounded, type BootResume } from './runs/boot-resume.ts';
 import { createSecretResolver, registerKnownSecrets, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
 import { Delegation } from './delegation.ts';
@@ -52,6 +52,7 @@ import { CLUSTER_FILE, RUNTIME_FILE } from './runtime-file.ts';
 import { busTargetFromConfig } from './bus-target.ts';
 import { ActorBusFactory, agentGrant, busAuthFromConfig, type RuntimeBusAuth } from './bus/auth/index.ts';
 import { Scheduler } from './scheduler.ts';
+import { toClock, type Clock, type TimerHandle } from './time/clock.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
 import { RunFeed } from './run-feed.ts';
@@ -99,7 +100,13 @@ export interface RuntimeOptions {
   readonly executorOverrides?: Readonly<Record<string, ToolExecutor>>;
   /** Where tools resolve secrets by name; each value is registered with the redactor before use. */
   readonly secretStore?: SecretStore;
-  readonly clock?: () => number;
+  /**
+   * The runtime's time: a {@link Clock} (its `now`, and the timers of every deadline, expiry and
+   * schedule: a test can advance a `SimulatedClock`), or a bare `() => number` for `now` alone
+   * (timers then run on Node's, and one that fires before `now` reaches its deadline arms again).
+   * Default: wall time and Node's timers.
+   */
+  readonly clock?: Clock | (() => number);
   /** Where logs go (redacted); defaults to stderr. */
   readonly logDestination?: NodeJS.WritableStream;
   /** pino level (`trace` … `fatal`, `silent`); default `info`. */
@@ -204,7 +211,7 @@ export class Runtime {
   readonly #waiters = new Map<string, (outcome: RunOutcome) => void>();
   readonly #approvalListeners = new Set<ApprovalListener>();
   readonly #abort = new AbortController();
-  #syncTimer: NodeJS.Timeout | null = null;
+  #syncTimer: TimerHandle | null = null;
   #stopSchedules: () => void = () => {};
   #control: { close: () => Promise<void> } | null = null;
   #stopped = false;
@@ -235,7 +242,7 @@ export class Runtime {
     readonly runs: RunHost,
     readonly approvals: ApprovalService,
     readonly logger: Logger,
-    private readonly clock: () => number,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -277,7 +284,9 @@ export class Runtime {
 
   static async #boot(options: RuntimeOptions, undo: (() => Promise<void> | void)[]): Promise<Runtime> {
     const { loaded } = options;
-    const clock = options.clock ?? Date.now;
+    // One clock for the whole runtime: components with timers get the Clock, the others its `now`.
+    const clock = toClock(options.clock);
+    const now = (): number => clock.now();
     const stateDir = loaded.config.stateDir;
     const redactor = new Redactor();
     const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
@@ -302,7 +311,7 @@ export class Runtime {
       await opened.bus.close();
       await opened.nats?.stop();
     });
-    const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock });
+    const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
     undo.push(() => store.close());
     const registry = registryFromConfig(loaded);
     const policyEnv = await createPolicyEnvironment(
@@ -420,7 +429,7 @@ export class Runtime {
     rt.#feed = new RunFeed(
       store.redactor,
       registry,
-      clock,
+      now,
       logger,
       () => rt.#roots().find((r) => r.primary)?.path ?? null,
     );
@@ -435,11 +444,11 @@ export class Runtime {
       rt.#authority,
       runs,
       (id) => rt.waitForRun(id),
-      clock,
+      now,
     );
     rt.#goals = new GoalHost({
       store,
-      clock,
+      clock: now,
       goals: loaded.config.surfaces.goalLoops,
       agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
       startRun: (agentId, messageId, text) =>
@@ -486,7 +495,7 @@ export class Runtime {
         model: options.model,
         registry,
         executors,
-        clock,
+        clock: now,
         approvalTtlMs: options.approvalTtlMs ?? loaded.config.approvals.ttlMs ?? 24 * 60 * 60_000,
         policyFor: (ctx) => rt.#policyFor(ctx),
         contextFor: (runId) => ({
@@ -504,9 +513,13 @@ export class Runtime {
         ...(cluster === null ? {} : { claims: cluster.claims }),
       }),
     );
-    writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock() }), {
-      mode: 0o600,
-    });
+    writeFileSync(
+      join(stateDir, RUNTIME_FILE),
+      JSON.stringify({ pid: process.pid, startedAt: clock.now() }),
+      {
+        mode: 0o600,
+      },
+    );
     if (cluster === null) rmSync(join(stateDir, CLUSTER_FILE), { force: true });
     else
       writeFileSync(
@@ -683,7 +696,7 @@ export class Runtime {
         registry: this.registry,
         approvals: this.approvals,
         contextOf: (id) => this.runs.contextOf(id),
-        clock: this.clock,
+        clock: () => this.clock.now(),
       },
       approvalId,
       scope,
@@ -741,7 +754,7 @@ export class Runtime {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#abort.abort();
-    if (this.#syncTimer) clearInterval(this.#syncTimer);
+    if (this.#syncTimer) this.clock.clearInterval(this.#syncTimer);
     this.#stopSchedules();
     this.#goals?.stop();
     for (const a of this.#agents.values()) a.stop();
@@ -774,6 +787,8 @@ export class Runtime {
       (runId) => this.runs.whenSettled(runId),
       () => this.#stopped,
       (runId, err) => this.logger.error({ runId, err: (err as Error).message }, 'run not restored at boot'),
+      RESUME_SLOT_MS,
+      this.clock,
     );
     const redact = <T>(v: T): T => this.store.redactor.redact(v) as T;
     this.#control = await startControlSocket(
@@ -783,11 +798,10 @@ export class Runtime {
         actors: { snapshot: () => redact(this.actors()), on: (l) => this.onActorEvent((e) => l(redact(e))) },
       },
     );
-    this.#syncTimer = setInterval(() => {
+    this.#syncTimer = this.clock.setInterval(() => {
       this.approvals.syncAll();
       this.#goals.applyControls();
     }, syncIntervalMs);
-    this.#syncTimer.unref();
     const scheduler = new Scheduler(this.loaded.config.surfaces.scheduled, {
       journal: this.store.schedule,
       clock: this.clock,
@@ -874,7 +888,7 @@ export class Runtime {
     if (firing.runId === null) return false;
     if (this.runs.isLive(firing.runId)) return true;
     const status = this.store.snapshots.get(firing.runId)?.status;
-    if (status === undefined) return this.clock() - firing.recordedAt < FIRING_START_GRACE_MS;
+    if (status === undefined) return this.clock.now() - firing.recordedAt < FIRING_START_GRACE_MS;
     return status !== 'completed' && status !== 'failed' && status !== 'denied';
   }
 
@@ -951,7 +965,7 @@ export class Runtime {
           ...def?.budget,
         },
       ),
-      startedAt: this.clock(),
+      startedAt: this.clock.now(),
     });
   }
 

@@ -1,4 +1,5 @@
 import type { FiringRecord, ScheduleJournal } from '../store/index.ts';
+import type { Clock, TimerHandle } from './time/clock.ts';
 import {
   firingMessageId,
   MAX_MISSED_RECORDED,
@@ -33,7 +34,8 @@ export const CATCH_UP_STAGGER_MS = 250;
 /** What the scheduler needs from the runtime. */
 export interface SchedulerDeps {
   readonly journal: ScheduleJournal;
-  readonly clock: () => number;
+  /** Fire times are read and their timers armed on this clock. */
+  readonly clock: Clock;
   /** Starts the firing's run with this message id (the run is `<agent>:<messageId>`); idempotent. */
   readonly start: (task: ScheduledTask, messageId: string) => Promise<void>;
   /** Whether the firing's run is still going (running, parked or resuming) or about to start. */
@@ -52,7 +54,7 @@ export interface SchedulerDeps {
  * trusted to be on time.
  */
 export class Scheduler {
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, TimerHandle>();
   readonly #schedules = new Map<string, Schedule>();
   #stopped = false;
 
@@ -73,7 +75,7 @@ export class Scheduler {
 
   /** Finishes what a crash cut, decides missed firings, then arms every task's next firing. */
   start(): void {
-    const now = this.deps.clock();
+    const now = this.deps.clock.now();
     for (const firing of this.deps.journal.unstarted()) {
       const task = this.tasks.find((t) => t.id === firing.taskId);
       if (task === undefined) continue; // The task is gone from the config: nothing to start it with.
@@ -120,11 +122,10 @@ export class Scheduler {
       this.#skip(task, plan.skipped);
       if (plan.run !== null) {
         const fireAt = plan.run;
-        const timer = setTimeout(
+        const timer = this.deps.clock.setTimeout(
           () => this.#fire(task, fireAt, 'catch_up'),
           catchUps++ * CATCH_UP_STAGGER_MS,
         );
-        timer.unref();
         this.#timers.set(`${task.id}\0catch-up`, timer);
       }
       this.#arm(task, Math.max(now, from));
@@ -134,7 +135,7 @@ export class Scheduler {
   /** Stops every timer; firings in progress finish. */
   stop(): void {
     this.#stopped = true;
-    for (const t of this.#timers.values()) clearTimeout(t);
+    for (const t of this.#timers.values()) this.deps.clock.clearTimeout(t);
     this.#timers.clear();
   }
 
@@ -144,10 +145,10 @@ export class Scheduler {
     if (next === null) return;
     const wake = (): void => {
       if (this.#stopped) return;
-      const now = this.deps.clock();
+      const now = this.deps.clock.now();
       if (now < next) {
         // Woke early (timer granularity or a clock that differs): wait the rest.
-        this.#timers.set(task.id, setTimeout(wake, Math.min(next - now, 2 ** 31 - 1)));
+        this.#timers.set(task.id, this.deps.clock.setTimeout(wake, next - now));
         return;
       }
       // Firings passed while the process could not run timers (suspend, a blocked loop).
@@ -159,9 +160,7 @@ export class Scheduler {
       );
       this.#arm(task, Math.max(next, now));
     };
-    const timer = setTimeout(wake, Math.min(Math.max(0, next - this.deps.clock()), 2 ** 31 - 1));
-    timer.unref();
-    this.#timers.set(task.id, timer);
+    this.#timers.set(task.id, this.deps.clock.setTimeout(wake, next - this.deps.clock.now()));
   }
 
   #fire(task: ScheduledTask, fireAt: number, how: 'on_time' | 'catch_up'): void {
@@ -179,7 +178,7 @@ export class Scheduler {
         status: 'started',
         reason: how,
         runId: `${task.agent}:${messageId}`,
-        recordedAt: this.deps.clock(),
+        recordedAt: this.deps.clock.now(),
       },
     ]);
     if (recorded !== true) return; // This firing was already recorded: it started (or was skipped) before.
@@ -206,7 +205,7 @@ export class Scheduler {
 
   #skip(task: ScheduledTask, skipped: readonly { fireAt: number; reason: string }[]): void {
     if (skipped.length === 0) return;
-    const now = this.deps.clock();
+    const now = this.deps.clock.now();
     const recorded = this.deps.journal.record(
       skipped.map((s) => ({
         taskId: task.id,

@@ -1,6 +1,7 @@
 import { createActor, type Actor } from 'xstate';
 import { approvalMachine } from '../../machines/approval/machine.ts';
 import type { ApprovalDecision, ApprovalRecord, DecideResult, Store } from '../../store/index.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 
 /** Where resolved approvals go: the run waiting on it, and whoever listens (bus, surfaces). */
 export interface ApprovalSinks {
@@ -37,13 +38,13 @@ export interface DecisionGate {
  */
 export class ApprovalService {
   readonly #actors = new Map<string, Actor<typeof approvalMachine>>();
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, TimerHandle>();
   /** Pending approvals found at boot, by id: their deadline (no actor, no timer of their own). */
   readonly #dormant = new Map<string, number>();
   /** The dormant approvals this node expires, by deadline; `#dormantNext` is the first not yet passed. */
   #dormantOrder: Array<{ id: string; expiresAt: number }> = [];
   #dormantNext = 0;
-  #dormantTimer: NodeJS.Timeout | undefined;
+  #dormantTimer: TimerHandle | undefined;
   /**
    * Decisions that reached an approval before its request was reported (a surface that read
    * the Inbox while the request was being made durable): delivered and reported resolved once
@@ -55,7 +56,8 @@ export class ApprovalService {
   constructor(
     private readonly store: Store,
     private readonly sinks: ApprovalSinks,
-    private readonly clock: () => number,
+    /** Deadlines are read and their timers armed on this clock. */
+    private readonly clock: Clock,
     private readonly gate?: DecisionGate,
   ) {}
 
@@ -78,10 +80,11 @@ export class ApprovalService {
     }).start();
     this.#actors.set(approval.id, actor);
     if (this.gate !== undefined && !this.gate.mayExpire(approval)) return;
-    const due = Math.max(0, approval.expiresAt - this.clock());
-    const timer = setTimeout(() => this.#expire(approval.id), Math.min(due, 2 ** 31 - 1));
-    timer.unref();
-    this.#timers.set(approval.id, timer);
+    const due = Math.max(0, approval.expiresAt - this.clock.now());
+    this.#timers.set(
+      approval.id,
+      this.clock.setTimeout(() => this.#expire(approval.id), due),
+    );
   }
 
   /**
@@ -106,7 +109,7 @@ export class ApprovalService {
 
   /** Arms the one timer of the dormant approvals for the earliest deadline still pending here. */
   #armDormant(): void {
-    if (this.#dormantTimer !== undefined) clearTimeout(this.#dormantTimer);
+    if (this.#dormantTimer !== undefined) this.clock.clearTimeout(this.#dormantTimer);
     this.#dormantTimer = undefined;
     const order = this.#dormantOrder;
     while (this.#dormantNext < order.length && !this.#dormant.has(order[this.#dormantNext]?.id ?? ''))
@@ -119,15 +122,14 @@ export class ApprovalService {
     }
     // Timers run on a monotonic clock and may fire a little before the wall-clock deadline:
     // one that finds its approval pending and not yet due arms again for the rest.
-    const due = Math.max(1, first.expiresAt - this.clock() + 1);
-    this.#dormantTimer = setTimeout(() => this.#expireDormant(), Math.min(due, 2 ** 31 - 1));
-    this.#dormantTimer.unref();
+    const due = Math.max(1, first.expiresAt - this.clock.now() + 1);
+    this.#dormantTimer = this.clock.setTimeout(() => this.#expireDormant(), due);
   }
 
   /** The dormant timer fired: expires what is due (audited), picks up what another process decided. */
   #expireDormant(): void {
     this.#dormantTimer = undefined;
-    const now = this.clock();
+    const now = this.clock.now();
     for (const approval of this.store.approvals.expireDue(now)) this.#finish(approval);
     const order = this.#dormantOrder;
     for (let i = this.#dormantNext; i < order.length && (order[i]?.expiresAt ?? Infinity) <= now; i++) {
@@ -181,7 +183,7 @@ export class ApprovalService {
     reason: string | undefined,
   ): { result: DecideResult; stored: ApprovalRecord | null; tracked: boolean } {
     const result = this.store.transaction(
-      () => this.store.approvals.decide(id, decision, user, this.clock(), reason),
+      () => this.store.approvals.decide(id, decision, user, this.clock.now(), reason),
       { durable: 'deferred' },
     );
     const stored = result.ok ? result.approval : this.store.approvals.get(id);
@@ -214,9 +216,9 @@ export class ApprovalService {
 
   /** Stops every approval actor and timer (the records stay in the store). */
   stop(): void {
-    for (const t of this.#timers.values()) clearTimeout(t);
+    for (const t of this.#timers.values()) this.clock.clearTimeout(t);
     for (const a of this.#actors.values()) a.stop();
-    if (this.#dormantTimer !== undefined) clearTimeout(this.#dormantTimer);
+    if (this.#dormantTimer !== undefined) this.clock.clearTimeout(this.#dormantTimer);
     this.#dormantTimer = undefined;
     this.#timers.clear();
     this.#actors.clear();
@@ -227,15 +229,17 @@ export class ApprovalService {
   }
 
   #expire(id: string): void {
-    for (const approval of this.store.approvals.expireDue(this.clock())) this.#finish(approval);
+    for (const approval of this.store.approvals.expireDue(this.clock.now())) this.#finish(approval);
     this.sync(id);
     // Timers run on a monotonic clock and may fire a little before the wall-clock deadline:
     // a request that is still pending and not yet due is re-armed, never forgotten.
     const still = this.store.approvals.get(id);
     if (still?.status === 'pending' && this.#actors.has(id)) {
-      const timer = setTimeout(() => this.#expire(id), Math.max(1, still.expiresAt - this.clock() + 1));
-      timer.unref();
-      this.#timers.set(id, timer);
+      const due = Math.max(1, still.expiresAt - this.clock.now() + 1);
+      this.#timers.set(
+        id,
+        this.clock.setTimeout(() => this.#expire(id), due),
+      );
     }
   }
 
@@ -246,7 +250,7 @@ export class ApprovalService {
    */
   withdrawForRun(runId: string, why: string): ApprovalRecord[] {
     for (const [id, early] of this.#early) if (early.runId === runId) this.#early.delete(id);
-    const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock());
+    const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock.now());
     for (const approval of withdrawn) {
       this.#settle(approval);
       this.sinks.resolved(approval);
@@ -265,7 +269,7 @@ export class ApprovalService {
     if (this.#dormant.delete(approval.id)) return true;
     const actor = this.#actors.get(approval.id);
     if (actor !== undefined) {
-      const now = this.clock();
+      const now = this.clock.now();
       if (approval.status === 'expired')
         actor.send({ type: 'EXPIRE', now: Math.max(now, approval.expiresAt) });
       else if (approval.status === 'approved' || approval.status === 'denied') {
@@ -279,7 +283,7 @@ export class ApprovalService {
       actor.stop();
       this.#actors.delete(approval.id);
       const t = this.#timers.get(approval.id);
-      if (t) clearTimeout(t);
+      if (t) this.clock.clearTimeout(t);
       this.#timers.delete(approval.id);
       return true;
     }

@@ -16,6 +16,7 @@ import { RunMirror } from './run-mirror.ts';
 import { RunRecords } from './run-records.ts';
 import type { ClusterRuntimeView } from './runtime-view.ts';
 import { WorkQueue } from './work-queue.ts';
+import type { Clock } from '../time/clock.ts';
 
 export type { ClusterRuntimeView } from './runtime-view.ts';
 
@@ -24,7 +25,8 @@ export interface ClusterNodeOptions {
   readonly nc: NatsConnection;
   readonly nodeId: string;
   readonly store: Store;
-  readonly clock: () => number;
+  /** The runtime's clock: approval deadlines are armed on it, records stamped with its time. */
+  readonly clock: Clock;
   readonly logger: BusLogger;
   /** Replicas of every bucket and stream. Default 3. */
   readonly replicas?: number;
@@ -72,15 +74,17 @@ export class ClusterNode {
     private readonly queue: WorkQueue,
     private readonly lease: NodeLease,
     private readonly store: Store,
-    private readonly clock: () => number,
+    private readonly clock: Clock,
     private readonly logger: BusLogger,
     private readonly leaseTtlMs: number,
     claimTimeoutMs: number,
   ) {
+    // Only the failover's approval expiry arms timers on the runtime's clock; the rest stamps time.
+    const now = (): number => clock.now();
     this.claims = new ClusterClaims(
       buckets.claims,
       nodeId,
-      clock,
+      now,
       logger,
       claimTimeoutMs,
       () => this.#stopping,
@@ -90,7 +94,7 @@ export class ClusterNode {
     const rt = (): ClusterRuntimeView | null => this.#rt;
     const stopping = (): boolean => this.#stopping;
     const workStopped = (): boolean => this.#workStopped;
-    this.#mirror = new RunMirror({ nodeId, store, records: this.records, clock, logger, rt, stopping });
+    this.#mirror = new RunMirror({ nodeId, store, records: this.records, clock: now, logger, rt, stopping });
     this.#worker = new ResumeWorker({
       nodeId,
       store,
@@ -99,7 +103,7 @@ export class ClusterNode {
       nodes: buckets.nodes,
       queue,
       mirror: this.#mirror,
-      clock,
+      clock: now,
       logger,
       rt,
       idle: () => this.#workStopped || this.lease.lost,
@@ -139,7 +143,7 @@ export class ClusterNode {
       buckets.nodes,
       options.nodeId,
       leaseTtlMs,
-      options.clock,
+      () => options.clock.now(),
       options.logger,
       () => onLost(),
     );
@@ -201,7 +205,7 @@ export class ClusterNode {
       .then(async () => {
         const stored = await withRetry(
           () => this.inbox.open(approval),
-          this.clock() + 30_000,
+          this.clock.now() + 30_000,
           () => this.#stopping,
         );
         // Opened again by a replay after a take-over, and decided meanwhile: resume it.
@@ -223,7 +227,7 @@ export class ClusterNode {
   async decide(id: string, decision: ApprovalDecision, user: string, reason?: string): Promise<DecideResult> {
     // Retried through a lost quorum (a server of the cluster died and leaders are re-elected);
     // a write whose reply was lost is recognised as this decision, not as someone else's.
-    const now = this.clock();
+    const now = this.clock.now();
     const result = await withRetry(
       () => this.inbox.decide(id, decision, user, now, reason),
       now + 30_000,

@@ -7,13 +7,15 @@ import { decodeEntry } from './kv.ts';
 import { nodeAlive } from './leases.ts';
 import { RunRecord, TERMINAL_STATUSES } from './run-records.ts';
 import type { WorkItem } from './work-queue.ts';
+import { systemClock, type Clock, type TimerHandle } from '../time/clock.ts';
 
 /** What {@link Failover} needs from the node it serves. */
 export interface FailoverDeps {
   readonly nodeId: string;
   readonly buckets: ClusterBuckets;
   readonly inbox: ClusterInbox;
-  readonly clock: () => number;
+  /** Approval deadlines are read, and their expiry checked, on this clock. */
+  readonly clock: Clock;
   readonly logger: BusLogger;
   readonly enqueue: (runId: string, why: WorkItem['why'], dedupId: string) => Promise<void>;
   /** Whether the node stopped taking work (the checks do nothing then). */
@@ -44,7 +46,7 @@ export class Failover {
   >();
   /** Pending approvals and their deadlines (kept by a watch). */
   readonly #pending = new Map<string, { expiresAt: number; runId: string | null }>();
-  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #timers: Array<{ clock: Clock; timer: TimerHandle }> = [];
   readonly #watches: { stop(): void }[] = [];
 
   constructor(private readonly deps: FailoverDeps) {}
@@ -58,15 +60,19 @@ export class Failover {
   async start(tickMs: number): Promise<void> {
     this.#watches.push(await this.#watch(this.deps.buckets.runs.kv, (e) => this.#onRunEntry(e)));
     this.#watches.push(await this.#watch(this.deps.buckets.inbox.kv, (e) => this.#onInboxEntry(e)));
-    const t1 = setInterval(() => void this.#failoverCheck(), tickMs);
-    const t2 = setInterval(() => void this.#expireDue(), Math.min(1000, tickMs));
-    t1.unref();
-    t2.unref();
-    this.#timers.push(t1, t2);
+    // A lease lapses on the server's time (the bucket's max age): its check runs on real timers.
+    // Approval deadlines are the runtime's time: their expiry runs on the runtime's clock.
+    this.#timers.push(
+      { clock: systemClock, timer: systemClock.setInterval(() => void this.#failoverCheck(), tickMs) },
+      {
+        clock: this.deps.clock,
+        timer: this.deps.clock.setInterval(() => void this.#expireDue(), Math.min(1000, tickMs)),
+      },
+    );
   }
 
   stop(): void {
-    for (const t of this.#timers.splice(0)) clearInterval(t);
+    for (const t of this.#timers.splice(0)) t.clock.clearInterval(t.timer);
     for (const w of this.#watches.splice(0)) w.stop();
   }
 
@@ -138,7 +144,7 @@ export class Failover {
 
   async #expireDue(): Promise<void> {
     if (this.deps.workStopped()) return;
-    const now = this.deps.clock();
+    const now = this.deps.clock.now();
     for (const [id, p] of this.#pending) {
       if (p.expiresAt > now) continue;
       try {

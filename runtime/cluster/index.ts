@@ -4,6 +4,7 @@ import type { BusLogger } from '../bus/index.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { ClusterNode } from './cluster-node.ts';
+import type { Clock } from '../time/clock.ts';
 
 export { ClusterNode, type ClusterNodeOptions, type ClusterRuntimeView } from './cluster-node.ts';
 export { ClusterError, ClusterErrorCode } from './errors.ts';
@@ -19,7 +20,7 @@ export async function startClusterFromConfig(
   loaded: LoadedConfig,
   nc: NatsConnection,
   store: Store,
-  clock: () => number,
+  clock: Clock,
   logger: BusLogger,
 ): Promise<ClusterNode | null> {
   const node = loaded.config.node;

@@ -1,3 +1,5 @@
+import { systemClock, type Clock, type TimerHandle } from '../time/clock.ts';
+
 /**
  * How many runs brought back from the store go on at once: runs found at boot (interrupted, or
  * decided while the runtime was down), and parked runs a decision brings back (RunHost.deliver).
@@ -23,8 +25,8 @@ export interface BootResume {
  * then overlaps (durable points share a sync) without a thousand actors starting in one turn,
  * and the event loop stays free for surfaces and new messages. Stops taking new runs once
  * `stopped()` says so (the runtime is stopping); runs not yet taken stay as stored and are
- * brought back by the next boot. A run frees its slot after `slotMs` at the latest. Resolves when
- * every run was taken and settled (or had its slot for `slotMs`).
+ * brought back by the next boot. A run frees its slot after `slotMs` at the latest (on `clock`).
+ * Resolves when every run was taken and settled (or had its slot for `slotMs`).
  */
 export async function resumeBounded(
   items: readonly BootResume[],
@@ -33,14 +35,14 @@ export async function resumeBounded(
   stopped: () => boolean,
   onError: (runId: string, err: unknown) => void,
   slotMs: number = RESUME_SLOT_MS,
+  clock: Clock = systemClock,
 ): Promise<void> {
   const held = (runId: string): Promise<void> => {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, slotMs);
-      timer.unref();
+      timer = clock.setTimeout(resolve, slotMs);
     });
-    return Promise.race([settled(runId), late]).finally(() => clearTimeout(timer));
+    return Promise.race([settled(runId), late]).finally(() => clock.clearTimeout(timer));
   };
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -4,6 +4,7 @@ import type { provideRunMachine, SettledEffect } from '../../actors/run/effects.
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS } from './boot-resume.ts';
 import { observedMachine } from './observed-machine.ts';
+import type { Clock, TimerHandle } from '../time/clock.ts';
 
 type RunMachine = ReturnType<typeof provideRunMachine>;
 type RunActor = Actor<RunMachine>;
@@ -71,7 +72,7 @@ export class RunHost {
   readonly #unstored = new Map<string, Array<(stored: boolean) => void>>();
   /** Set while due writes join a transaction (a write's own savepoint asks for them again). */
   #joining = false;
-  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  readonly #deadlines = new Map<string, TimerHandle>();
   /** Who waits for a live run to settle (see `whenSettled`). */
   readonly #settled = new Map<string, Array<() => void>>();
   /** Decisions for parked runs waiting for a resume slot, oldest first (ids queued, to queue each once). */
@@ -85,7 +86,8 @@ export class RunHost {
   constructor(
     private readonly store: Store,
     private readonly events: RunHostEvents,
-    private readonly clock: () => number,
+    /** Wall-time deadlines and resume slots are read and armed on this clock. */
+    private readonly clock: Clock,
     /**
      * Receives XState's inspection events of every run actor (state changes, events, effects,
      * microsteps, actions, of the run and of its children): complete, and costly on the hot path.
@@ -294,12 +296,11 @@ export class RunHost {
 
   /** Until a run settles, or `RESUME_SLOT_MS` at the latest (a long run does not hold the others back). */
   #held(runId: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     const late = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, RESUME_SLOT_MS);
-      timer.unref();
+      timer = this.clock.setTimeout(resolve, RESUME_SLOT_MS);
     });
-    return Promise.race([this.whenSettled(runId), late]).finally(() => clearTimeout(timer));
+    return Promise.race([this.whenSettled(runId), late]).finally(() => this.clock.clearTimeout(timer));
   }
 
   #nextQueued(): void {
@@ -346,7 +347,7 @@ export class RunHost {
     const options = inspect === undefined ? {} : { inspect: (e: InspectionEvent) => inspect(input.runId, e) };
     // A run restored after its wall-time deadline passed (while no process ran it) ends at once:
     // its in-flight effect is not started again (no invoked child is restored) before DEADLINE.
-    const overdue = snapshot !== undefined && input.startedAt + input.budget.wallTimeMs <= this.clock();
+    const overdue = snapshot !== undefined && input.startedAt + input.budget.wallTimeMs <= this.clock.now();
     const restored = overdue ? ({ ...snapshot, children: {} } as unknown as RunSnapshot) : snapshot;
     const actor =
       restored === undefined
@@ -423,12 +424,8 @@ export class RunHost {
   }
 
   #armDeadline(input: RunInput): void {
-    const due = input.startedAt + input.budget.wallTimeMs - this.clock();
-    const timer = setTimeout(
-      () => this.#live.get(input.runId)?.send({ type: 'DEADLINE' }),
-      Math.max(0, Math.min(due, 2 ** 31 - 1)),
-    );
-    timer.unref();
+    const due = input.startedAt + input.budget.wallTimeMs - this.clock.now();
+    const timer = this.clock.setTimeout(() => this.#live.get(input.runId)?.send({ type: 'DEADLINE' }), due);
     this.#deadlines.set(input.runId, timer);
   }
 
@@ -437,7 +434,7 @@ export class RunHost {
     this.#settle(runId);
     this.#restored.delete(runId);
     const t = this.#deadlines.get(runId);
-    if (t) clearTimeout(t);
+    if (t) this.clock.clearTimeout(t);
     this.#deadlines.delete(runId);
   }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../runtime/runtime.ts';
+import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { GoalStartRefusedError, runGoal } from '../../surfaces/goal/run-goal.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { call, final, OfferedTools } from './support.ts';
@@ -141,15 +142,20 @@ describe('goal loop', () => {
   it('stops at the wall-time budget as budget_limited: the run is cut at what was left, no further iteration', async () => {
     fx = runtimeFixture(goalConfig({}, { maxIterations: 10, budget: { wallTimeMs: 1500 } }));
     const offered = new OfferedTools({ worker: [final('not yet')] });
-    // A slow model (5 s a step): the goal's 1.5 s must cut the first run, not wait for the step.
+    // A slow model (5 s a step, on the runtime's clock): the goal's 1.5 s must cut the first
+    // run, not wait for the step.
+    const clock = new SimulatedClock();
     const model = {
       step: (request: Parameters<OfferedTools['step']>[0]) =>
         new Promise<Awaited<ReturnType<OfferedTools['step']>>>((resolve, reject) => {
-          setTimeout(() => offered.step(request).then(resolve, reject), 5_000).unref();
+          clock.setTimeout(() => offered.step(request).then(resolve, reject), 5_000);
         }),
     };
-    rt = await fx.start(model);
+    rt = await fx.start(model, { clock });
+    const runtime = rt;
     rt.controlGoal('g', 'start', 'test');
+    await eventually(() => runtime.runs.isLive('worker:goal:g:1:1'), 10_000, 'the first run');
+    clock.advance(1500);
     const g = await finished(rt);
     expect(g).toMatchObject({
       status: 'budget_limited',

@@ -26,6 +26,7 @@ import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/p
 import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
 import { ApprovalService } from '../../runtime/approvals/approval-service.ts';
 import { RunHost } from '../../runtime/runs/run-host.ts';
+import { clockFromNow, systemClock } from '../../runtime/time/clock.ts';
 import type { SyncFile, SyncFileNow } from '../../store/group-sync.ts';
 import { openStore, Redactor, type Store } from '../../store/index.ts';
 import { stateIds } from './graph.ts';
@@ -267,7 +268,7 @@ export class RestartHarness {
             if (!proc.crashed) ended?.(outcome);
           },
         },
-        clock,
+        clockFromNow(clock),
         inspect,
       );
       const deps = {
@@ -344,7 +345,7 @@ export class RestartHarness {
         new ApprovalService(
           this.store,
           { deliver: (a) => current.host.deliver(a), resolved: () => {} },
-          Date.now,
+          systemClock,
         ).decide(approvalId, kind === CallKind.approvalDenied ? 'denied' : 'approved', 'tester');
         return;
       } else

@@ -6,6 +6,7 @@ import type { ActorNode } from '../../runtime/inspect/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import type { ToolExecutor } from '../../actors/tools/types.ts';
 import { RESUME_CONCURRENCY } from '../../runtime/runs/boot-resume.ts';
+import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 // Boot leaves a run parked on a pending approval unloaded (no live actor, snapshot not read) and
@@ -159,15 +160,18 @@ describe('lazy restore of parked runs at boot', () => {
   it('a run parked on an approval that expires while it is unloaded ends denied, never executed', async () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: notify('late') });
-    rt = await fx.start(model, { approvalTtlMs: 60_000 });
+    const clock = new SimulatedClock();
+    rt = await fx.start(model, { approvalTtlMs: 60_000, clock });
     const parked = await parkRuns(rt, 1);
     const [runId, approvalId] = [...parked][0] as [string, string];
     await rt.stop();
 
-    // The next process's clock is 59 s ahead: the stored deadline falls due about a second after boot.
-    const skew = 59_000;
-    rt = await fx.start(model, { clock: () => Date.now() + skew });
-    if (rt.store.approvals.get(approvalId)?.status === 'pending') expect(rt.runs.isLive(runId)).toBe(false);
+    // 59 s pass while no runtime runs: the stored deadline falls due a second after the next boot.
+    clock.advance(59_000);
+    rt = await fx.start(model, { clock });
+    expect(rt.store.approvals.get(approvalId)?.status).toBe('pending');
+    expect(rt.runs.isLive(runId)).toBe(false);
+    clock.advance(2_000);
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });
     expect(rt.store.approvals.get(approvalId)?.status).toBe('expired');
     expect(fx.sent()).toEqual([]);
@@ -177,13 +181,18 @@ describe('lazy restore of parked runs at boot', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: notify('kept') });
     // One run parked with a far deadline, then two with a near one (distinct deadlines).
-    rt = await fx.start(model, { approvalTtlMs: 24 * 60 * 60_000 });
+    const clock = new SimulatedClock();
+    rt = await fx.start(model, { approvalTtlMs: 24 * 60 * 60_000, clock });
     const [[keptRun, keptApproval]] = [...(await parkRuns(rt, 1))] as [[string, string]];
     const far = rt.store.approvals.get(keptApproval)?.expiresAt ?? 0;
     await rt.stop();
-    rt = await fx.start(model, { approvalTtlMs: 60_000 });
+    rt = await fx.start(model, { approvalTtlMs: 60_000, clock });
     const runtime0 = rt;
-    for (let i = 0; i < 2; i++) await runtime0.runTask('worker', `late-${i}`, 'go');
+    for (let i = 0; i < 2; i++) {
+      await runtime0.runTask('worker', `late-${i}`, 'go');
+      await eventually(() => runtime0.store.approvals.listPending().length === 2 + i, 60_000, `late-${i}`);
+      clock.advance(1_000); // the two near deadlines a second apart
+    }
     await eventually(
       () => runtime0.store.approvals.listPending().length === 3 && runtime0.runs.liveRuns().length === 0,
       60_000,
@@ -193,13 +202,11 @@ describe('lazy restore of parked runs at boot', () => {
     expect(late.every((a) => a.expiresAt < far)).toBe(true);
     await rt.stop();
 
-    // The next process's clock is 59 s ahead: the two near deadlines fall due about a second
-    // after boot, the far one a day later. Nothing is loaded at boot.
+    // 57 s pass while no runtime runs: the two near deadlines fall due a second and two after
+    // the next boot, the far one a day later. Nothing is loaded at boot.
+    clock.advance(57_000);
     const events: Array<{ type: string; runId: string; decision?: string }> = [];
-    rt = await fx.start(model, {
-      clock: () => Date.now() + 59_000,
-      onRunEvent: (e) => events.push(e as never),
-    });
+    rt = await fx.start(model, { clock, onRunEvent: (e) => events.push(e as never) });
     const runtime = rt;
     expect(runtime.runs.liveRuns()).toEqual([]);
     const decided = runtime.decide(keptApproval, 'approved', 'alice');
@@ -208,6 +215,7 @@ describe('lazy restore of parked runs at boot', () => {
     expect(events.filter((e) => e.type === 'approval.resolved' && e.runId === keptRun)).toMatchObject([
       { decision: 'approved' },
     ]);
+    clock.advance(3_000);
     for (const a of late) {
       expect(await runtime.waitForRun(a.runId as string)).toEqual({
         status: 'denied',

@@ -3,6 +3,8 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import { toolCallMachine } from '../../machines/tool-call/machine.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { createActor } from 'xstate';
+import type { Clock } from '../../runtime/time/clock.ts';
+import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 let fx: RuntimeFixture;
@@ -155,12 +157,15 @@ describe('unattended park and resume', () => {
   it('an approval that expires ends the run denied (expiry is data, re-armed at boot)', async () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
-    rt = await fx.start(model, { approvalTtlMs: 600 });
+    const clock = new SimulatedClock();
+    rt = await fx.start(model, { approvalTtlMs: 600, clock });
     const runId = await rt.runTask('worker', 'nightly', 'go');
     await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
     await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
     await rt.stop();
-    rt = await fx.start(model, { approvalTtlMs: 600 });
+    rt = await fx.start(model, { approvalTtlMs: 600, clock });
+    // Past the deadline: only the timer the new process armed at boot can expire the approval.
+    clock.advance(1_000);
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });
     expect(fx.sent()).toEqual([]);
   });
@@ -168,11 +173,23 @@ describe('unattended park and resume', () => {
   it('an approval deadline is honoured even when timers fire before the runtime’s clock reaches it', async () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
-    // A clock running at half speed: every timer armed from it fires "early" by that clock.
-    const t0 = Date.now();
-    const slow = () => t0 + Math.floor((Date.now() - t0) / 2);
+    // A clock whose time runs at half the speed of its timers: every timer armed on it fires
+    // "early" by that clock's time.
+    const timers = new SimulatedClock();
+    const t0 = timers.now();
+    const slow: Clock = {
+      now: () => t0 + Math.floor((timers.now() - t0) / 2),
+      setTimeout: (fn, ms) => timers.setTimeout(fn, ms),
+      clearTimeout: (h) => timers.clearTimeout(h),
+      setInterval: (fn, ms) => timers.setInterval(fn, ms),
+      clearInterval: (h) => timers.clearInterval(h),
+    };
     rt = await fx.start(model, { approvalTtlMs: 300, clock: slow });
     const runId = await rt.runTask('worker', 'nightly', 'go');
+    await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
+    await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
+    // The approval's time passes its deadline when its timers' time is twice as far.
+    timers.advance(1_000);
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });
     expect(fx.sent()).toEqual([]);
   });

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { firingMessageId, parseSchedule, planMissed } from '../../runtime/schedule-plan.ts';
 import { Scheduler, type ScheduledTask } from '../../runtime/scheduler.ts';
+import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { openStore, Redactor, type FiringRecord, type Store } from '../../store/index.ts';
 import { eventually } from '../support/runtime.ts';
 
@@ -26,13 +27,13 @@ function store(): Store {
 function harness(
   s: Store,
   tasks: ScheduledTask[],
-  now: { t: number },
+  clock: SimulatedClock,
   active: (f: FiringRecord) => boolean = () => false,
 ) {
   const started: string[] = [];
   const scheduler = new Scheduler(tasks, {
     journal: s.schedule,
-    clock: () => now.t,
+    clock,
     start: async (task, messageId) => {
       started.push(`${task.id}:${messageId}`);
     },
@@ -88,16 +89,16 @@ describe('schedule plan', () => {
 describe('Scheduler on a real journal', () => {
   it('a firing is recorded before its run starts, and recorded once whoever fires it again', async () => {
     const s = store();
-    const now = { t: T0 };
+    const clock = new SimulatedClock(T0);
     const task: ScheduledTask = {
       id: 'once',
       agent: 'a',
       cron: new Date(T0 + 50).toISOString(),
       message: 'm',
     };
-    const h = harness(s, [task], now);
+    const h = harness(s, [task], clock);
     h.scheduler.start();
-    now.t = T0 + 60;
+    clock.advance(60);
     await eventually(() => h.started.length === 1, 5_000, 'the firing');
     expect(s.schedule.list('once')).toMatchObject([
       { status: 'started', reason: 'on_time', fireAt: T0 + 50 },
@@ -105,7 +106,7 @@ describe('Scheduler on a real journal', () => {
     h.scheduler.stop();
     // A new scheduler (a restart) finds the firing recorded, its run not yet created (no snapshot
     // here): it re-sends the same identity (the runtime makes one run of it), never a new firing.
-    const again = harness(s, [task], now);
+    const again = harness(s, [task], clock);
     again.scheduler.start();
     expect(again.started).toEqual(h.started);
     expect(s.schedule.list('once')).toHaveLength(1);
@@ -125,27 +126,28 @@ describe('Scheduler on a real journal', () => {
         recordedAt: T0,
       },
     ]);
-    const h = harness(s, [task], { t: T0 + 1000 });
+    const h = harness(s, [task], new SimulatedClock(T0 + 1000));
     h.scheduler.start();
     expect(h.started).toEqual([`cut:${messageId}`]);
   });
 
   it('firings missed while down are recorded as skipped, or one caught up with run-once', async () => {
     const s = store();
-    const now = { t: T0 };
+    const clock = new SimulatedClock(T0);
     const skip: ScheduledTask = { id: 'skip', agent: 'a', cron: '*/10 * * * * *', message: 'm' };
     const once: ScheduledTask = { ...skip, id: 'once', missed: 'run-once', catchUpWindowMs: 15_000 };
-    const first = harness(s, [skip, once], now); // first boot: the tasks become known at T0
+    const first = harness(s, [skip, once], clock); // first boot: the tasks become known at T0
     first.scheduler.start();
     first.scheduler.stop();
-    now.t = T0 + 35_000; // down for 35 s: firings at +10, +20, +30 missed
-    const h = harness(s, [skip, once], now);
+    clock.set(T0 + 35_000); // down for 35 s: firings at +10, +20, +30 missed
+    const h = harness(s, [skip, once], clock);
     h.scheduler.start();
     expect(s.schedule.list('skip').map((f) => [f.fireAt - T0, f.status, f.reason])).toEqual([
       [30_000, 'skipped', 'missed_while_down'],
       [20_000, 'skipped', 'missed_while_down'],
       [10_000, 'skipped', 'missed_while_down'],
     ]);
+    clock.advance(0); // the catch-up is started on a timer of its own
     await eventually(() => h.started.length === 1, 5_000, 'the catch-up');
     expect(h.started[0]).toBe(`once:${firingMessageId('once', T0 + 30_000)}`);
     expect(s.schedule.list('once').map((f) => [f.fireAt - T0, f.status, f.reason])).toEqual([
@@ -157,13 +159,13 @@ describe('Scheduler on a real journal', () => {
 
   it('at most one run of a task at a time: a firing that finds the previous run going is recorded as skipped', async () => {
     const s = store();
-    const now = { t: T0 };
+    const clock = new SimulatedClock(T0);
     const task: ScheduledTask = { id: 'busy', agent: 'a', cron: '* * * * * *', message: 'm' };
-    const h = harness(s, [task], now, (f) => f.fireAt === T0 + 1000);
+    const h = harness(s, [task], clock, (f) => f.fireAt === T0 + 1000);
     h.scheduler.start();
-    now.t = T0 + 1000;
+    clock.advance(1000);
     await eventually(() => h.started.length === 1, 5_000, 'the first firing');
-    now.t = T0 + 2000;
+    clock.advance(1000);
     await eventually(() => s.schedule.list('busy').length === 2, 5_000, 'the second firing');
     expect(s.schedule.list('busy')[0]).toMatchObject({
       fireAt: T0 + 2000,
@@ -181,8 +183,8 @@ describe('Scheduler on a real journal', () => {
       cron: new Date(T0 - 5000).toISOString(),
       message: 'm',
     };
-    harness(s, [task], { t: T0 }).scheduler.start();
-    harness(s, [task], { t: T0 + 10 }).scheduler.start();
+    harness(s, [task], new SimulatedClock(T0)).scheduler.start();
+    harness(s, [task], new SimulatedClock(T0 + 10)).scheduler.start();
     expect(s.schedule.list('late')).toMatchObject([{ status: 'skipped', reason: 'past_when_scheduled' }]);
   });
 
@@ -196,16 +198,18 @@ describe('Scheduler on a real journal', () => {
       missed: 'run-once',
       catchUpWindowMs: 60_000,
     };
-    const h = harness(s, [task], { t: T0 });
+    const clock = new SimulatedClock(T0);
+    const h = harness(s, [task], clock);
     h.scheduler.start();
+    clock.advance(0); // the catch-up is started on a timer of its own
     await eventually(() => h.started.length === 1, 5_000, 'the catch-up');
     expect(s.schedule.list('slow-start')).toMatchObject([{ status: 'started', reason: 'catch_up' }]);
   });
 
   it('a bad pattern is refused naming the task', () => {
     const s = store();
-    expect(() => harness(s, [{ id: 'bad', agent: 'a', cron: 'every day', message: 'm' }], { t: T0 })).toThrow(
-      /surfaces\.scheduled\[bad\]\.cron/,
-    );
+    expect(() =>
+      harness(s, [{ id: 'bad', agent: 'a', cron: 'every day', message: 'm' }], new SimulatedClock(T0)),
+    ).toThrow(/surfaces\.scheduled\[bad\]\.cron/);
   });
 });
