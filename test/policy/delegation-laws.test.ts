@@ -34,6 +34,7 @@ import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type { ToolRule } from '../../policy/rules.ts';
 import type { CommandAnalyzer } from '../../policy/seams.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
+import { runs } from '../support/laws.ts';
 
 const DIRS = ['', 'a', 'a/b', 'a/b/c', 'a/x', 'b', 'b/c', 'b/d', 'c'];
 const GLOBS = [
@@ -294,7 +295,7 @@ describe('envelope lattice laws (normal forms)', () => {
         expect(leq(n, a, space)).toBe(true);
         expect(leq(a, n, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -303,7 +304,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, (a) => {
         expect(norm(meet(a, a, space))).toEqual(norm(a));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -312,7 +313,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, arbEnvelope, (a, b) => {
         expect(norm(meet(a, b, space))).toEqual(norm(meet(b, a, space)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -321,7 +322,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, arbEnvelope, arbEnvelope, (a, b, c) => {
         expect(norm(meet(meet(a, b, space), c, space))).toEqual(norm(meet(a, meet(b, c, space), space)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -333,7 +334,7 @@ describe('envelope lattice laws (normal forms)', () => {
         expect(leq(m, b, space)).toBe(true);
         expect(leq(a, a, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -351,7 +352,7 @@ describe('intersect laws', () => {
           expect(leq(explorerEnvelope(p), p, space)).toBe(true);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -367,7 +368,7 @@ describe('intersect laws', () => {
         const c2 = intersect(p2, c, { interaction: 'attended', space }).envelope;
         expect(leq(c1, c2, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -386,7 +387,7 @@ describe('against the real engine', () => {
           for (const call of calls) expectWithin(evaluate(call, childCtx), evaluate(call, parentCtx), call);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -404,7 +405,7 @@ describe('against the real engine', () => {
         },
       ),
       {
-        numRuns: 300,
+        numRuns: runs(300),
         // Found at numRuns 30000 (seed 956934290): b has two roots and no primary one, q a primary
         // root where b has one. The meet must not give a primary root b lacks: a relative path
         // would resolve in a (allowed) where b resolves none (invalid_path).
@@ -426,7 +427,7 @@ describe('against the real engine', () => {
             expect(['read_file', 'list_dir', 'search_files', 'git_query']).toContain(call.tool);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -457,7 +458,7 @@ describe('against the real engine', () => {
           expect(r.ok, JSON.stringify({ glob, down, below, residuals })).toBe(false);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -10,6 +10,7 @@ import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { mayMatch, requiredLiterals } from '../../policy/paths/glob-literals.ts';
 import { GLOB_OPTIONS } from '../../policy/paths/sensitive.ts';
+import { runs } from '../support/laws.ts';
 
 const letter = fc.constantFrom(
   'a',
@@ -84,7 +85,7 @@ describe('required literals of a glob', () => {
           }
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
     // The property was exercised on real matches, not only on keys nothing matched.
     expect(matched).toBeGreaterThan(1000);

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { assertLifecycles } from '../support/lifecycle.ts';
+import { runs } from '../support/laws.ts';
 
 const CHILD = new URL('../support/runtime-child.ts', import.meta.url).pathname;
 const CALLS = ['c1', 'c2', 'c3'];
@@ -114,7 +115,7 @@ describe('exactly once across crashes', () => {
             }
           },
         ),
-        { numRuns: 8 },
+        { numRuns: runs(8) },
       );
     }
     // The kills must really have cut calls short, or this test proves nothing.

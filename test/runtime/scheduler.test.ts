@@ -7,6 +7,7 @@ import { firingMessageId, parseSchedule, planMissed } from '../../runtime/schedu
 import { Scheduler, type ScheduledTask } from '../../runtime/scheduler.ts';
 import { openStore, Redactor, type FiringRecord, type Store } from '../../store/index.ts';
 import { eventually } from '../support/runtime.ts';
+import { runs } from '../support/laws.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -75,6 +76,7 @@ describe('schedule plan', () => {
           }
         },
       ),
+      { numRuns: runs(100) },
     );
   });
 

@@ -20,6 +20,7 @@ import { createPathGuard } from '../../policy/paths/index.ts';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { createBubblewrapSandbox, hostRulesOf } from '../../runtime/sandbox/index.ts';
 import { fingerprint, WORK_BASE } from './support.ts';
+import { runs } from '../support/laws.ts';
 
 const SECRET = 'SECRET-MARKER-7f3a';
 let supervisor: ProcessSupervisor;
@@ -182,7 +183,7 @@ describe('sandbox property: no write outside the writable root, no read of a sen
           rmSync(base, { recursive: true, force: true });
         }
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   }, 180_000);
 });
