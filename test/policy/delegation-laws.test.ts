@@ -189,6 +189,21 @@ const arbPath = fc.oneof(
     )
     .map((f) => f()),
 );
+/**
+ * Shell commands as words, a path slot being the index of a generated path (each path one word).
+ * They are built from the paths themselves: a template filled in with `replace('P', p)` mangled a
+ * temp path holding a 'P' or a 'Q' (mkdtemp's random suffix) and left a literal relative 'Q'.
+ */
+const SHELL_COMMANDS: readonly (readonly (string | 0 | 1)[])[] = [
+  ['ls'],
+  ['cat', 0],
+  ['echo', 'hi', '>', 0],
+  ['rm', '-rf', 0],
+  ['cp', 0, 1],
+  ['touch', 0],
+];
+const shellCommand = (words: readonly (string | 0 | 1)[], paths: readonly [string, string]): string =>
+  words.map((w) => (typeof w === 'number' ? paths[w] : w)).join(' ');
 const arbCall: fc.Arbitrary<ToolCall> = fc.oneof(
   fc.record({ tool: fc.constantFrom('read_file', 'list_dir'), args: fc.record({ path: arbPath }) }),
   fc.record({
@@ -206,14 +221,9 @@ const arbCall: fc.Arbitrary<ToolCall> = fc.oneof(
   fc.record({
     tool: fc.constant('shell'),
     args: fc
-      .tuple(
-        fc.constantFrom('ls', 'cat P', 'echo hi > P', 'rm -rf P', 'cp P Q', 'touch P'),
-        arbPath,
-        arbPath,
-        opt(arbPath),
-      )
-      .map(([c, p, q, cwd]) => ({
-        command: c.replace('P', p).replace('Q', q),
+      .tuple(fc.constantFrom(...SHELL_COMMANDS), arbPath, arbPath, opt(arbPath))
+      .map(([words, p, q, cwd]) => ({
+        command: shellCommand(words, [p, q]),
         ...(cwd === undefined ? {} : { cwd }),
       })),
   }),
