@@ -6,6 +6,7 @@
  * really points.
  */
 import picomatch from 'picomatch';
+import { assertPicomatchTerminates } from './paths/picomatch-guard.ts';
 import type { Target } from './decision.ts';
 import type { Match } from './rule-command.ts';
 
@@ -33,6 +34,7 @@ function matcherOf(glob: string): (relative: string) => boolean {
       .replace(/\/+$/, '') || '**';
   let m: (relative: string) => boolean;
   try {
+    assertPicomatchTerminates(g);
     m = picomatch([g, `${g}/**`], OPTIONS);
   } catch {
     m = () => true; // a glob that cannot be compiled matches everything: fail closed

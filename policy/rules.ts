@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { assertPicomatchTerminates } from './paths/picomatch-guard.ts';
 import { z } from 'zod';
 import type { ToolSecurityMetadata } from './metadata.ts';
 import { ToolSource } from './metadata.ts';
@@ -12,6 +13,7 @@ const COMMAND_PATTERN = /^[A-Za-z0-9._+:@%/=,-]+( +[A-Za-z0-9._+:@%/=,-]+)*$/;
 
 function globCompiles(glob: string): boolean {
   try {
+    assertPicomatchTerminates(glob);
     picomatch(glob);
     return true;
   } catch {

@@ -9,6 +9,7 @@
  * empty/`.`/`..` segments) is treated as denying every nested root: refusing more, never less.
  */
 import picomatch from 'picomatch';
+import { assertPicomatchTerminates } from '../paths/picomatch-guard.ts';
 import type { PathFlavor } from '../paths/index.ts';
 import { GLOB_OPTIONS, withCaseVariants } from '../paths/sensitive.ts';
 
@@ -65,6 +66,7 @@ function segmentMatches(pattern: string, name: string): boolean {
   let matcher = segmentMatchers.get(pattern);
   if (matcher === undefined) {
     try {
+      assertPicomatchTerminates(pattern);
       matcher = picomatch(pattern, GLOB_OPTIONS);
     } catch {
       // A pattern that does not compile: the guard denies everything for it, so do we.

@@ -29,6 +29,12 @@ export function requiredLiterals(glob: string): string[] | null {
       i++;
       if (i >= glob.length) return null;
       ch = glob[i] as string;
+      // An escaped backslash is no requirement: picomatch drops it before a non-ASCII character
+      // (`s\\\\ß` matches "sß"; found by the law in deep mode).
+      if (ch === '\\') {
+        end();
+        continue;
+      }
     } else if (ch === '*' || ch === '?' || ch === '/') {
       end();
       continue;

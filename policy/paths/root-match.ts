@@ -2,6 +2,7 @@
  * Workspace roots after canonicalization, containment by path segments, and `deny` globs.
  */
 import picomatch from 'picomatch';
+import { assertPicomatchTerminates } from './picomatch-guard.ts';
 import type { WorkspaceRoot } from '../roots.ts';
 import type { AbsolutePath } from './canonicalize.ts';
 import type { PathFlavor } from './flavor.ts';
@@ -66,6 +67,7 @@ function denyMatcher(flavor: PathFlavor, globs: readonly string[]): (key: string
       // `.`, `/` and `./` name the root itself: everything in it is denied.
       .map((g) => normalizeDenyGlob(flavor, g) || '**')
       .flatMap((g) => [g, `${g}/**`]);
+    for (const g of patterns) assertPicomatchTerminates(g);
     matcher = picomatch(patterns, GLOB_OPTIONS);
   } catch {
     // A deny glob that cannot be compiled denies everything in its root: fail closed.

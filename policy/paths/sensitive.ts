@@ -5,6 +5,7 @@
  * nothing real.
  */
 import picomatch from 'picomatch';
+import { assertPicomatchTerminates } from './picomatch-guard.ts';
 import { simpleUpperCase, type PathFlavor } from './flavor.ts';
 import { mayMatch, requiredLiterals } from './glob-literals.ts';
 import type { PathRule } from './sensitive-defaults.ts';
@@ -162,6 +163,7 @@ export function compileRules(rules: readonly PathRule[], anchors: RuleAnchors): 
   const sourceOf = (glob: string): string => {
     let source = sources.get(glob);
     if (source === undefined) {
+      assertPicomatchTerminates(glob);
       source = picomatch.makeRe(glob, GLOB_OPTIONS).source;
       sources.set(glob, source);
     }

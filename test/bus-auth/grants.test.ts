@@ -15,6 +15,7 @@ import {
   type ActorScope,
   type BusGrant,
 } from '../../runtime/bus/auth/index.ts';
+import { runs } from '../support/laws.ts';
 
 const TOKENS = ['snotra', 'v1', 'agent', 'a', 'b', 'child', 'k1', 'k2', 'd_k1', '_INBOX', 'approval', 'x'];
 const token = fc.constantFrom(...TOKENS);
@@ -53,7 +54,7 @@ describe('bus grants', () => {
         if (covers(outer, inner) && matches(inner, s)) expect(matches(outer, s)).toBe(true);
         if (matches(outer, s) && matches(inner, s)) expect(overlaps(outer, inner)).toBe(true);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 
@@ -96,7 +97,7 @@ describe('bus grants', () => {
           parentEnvelope = step.envelope;
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 

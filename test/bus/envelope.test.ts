@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { decodeEnvelope, defineKinds, encodeEnvelope, InvalidReason } from '../../runtime/bus/index.ts';
 import { LogThrottle } from '../../runtime/bus/stats.ts';
+import { runs } from '../support/laws.ts';
 
 const kinds = defineKinds({ 'chat.message': z.strictObject({ text: z.string() }) });
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -53,7 +54,7 @@ describe('envelopes', () => {
         const r = decodeEnvelope(data, kinds, 150);
         return r.ok === false || r.envelope.v === 1;
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 

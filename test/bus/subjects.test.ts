@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSubject, isSubjectPattern, subject, subjectPattern, Wildcard } from '../../runtime/bus/index.ts';
+import { runs } from '../support/laws.ts';
 
 const INJECTIONS = [
   'a.b',
@@ -76,7 +77,7 @@ describe('subjects', () => {
           isSubjectPattern(built)
         );
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_SPECS } from '../../surfaces/cli/commands.ts';
 import type { CliIo } from '../../surfaces/cli/io.ts';
 import { parseWithCommander, plainCommandLine, type Parsed } from '../../surfaces/cli/program.ts';
+import { runs } from '../support/laws.ts';
 
 async function viaCommander(argv: string[]): Promise<{ parsed: Parsed | { error: string }; out: string }> {
   let out = '';
@@ -70,7 +71,7 @@ describe('the plain command line', () => {
           expect(parsed.spec).toBe(plain.spec);
         expect(out).toBe('');
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
     // The law was tested on many plain lines, not just vacuously.
     expect(answered).toBeGreaterThan(40);

@@ -6,6 +6,7 @@ import { escapeForTerminal } from '../../surfaces/cli/run/escape.ts';
 import { approvalCard } from '../../surfaces/cli/run/render.ts';
 import { cleanReason, parseAnswer, type ApprovalTerminal } from '../../surfaces/cli/run/prompt.ts';
 import { eventually } from '../support/runtime.ts';
+import { runs } from '../support/laws.ts';
 
 type Requested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
 
@@ -42,7 +43,7 @@ describe('what the terminal is shown', () => {
         expect(escapeForTerminal(s)).not.toMatch(/[\n\t]/);
         expect(escapeForTerminal(s, true)).not.toMatch(UNSAFE);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJsonText } from '../../runtime/config/json-text.ts';
+import { runs } from '../support/laws.ts';
 
 /** Whether JSON.parse accepts the text. */
 function jsonAccepts(text: string): boolean {
@@ -21,7 +22,7 @@ describe('config JSON text', () => {
         expect(parsed.problems).toEqual([]);
         expect(parsed.value).toEqual(JSON.parse(text));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -49,7 +50,7 @@ describe('config JSON text', () => {
         }
         expect(ours).toBe(jsonAccepts(text));
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 

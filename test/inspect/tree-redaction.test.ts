@@ -4,6 +4,7 @@ import type { InspectionEvent } from 'xstate';
 import type { RunContext } from '../../machines/run/types.ts';
 import { Inspector, statePath, type ActorEvent } from '../../runtime/inspect/index.ts';
 import type { ApprovalRecord } from '../../store/index.ts';
+import { runs } from '../support/laws.ts';
 
 /** A root snapshot inspection event of a run actor, as XState sends it. */
 function snapshotEvent(ctx: RunContext, value: unknown, event: Record<string, unknown>): InspectionEvent {
@@ -106,7 +107,7 @@ describe('the actor tree shows ids, states and budgets only', () => {
           children: [{ id: 'apr-1', tool: 'http_request' }],
         });
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ActorTree, type ActorEvent, type ActorFields, type ActorNode } from '../../runtime/inspect/index.ts';
 import { LocalTree } from '../../surfaces/cli/inspect/render.ts';
+import { runs } from '../support/laws.ts';
 
 type Op =
   | { op: 'agent'; a: number }
@@ -121,7 +122,7 @@ describe('a client applying the actor.* changes in order keeps the same tree as 
         expect(canonical(local.tree().actors)).toEqual(canonical(tree.snapshot().actors));
         expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

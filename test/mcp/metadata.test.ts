@@ -13,6 +13,7 @@ import { toObservation } from '../../actors/tools/observation.ts';
 import { APPROVAL_STRICTNESS } from '../../policy/metadata.ts';
 import { explainMcpMetadata, mcpMetadata, mcpToolFiltered, type McpOverride } from '../../policy/mcp.ts';
 import { Redactor } from '../../store/index.ts';
+import { runs } from '../support/laws.ts';
 
 const RISK_ORDER = { read: 0, 'write-local': 1, exec: 2, external: 3 } as const;
 const hint = fc.option(fc.boolean(), { nil: undefined });
@@ -45,6 +46,7 @@ describe('MCP tool metadata', () => {
         // Only the user's override can mark a tool idempotent.
         expect(hinted.idempotent).toBe(o?.idempotent);
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -57,6 +59,7 @@ describe('MCP tool metadata', () => {
           source: 'mcp',
         });
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -285,7 +288,7 @@ describe('MCP results', () => {
           expect(JSON.stringify(observed)).not.toContain(s);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

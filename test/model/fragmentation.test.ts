@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AnthropicModel } from '../../actors/model/anthropic.ts';
 import { OpenAiCompatibleModel } from '../../actors/model/openai-compatible.ts';
 import { stepRequest } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 /** A fetch that answers every request with `body` as an event stream, split into the given chunks. */
 function fetchOf(chunks: readonly string[]): typeof fetch {
@@ -89,7 +90,7 @@ describe('tool-call accumulation laws', () => {
           });
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -136,7 +137,7 @@ describe('tool-call accumulation laws', () => {
           });
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

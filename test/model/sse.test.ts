@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ModelProviderError } from '../../actors/model/errors.ts';
 import { readSse, type SseEvent } from '../../actors/model/sse.ts';
+import { runs } from '../support/laws.ts';
 
 function streamOf(chunks: readonly (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
@@ -47,7 +48,7 @@ describe('SSE reader', () => {
           expect(await all(chunks)).toEqual(expected);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -9,6 +9,7 @@ import {
   normalizePairingCode,
 } from '../../runtime/platforms/pairing-code.ts';
 import { openStore, Redactor, type Store } from '../../store/index.ts';
+import { runs } from '../support/laws.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -77,7 +78,7 @@ describe('platform journals in SQLite', () => {
           store.close();
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -132,6 +133,7 @@ describe('pairing codes', () => {
         expect(canon).toBe(code.replace('-', ''));
         expect(hashPairingCode('tg', canon as string)).not.toBe(hashPairingCode('other', canon as string));
       }),
+      { numRuns: runs(100) },
     );
   });
 

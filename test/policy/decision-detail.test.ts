@@ -4,6 +4,7 @@ import { Decision } from '../../policy/decision.ts';
 import { evaluate } from '../../policy/evaluate.ts';
 import { explainDecision, REASON_TEXT } from '../../policy/explain.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
+import { runs } from '../support/laws.ts';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -88,7 +89,7 @@ describe('argument values never reach the detail (property)', () => {
           expect(d.detail?.length ?? 0).toBeLessThanOrEqual(400);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -34,6 +34,7 @@ import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type { ToolRule } from '../../policy/rules.ts';
 import type { CommandAnalyzer } from '../../policy/seams.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
+import { runs } from '../support/laws.ts';
 
 const DIRS = ['', 'a', 'a/b', 'a/b/c', 'a/x', 'b', 'b/c', 'b/d', 'c'];
 const GLOBS = [
@@ -149,7 +150,17 @@ const arbRequest: fc.Arbitrary<SpawnRequest> = fc.record({
       fc.record({
         // `@x` is `x` under the tree; other entries are given as is (relative: to the parent's primary root).
         path: fc
-          .constantFrom(...DIRS.map((d) => `@${d}`), '@a/link', '@a/../c', '@a/link/c', 'a/b', 'b', '/')
+          .constantFrom(
+            ...DIRS.map((d) => `@${d}`),
+            '@a/link',
+            '@a/../c',
+            '@a/link/c',
+            'a/b',
+            'b',
+            '.',
+            '../b',
+            '/',
+          )
           .map((p) => (p.startsWith('@') ? at(p.slice(1)) : p)),
         access: opt(fc.constantFrom('read' as const, 'read-write' as const)),
         deny: opt(fc.subarray(GLOBS, { maxLength: 1 })),
@@ -178,16 +189,81 @@ const PATHS = [
   'A/B/c',
   'a/../b/x.log',
 ];
+/**
+ * Relative paths, as a model writes them: they resolve against the envelope's one primary root
+ * (any of DIRS), and an envelope without exactly one primary root resolves none of them.
+ */
+const RELATIVE = [
+  'f.txt',
+  'x/f.txt',
+  'x/new.txt',
+  'c/f.txt',
+  'b/d/notes.log',
+  'secret.key',
+  'link/c/x.txt',
+  '.',
+  '..',
+  '../b',
+  '../x/f.txt',
+  '../../c/readme.md',
+  '../../..',
+];
 const arbPath = fc.oneof(
-  fc.constantFrom(...PATHS).map(at),
-  fc
-    .constantFrom(
-      () => path.join(outside, 'f.txt'),
-      () => path.dirname(tree),
-      () => path.join(state, 'state', 'x'),
-    )
-    .map((f) => f()),
+  { weight: 3, arbitrary: fc.constantFrom(...PATHS).map(at) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        () => path.join(outside, 'f.txt'),
+        () => path.dirname(tree),
+        () => path.join(state, 'state', 'x'),
+      )
+      .map((f) => f()),
+  },
+  { weight: 2, arbitrary: fc.constantFrom(...RELATIVE) },
 );
+/**
+ * Shell commands as words, a path slot being the index of a generated path (each path one word).
+ * They are built from the paths themselves: a template filled in with `replace('P', p)` mangled a
+ * temp path holding a 'P' or a 'Q' (mkdtemp's random suffix) and left a literal relative 'Q'.
+ */
+const SHELL_COMMANDS: readonly (readonly (string | 0 | 1)[])[] = [
+  ['ls'],
+  ['cat', 0],
+  ['echo', 'hi', '>', 0],
+  ['rm', '-rf', 0],
+  ['cp', 0, 1],
+  ['touch', 0],
+];
+const shellCommand = (words: readonly (string | 0 | 1)[], paths: readonly [string, string]): string =>
+  words.map((w) => (typeof w === 'number' ? paths[w] : w)).join(' ');
+/** The one primary root a relative path of `e` resolves against, or null when it resolves none. */
+function relativeBase(e: AuthorityEnvelope): string | null {
+  const primaries = e.roots.filter((r) => r.primary);
+  return primaries.length === 1 ? (primaries[0]?.path ?? null) : null;
+}
+
+/**
+ * The generated call with its relative paths read against `base`: the same operation, written
+ * for an agent whose relative paths resolve elsewhere (null: as written). A shell command's
+ * paths are read against its cwd when it has one (so only a relative cwd moves), else against
+ * the base, like the path guard does.
+ */
+function rebased(call: ToolCall, base: string | null): ToolCall {
+  if (base === null) return call;
+  const abs = (p: string): string => (path.isAbsolute(p) ? p : `${base}/${p}`);
+  const args = call.args as Record<string, unknown>;
+  if (call.tool === 'shell') {
+    if (typeof args.cwd === 'string') return { ...call, args: { ...args, cwd: abs(args.cwd) } };
+    const words = String(args.command).split(' ');
+    const template = SHELL_COMMANDS.find((t) => t.length === words.length && t[0] === words[0]);
+    if (template === undefined) throw new Error(`not a generated command: ${String(args.command)}`);
+    const command = words.map((w, i) => (typeof template[i] === 'number' ? abs(w) : w)).join(' ');
+    return { ...call, args: { ...args, command } };
+  }
+  return typeof args.path === 'string' ? { ...call, args: { ...args, path: abs(args.path) } } : call;
+}
+
 const arbCall: fc.Arbitrary<ToolCall> = fc.oneof(
   fc.record({ tool: fc.constantFrom('read_file', 'list_dir'), args: fc.record({ path: arbPath }) }),
   fc.record({
@@ -205,14 +281,9 @@ const arbCall: fc.Arbitrary<ToolCall> = fc.oneof(
   fc.record({
     tool: fc.constant('shell'),
     args: fc
-      .tuple(
-        fc.constantFrom('ls', 'cat P', 'echo hi > P', 'rm -rf P', 'cp P Q', 'touch P'),
-        arbPath,
-        arbPath,
-        opt(arbPath),
-      )
-      .map(([c, p, q, cwd]) => ({
-        command: c.replace('P', p).replace('Q', q),
+      .tuple(fc.constantFrom(...SHELL_COMMANDS), arbPath, arbPath, opt(arbPath))
+      .map(([words, p, q, cwd]) => ({
+        command: shellCommand(words, [p, q]),
         ...(cwd === undefined ? {} : { cwd }),
       })),
   }),
@@ -283,6 +354,36 @@ function primaryCounterexample(): [AuthorityEnvelope, AuthorityEnvelope, ToolCal
   return [b, q, calls];
 }
 
+/** The fixed example of "the child allows ⇒ the parent allows": a child with its own relative base. */
+function childBaseExample(): [AuthorityEnvelope, SpawnRequest, ToolCall[]] {
+  const parent: AuthorityEnvelope = {
+    mode: 'allow',
+    tools: ['edit_file', 'git_query', 'send_message', 'shell', 'spawn_agent', 'write_file'],
+    rules: [],
+    roots: [
+      {
+        id: 'r1',
+        access: 'read-write',
+        primary: true,
+        source: 'workspace',
+        path: tree,
+        deny: ['x/**/f.txt'],
+      },
+      { id: 'r1', access: 'read', primary: false, source: 'workspace', path: at('a/x') },
+    ],
+    secrets: [],
+    standingApprovals: [],
+    interaction: 'attended',
+    mayDelegate: false,
+  };
+  const request: SpawnRequest = { roots: [{ path: 'a/b' }] };
+  const calls: ToolCall[] = [
+    { tool: 'write_file', args: { path: 'x/f.txt', content: 'x' } },
+    { tool: 'shell', args: { command: 'ls' } },
+  ];
+  return [parent, request, calls];
+}
+
 const norm = (e: AuthorityEnvelope): AuthorityEnvelope => normalize(e, space);
 
 describe('envelope lattice laws (normal forms)', () => {
@@ -294,7 +395,7 @@ describe('envelope lattice laws (normal forms)', () => {
         expect(leq(n, a, space)).toBe(true);
         expect(leq(a, n, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -303,7 +404,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, (a) => {
         expect(norm(meet(a, a, space))).toEqual(norm(a));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -312,7 +413,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, arbEnvelope, (a, b) => {
         expect(norm(meet(a, b, space))).toEqual(norm(meet(b, a, space)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -321,7 +422,7 @@ describe('envelope lattice laws (normal forms)', () => {
       fc.property(arbEnvelope, arbEnvelope, arbEnvelope, (a, b, c) => {
         expect(norm(meet(meet(a, b, space), c, space))).toEqual(norm(meet(a, meet(b, c, space), space)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -333,7 +434,7 @@ describe('envelope lattice laws (normal forms)', () => {
         expect(leq(m, b, space)).toBe(true);
         expect(leq(a, a, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -351,7 +452,7 @@ describe('intersect laws', () => {
           expect(leq(explorerEnvelope(p), p, space)).toBe(true);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -367,12 +468,16 @@ describe('intersect laws', () => {
         const c2 = intersect(p2, c, { interaction: 'attended', space }).envelope;
         expect(leq(c1, c2, space)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
 
 describe('against the real engine', () => {
+  // A child's relative paths resolve against its own primary root (the requested primary, else
+  // the parent's, else its first root: intersect.ts), which may not be the parent's: `x/f.txt`
+  // of a child whose one root is `a/b` is the parent's `a/b/x/f.txt`. The parent is asked about
+  // the same operation: the call with the child's relative paths read against the child's base.
   it('for any call: if the child (own envelope + delegation guard) allows it, the parent allows it', () => {
     fc.assert(
       fc.property(
@@ -383,10 +488,17 @@ describe('against the real engine', () => {
           const child = intersect(p, c, { interaction: 'attended', space }).envelope;
           const childCtx = context(child, [p]);
           const parentCtx = context(p, null);
-          for (const call of calls) expectWithin(evaluate(call, childCtx), evaluate(call, parentCtx), call);
+          const base = relativeBase(child);
+          for (const call of calls)
+            expectWithin(evaluate(call, childCtx), evaluate(rebased(call, base), parentCtx), call);
         },
       ),
-      { numRuns: 300 },
+      {
+        numRuns: runs(300),
+        // A child whose one root is `a/b` writes its `x/f.txt`; the parent's `x/f.txt` (at the
+        // tree, denied by its glob) is another file.
+        examples: [childBaseExample()],
+      },
     );
   });
 
@@ -404,7 +516,7 @@ describe('against the real engine', () => {
         },
       ),
       {
-        numRuns: 300,
+        numRuns: runs(300),
         // Found at numRuns 30000 (seed 956934290): b has two roots and no primary one, q a primary
         // root where b has one. The meet must not give a primary root b lacks: a relative path
         // would resolve in a (allowed) where b resolves none (invalid_path).
@@ -426,7 +538,7 @@ describe('against the real engine', () => {
             expect(['read_file', 'list_dir', 'search_files', 'git_query']).toContain(call.tool);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -457,7 +569,7 @@ describe('against the real engine', () => {
           expect(r.ok, JSON.stringify({ glob, down, below, residuals })).toBe(false);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -17,6 +17,7 @@ import { createPolicyChecker, type PolicyChecker } from '../../runtime/policy/ch
 import { loadShellAnalyzer, ShellNotLoaded } from '../../runtime/policy/lazy-shell.ts';
 import { detectSandbox } from '../../runtime/sandbox/detect.ts';
 import { SHELL_CORPUS } from './shell-corpus.ts';
+import { runs } from '../support/laws.ts';
 
 let dir: string;
 let loaded: LoadedConfig;
@@ -102,7 +103,7 @@ describe('the lazy policy checker', () => {
           expect(lazy.probes()).toBeLessThanOrEqual(1);
         },
       ),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   });
 

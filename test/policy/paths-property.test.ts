@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createPathGuard } from '../../policy/paths/index.ts';
 import type { WorkspaceRoot } from '../../policy/roots.ts';
 import { root } from './paths-tree.ts';
+import { runs } from '../support/laws.ts';
 
 const LINK_SLOTS = ['l1', 'a/l2', 'c/l3', 'a/b/l4'] as const;
 const SEGMENTS = [
@@ -146,7 +147,7 @@ describe('confinement property (real temp trees, random symlinks and paths)', ()
           fs.rmSync(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });

@@ -12,6 +12,7 @@ import {
   SENSITIVE_PATHS,
 } from '../../policy/paths/index.ts';
 import { UNION_AFTER } from '../../policy/paths/sensitive.ts';
+import { runs } from '../support/laws.ts';
 
 const anchors = {
   flavor: posixFlavor,
@@ -68,7 +69,7 @@ describe('the sensitive-path matcher with and without its union', () => {
         if (want !== null) matched++;
         expect(warm.match(keys)).toBe(want);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
     // Not only misses: some keys hit a rule.
     expect(matched).toBeGreaterThan(40);

@@ -5,6 +5,7 @@ import { evaluate } from '../../policy/evaluate.ts';
 import { globsOverlap } from '../../policy/paths/pattern-overlap.ts';
 import { escapeGlob, GLOB_OPTIONS } from '../../policy/paths/sensitive.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
+import { runs } from '../support/laws.ts';
 
 describe('a shell glob against a sensitive-path glob', () => {
   const cases: [string, string, boolean, boolean?][] = [
@@ -54,7 +55,7 @@ describe('a shell glob against a sensitive-path glob', () => {
       fc.property(glob, ({ p, g }) => {
         expect(globsOverlap(g, `${escapeGlob(p)}/**`)).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -64,7 +65,7 @@ describe('a shell glob against a sensitive-path glob', () => {
         const rule = `${escapeGlob(b)}/**`;
         expect(globsOverlap(escapeGlob(a), rule)).toBe(picomatch(rule, GLOB_OPTIONS)(a));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });
@@ -87,7 +88,7 @@ describe('Unicode spellings of deny globs and sensitive names', () => {
         const d = ws.env.paths.checkPattern(pattern, write ? 'write' : 'read', roots, tree);
         expect(d === null || typeof d.reason === 'string').toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -5,6 +5,7 @@ import { evaluate } from '../../policy/evaluate.ts';
 import type { Mode } from '../../policy/risk.ts';
 import type { ToolRule } from '../../policy/rules.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
+import { runs } from '../support/laws.ts';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -129,7 +130,7 @@ describe('policy laws', () => {
           expect(STRICTNESS[after.decision]).toBeGreaterThanOrEqual(STRICTNESS[before.decision]);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -142,7 +143,7 @@ describe('policy laws', () => {
         );
         expect(d.decision).toBe('deny');
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -162,7 +163,7 @@ describe('policy laws', () => {
           expect(JSON.parse(JSON.stringify(first))).toEqual(first);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -173,7 +174,7 @@ describe('policy laws', () => {
         const u = evaluate(call, ws.context({ mode, interaction: 'unattended' }));
         expect(u).toEqual(a);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

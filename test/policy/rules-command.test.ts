@@ -4,6 +4,7 @@ import { evaluate } from '../../policy/evaluate.ts';
 import type { Decision } from '../../policy/decision.ts';
 import type { ToolRule } from '../../policy/rules.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
+import { runs } from '../support/laws.ts';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -259,7 +260,7 @@ describe('wrapper and option spellings never get around a command rule (property
           expect(['tool_rule_deny', 'hardline_command'], command).toContain(d.reason);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -276,7 +277,7 @@ describe('wrapper and option spellings never get around a command rule (property
           expect(shell(command, DENY_PUSH).reason, command).not.toBe('tool_rule_deny');
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -5,6 +5,7 @@ import { evaluate } from '../../policy/evaluate.ts';
 import type { Mode } from '../../policy/risk.ts';
 import type { ToolRule } from '../../policy/rules.ts';
 import { createWorkspace, type Workspace } from '../support/policy.ts';
+import { runs } from '../support/laws.ts';
 
 let ws: Workspace;
 beforeAll(async () => {
@@ -141,7 +142,7 @@ describe('argument rules only narrow (property)', () => {
             expect(after.decision).not.toBe('allow');
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -160,7 +161,7 @@ describe('argument rules only narrow (property)', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

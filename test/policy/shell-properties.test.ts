@@ -2,13 +2,14 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandAnalysis, CommandAnalyzer } from '../../policy/seams.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
+import { runs } from '../support/laws.ts';
 
 let analyzer: CommandAnalyzer;
 beforeAll(async () => {
   analyzer = await createShellAnalyzer({ cacheSize: 0 });
 });
 
-const RUNS = { numRuns: 300 };
+const RUNS = { numRuns: runs(300) };
 
 /** Simple hardline commands (no compound syntax) with the rule each must keep. */
 const HARDLINE: readonly (readonly [string, string])[] = [
@@ -210,10 +211,10 @@ describe('shell analysis properties', () => {
         if (a.hardline) expect(a.hardline.ruleId).toMatch(/^hardline\./);
       }
     };
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: 500 });
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), check), { numRuns: 300 });
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), check), { numRuns: runs(500) });
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), check), { numRuns: runs(300) });
     // fast-check 4 spells fullUnicodeString as string({ unit: 'binary' }).
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: 300 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), check), { numRuns: runs(300) });
   });
 
   it('never throws on shell-token soup', () => {
@@ -275,7 +276,7 @@ describe('shell analysis properties', () => {
         const s = parts.join(spaced ? ' ' : '');
         expect(() => analyzer.analyze(s)).not.toThrow();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

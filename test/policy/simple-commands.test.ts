@@ -4,6 +4,7 @@ import type { CommandAnalyzer } from '../../policy/seams.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
 import { MAX_LISTED, withSimpleCommands } from '../../policy/shell/simple-commands.ts';
 import { SHELL_CORPUS } from './shell-corpus.ts';
+import { runs } from '../support/laws.ts';
 
 let shell: CommandAnalyzer;
 beforeAll(async () => {
@@ -149,7 +150,7 @@ describe('the simple commands of a command string', () => {
           ).toContain(program);
         else expect(a.kind === 'unanalyzable' || a.hardline !== null, command).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -10,6 +10,7 @@ import { approvalPreview, PREVIEW_FILE_MAX } from '../../runtime/approvals/previ
 import { DIFF_LIMITS, unifiedDiff } from '../../runtime/approvals/unified-diff.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
 import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { runs } from '../support/laws.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-preview-')));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,7 +74,7 @@ describe('unified diff of an approval', () => {
         if (before === after) return;
         expect(apply(before, d.text)).toBe(after);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { assertLifecycles } from '../support/lifecycle.ts';
+import { cappedRuns } from '../support/laws.ts';
 
 const CHILD = new URL('../support/runtime-child.ts', import.meta.url).pathname;
 const CALLS = ['c1', 'c2', 'c3'];
@@ -114,7 +115,8 @@ describe('exactly once across crashes', () => {
             }
           },
         ),
-        { numRuns: 8 },
+        // Each run starts 2-4 runtime processes (~12 s): deep mode gets 32, not 800 (the test's 600 s).
+        { numRuns: cappedRuns(8, 32) },
       );
     }
     // The kills must really have cut calls short, or this test proves nothing.

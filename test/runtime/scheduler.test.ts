@@ -8,6 +8,7 @@ import { Scheduler, type ScheduledTask } from '../../runtime/scheduler.ts';
 import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { openStore, Redactor, type FiringRecord, type Store } from '../../store/index.ts';
 import { eventually } from '../support/runtime.ts';
+import { runs } from '../support/laws.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -76,6 +77,7 @@ describe('schedule plan', () => {
           }
         },
       ),
+      { numRuns: runs(100) },
     );
   });
 

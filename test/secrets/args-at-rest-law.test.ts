@@ -10,6 +10,7 @@ import {
 } from '../../actors/run/args-at-rest.ts';
 import type { ProposedCall } from '../../machines/run/types.ts';
 import { Redactor } from '../../store/redaction/redactor.ts';
+import { runs } from '../support/laws.ts';
 
 /** A call as the store gives it back: redacted, through JSON (what a restored run holds). */
 function readBack(call: ProposedCall, redactor: Redactor): ProposedCall {
@@ -54,6 +55,7 @@ describe('a call read back with arguments redacted at rest is never executed wit
         expect(call.argsRedactedAtRest === true).toBe(altered);
         expect(call.args).toBe(a);
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -68,6 +70,7 @@ describe('a call read back with arguments redacted at rest is never executed wit
         // The same call held live (the model step's own object) always runs as written.
         expect(argsLostAtRest(proposed(a, r), true, r)).toBe(false);
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -81,6 +84,7 @@ describe('a call read back with arguments redacted at rest is never executed wit
         const same = JSON.stringify(back.args) === JSON.stringify(a);
         expect(argsLostAtRest(back, false, r)).toBe(!same);
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -172,7 +176,7 @@ describe('the exact arguments kept in memory for a parked run of this process', 
           expect(kept.take('r1', stored, redactor)).toBeNull();
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -8,6 +8,7 @@ import {
   tokenMatches,
   wsTokenOf,
 } from '../../surfaces/sidecar/auth.ts';
+import { runs } from '../support/laws.ts';
 
 const TOKEN = 'T'.repeat(20) + 'abcdefghijklmnopqrstuvwxyz012345';
 const peers = { port: 4100, allowedOrigins: ['http://127.0.0.1:5173'] };
@@ -18,12 +19,14 @@ describe('sidecar token checks', () => {
       fc.property(fc.string({ maxLength: 80 }), (other) => {
         expect(tokenMatches(other, TOKEN)).toBe(other === TOKEN);
       }),
+      { numRuns: runs(100) },
     );
     fc.assert(
       fc.property(fc.nat({ max: TOKEN.length - 1 }), fc.string({ minLength: 1, maxLength: 1 }), (i, c) => {
         const changed = TOKEN.slice(0, i) + c + TOKEN.slice(i + 1);
         expect(tokenMatches(changed, TOKEN)).toBe(changed === TOKEN);
       }),
+      { numRuns: runs(100) },
     );
     expect(tokenMatches(TOKEN, TOKEN)).toBe(true);
     expect(tokenMatches(undefined, TOKEN)).toBe(false);

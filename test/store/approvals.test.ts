@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Redactor, openStore } from '../../store/index.ts';
 import { approvalInput, openTemp, track } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 describe('approvals and the Inbox', () => {
   it('stores every field of the approval record, redacted, and audits the request', () => {
@@ -255,7 +256,7 @@ describe('approvals and the Inbox', () => {
         expect(resolved).toHaveLength(1);
         store.close();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditKind, openStore, Redactor } from '../../store/index.ts';
 import { openTemp, track } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const rowsOf = (path: string): number => {
   const db = new Database(path, { readonly: true });
@@ -154,7 +155,7 @@ describe('audit.appendDeferred', () => {
         expect(store.audit.verifyChain()).toMatchObject({ ok: true });
         store.close();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

@@ -11,6 +11,7 @@ import { SNAPSHOT_DICTIONARY } from '../../store/snapshots/dictionary.ts';
 import { findForbiddenKey } from '../../store/json.ts';
 import { SNAPSHOT_CODEC } from '../../store/snapshots/encoding.ts';
 import { openTemp } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const RUNS = Number(process.env.SNOTRA_FC_RUNS ?? 200);
 
@@ -54,7 +55,7 @@ describe('audit row encoding (schema version 8)', () => {
         expect(decodeAuditBody(stored, runId)).toBe(body);
         expect(sql.get(runId, stored)).toBe(body);
       }),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
     db.close();
   });
@@ -94,7 +95,7 @@ describe('snapshot payload encoding (schema version 8)', () => {
         const json = JSON.stringify(value) ?? 'null';
         expect(decodeText(SNAPSHOT_CODEC, encodeText(SNAPSHOT_CODEC, json))).toBe(json);
       }),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
   });
 
@@ -119,7 +120,7 @@ describe('snapshot payload encoding (schema version 8)', () => {
           expect(decodeText(SNAPSHOT_CODEC, Buffer.concat([Buffer.of(SNAPSHOT_CODEC.tag), wide]))).toBe(text);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -188,7 +189,7 @@ describe('through the store', () => {
           store.close();
         },
       ),
-      { numRuns: Math.min(RUNS, 60) },
+      { numRuns: runs(Math.min(RUNS, 60)) },
     );
   });
 });

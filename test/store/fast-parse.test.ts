@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AUDIT_KINDS, AuditEventInput, fastAuditEventInput } from '../../store/audit/types.ts';
 import { BeginCallInput, fastBeginCallInput } from '../../store/ledger/types.ts';
+import { runs } from '../support/laws.ts';
 
 class Custom {
   kind = 'proposed';
@@ -124,7 +125,7 @@ describe('fast parsers of the hot path', () => {
           expect(Object.keys(quick)).toEqual(Object.keys(fast.normalize(checked.data as never)));
           expect(quick).not.toBe(input);
         }),
-        { numRuns: 3000 },
+        { numRuns: runs(3000) },
       );
       // The property is only worth something if the fast path is taken often enough.
       expect(accepted).toBeGreaterThan(30);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FORBIDDEN_KEYS, findForbiddenKey } from '../../store/json.ts';
+import { runs } from '../support/laws.ts';
 
 const RUNS = Number(process.env.SNOTRA_FC_RUNS ?? 300);
 
@@ -53,7 +54,7 @@ describe('findForbiddenKey', () => {
       fc.property(doc, (d) => {
         expect(findForbiddenKey(d)).toBe(reference(d));
       }),
-      { numRuns: RUNS },
+      { numRuns: runs(RUNS) },
     );
   });
 

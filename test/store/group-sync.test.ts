@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { GroupSync, fdatasyncFile } from '../../store/group-sync.ts';
 import { Redactor, StoreStateError, openStore } from '../../store/index.ts';
 import { approvalInput, callInput, openTemp, tempDir, track } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const WRITER = join(import.meta.dirname, 'group-sync-writer.ts');
 
@@ -165,7 +166,7 @@ describe('group commit (store.sync and durable: deferred)', () => {
           expect(manual.started.length).toBeLessThanOrEqual(callers.length);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -217,7 +218,7 @@ describe('group commit (store.sync and durable: deferred)', () => {
           expect(manual.started.length).toBeLessThanOrEqual(steps.filter((x) => x === 'write').length + 1);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { openTemp } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 type Op = 'due' | 'commit' | 'rollback' | 'savepointRollback' | 'single' | 'raw';
 
@@ -107,7 +108,7 @@ describe('store.joinEachCommit', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_LEARNED_SECRETS, MIN_LEARNED_LENGTH, Redactor } from '../../store/redaction/redactor.ts';
+import { runs } from '../support/laws.ts';
 
 const VALUE = 'sk-live-7Hq2Lm9Xv4Tz';
 
@@ -85,7 +86,7 @@ describe('the redactor learns values sent under sensitive keys', () => {
           JSON.stringify(v).slice(1, -1),
         );
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -5,6 +5,7 @@ import { DEFAULT_CENSOR, Redactor, createLogger } from '../../store/index.ts';
 import { FORBIDDEN_KEYS } from '../../store/json.ts';
 import { storedBytes } from '../support/stored-bytes.ts';
 import { approvalInput, callInput, openTemp } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 /**
  * Secrets are token-like (≥ 10 characters with a letter and a digit) or arbitrary Unicode text
@@ -101,7 +102,7 @@ describe('redaction before persistence', () => {
         store.close();
         expect(leaks(storedBytes(path), secrets), 'db file after checkpoint').toEqual([]);
       }),
-      { numRuns: Number(process.env.SNOTRA_FC_RUNS ?? 60) },
+      { numRuns: runs(Number(process.env.SNOTRA_FC_RUNS ?? 60)) },
     );
   });
 

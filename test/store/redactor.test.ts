@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CENSOR, Redactor, createLogger } from '../../store/index.ts';
 import { scrubCredentialShapes, scrubEveryShape } from '../../store/redaction/patterns.ts';
+import { runs } from '../support/laws.ts';
 
 const C = DEFAULT_CENSOR;
 
@@ -237,7 +238,7 @@ describe('credential-shape pre-check', () => {
         if (full !== t) changed++;
         expect(scrubCredentialShapes(t, C)).toBe(full);
       }),
-      { numRuns: 5000 },
+      { numRuns: runs(5000) },
     );
     // Worth something only if many generated texts hold a credential shape.
     expect(changed).toBeGreaterThan(50);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { acceptCurrentEnvelope, parseRunSnapshot, RunStatus } from '../../store/snapshots/format.ts';
 import { openTemp } from './helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const validId = fc.string({ minLength: 1, maxLength: 256 });
 // Valid values weigh most, so most envelopes have just one field wrong (the cases that matter).
@@ -87,7 +88,7 @@ describe('snapshot envelope of a current row: one pass', () => {
           if (fast !== null) expect(full).toEqual(fast);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -107,7 +108,7 @@ describe('snapshot envelope of a current row: one pass', () => {
           expect(acceptCurrentEnvelope(e)).toBe(e);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

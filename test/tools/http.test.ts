@@ -9,6 +9,7 @@ import type { SecretResolver } from '../../actors/tools/types.ts';
 import { createSecretResolver, MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { Redactor } from '../../store/redaction/redactor.ts';
 import { createTestWorkspace, noSecrets, type TestWorkspace } from './support.ts';
+import { runs } from '../support/laws.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -245,6 +246,7 @@ describe('address classification', () => {
       fc.property(v4, (ip) => {
         expect(isPublicAddress(`::ffff:${ip}`)).toBe(isPublicAddress(ip));
       }),
+      { numRuns: runs(100) },
     );
     fc.assert(
       fc.property(fc.nat(255), fc.nat(255), fc.nat(255), (x, y, z) => {
@@ -257,6 +259,7 @@ describe('address classification', () => {
           expect(isPublicAddress(ip)).toBe(false);
         }
       }),
+      { numRuns: runs(100) },
     );
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { errorPayload, toObservation } from '../../actors/tools/observation.ts';
 import { ToolError } from '../../actors/tools/types.ts';
 import { Redactor } from '../../store/redaction/redactor.ts';
+import { runs } from '../support/laws.ts';
 
 const identity = { redact: (v: unknown) => JSON.parse(JSON.stringify(v)) as unknown };
 
@@ -51,7 +52,7 @@ describe('toObservation', () => {
         const obs = toObservation({ ok: true, result: value }, identity, { maxBytes });
         expect(Buffer.byteLength(obs.content)).toBeLessThanOrEqual(maxBytes);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
