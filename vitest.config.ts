@@ -1,13 +1,49 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { UNIT_FILES } from './test/tiers.ts';
+
+/**
+ * Files run at once. Most integration files wait on real processes, not on the CPU, so one
+ * worker per core leaves the cores idle: vitest's default (cores - 1) is a single worker on a
+ * 2-core machine. SNOTRA_TEST_WORKERS overrides it.
+ */
+function workers(): number {
+  const given = process.env.SNOTRA_TEST_WORKERS;
+  if (given === undefined || given === '') return availableParallelism() + 1;
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`SNOTRA_TEST_WORKERS must be a positive integer, got ${JSON.stringify(given)}`);
+  return n;
+}
+
+const setupFiles = ['./test/support/console-guard.ts', './test/support/state-home.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['./test/support/build-dist.ts'],
-    setupFiles: ['./test/support/console-guard.ts', './test/support/state-home.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: workers(),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [...UNIT_FILES],
+          setupFiles: ['./test/support/unit-guard.ts', ...setupFiles],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT_FILES],
+          globalSetup: ['./test/support/build-dist.ts'],
+          setupFiles,
+        },
+      },
+    ],
   },
 });
