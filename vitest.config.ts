@@ -16,13 +16,18 @@ function workers(): number {
   return n;
 }
 
-const setupFiles = ['./test/support/console-guard.ts', './test/support/state-home.ts'];
+const setupFiles = [
+  './test/support/console-guard.ts',
+  './test/support/state-home.ts',
+  './test/support/cleanup-hooks.ts',
+];
 
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: CPU-heavy laws and real processes must pass on a loaded machine; a hang is caught anyway.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: workers(),
     projects: [
@@ -31,6 +36,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [...UNIT_FILES],
+          // Files share their worker's modules: each module is evaluated once per worker, not once
+          // per file, which halves the tier's CPU time (test/tiers.ts says what a unit file may not do).
+          isolate: false,
           setupFiles: ['./test/support/unit-guard.ts', ...setupFiles],
         },
       },

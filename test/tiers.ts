@@ -4,12 +4,17 @@
  * file listed here cannot quietly stop being one) and take seconds, not minutes. `integration`
  * is everything else: real nats-servers, CLI and runtime child processes, the sandbox, the
  * browser, crash sampling, and the model-based paths. A new file is integration until listed here.
+ *
+ * Unit files share their worker's modules (isolate: false in vitest.config.ts), so a unit file
+ * mocks no module and stubs no global (vi.mock, vi.doMock, vi.stubGlobal, vi.stubEnv: such a file
+ * belongs to integration, which isolates every file), and a helper it imports registers its
+ * clean-ups with afterEachTest (test/support/cleanup.ts), never with a hook at its top level.
+ * test/harness/tiers.test.ts checks both.
  */
 export const UNIT_FILES: readonly string[] = [
   'test/bus-auth/grants.test.ts',
   'test/bus/envelope.test.ts',
   'test/bus/subjects.test.ts',
-  'test/cli/flags-and-exits.test.ts',
   'test/cli/plain-command-line.test.ts',
   'test/config/config.test.ts',
   'test/config/goal-loops.test.ts',
@@ -17,6 +22,8 @@ export const UNIT_FILES: readonly string[] = [
   'test/config/json-text.test.ts',
   'test/config/platforms.test.ts',
   'test/goal/goal-epoch-guard.test.ts',
+  'test/harness/child-scripts.test.ts',
+  'test/harness/tiers.test.ts',
   'test/inspect/tree-redaction.test.ts',
   'test/inspect/tree-replay.test.ts',
   'test/machines/approval-and-tool-call.test.ts',

@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isProcessAlive } from '../../runtime/bus/processes.ts';
 import { eventually, livePidsInGroup, tempStateDir } from './helpers.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const fixture = fileURLToPath(new URL('./fixtures/embedded-child.ts', import.meta.url));
 
 describe('lifeline', () => {
   it('kills the nats-server within 5 s when the runtime process is SIGKILLed', async () => {
     const stateDir = tempStateDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, stateDir], {
+    const child = spawn(process.execPath, [...childNodeArgs(fixture), stateDir], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const line = await new Promise<string>((resolve, reject) => {

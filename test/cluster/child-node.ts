@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptedStep } from '../../actors/model/scripted.ts';
 import type { NatsCluster } from '../support/nats-cluster.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 /** A runtime node in a child process (see node-child.ts). */
 export interface ChildNode {
@@ -47,7 +48,7 @@ export async function startChildNode(options: {
       node: { id: options.id, leaseTtlMs: 1500, resumeAckWaitMs: 2000 },
     }),
   );
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'node-child.ts'), dir], {
+  const proc = spawn(process.execPath, [...childNodeArgs(join(import.meta.dirname, 'node-child.ts')), dir], {
     cwd: join(import.meta.dirname, '..', '..'),
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

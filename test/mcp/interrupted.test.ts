@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { eventually, HOSTILE, hostileLog, hostileServer, mcpFixture, REPO } from './support.ts';
 import { readFileSync, readdirSync } from 'node:fs';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const SECRET = 'int-secret-Vb7-interrupted';
 const CHILD = join(REPO, 'test/mcp/runtime-child.ts');
@@ -32,7 +33,7 @@ function markerPids(marker: string): number[] {
 }
 
 function startChild(dir: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], {
+  const child = spawn(process.execPath, [...childNodeArgs(CHILD), dir], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, MCP_TEST_SECRET: SECRET },

@@ -14,11 +14,12 @@ import type { RunContext, RunOutcome } from '../../machines/run/types.ts';
 import { openStore, Redactor } from '../../store/index.ts';
 import { RestartHarness, needsApproval } from './harness.ts';
 import { check, scenarios } from './run-scenarios.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const CHILD = join(import.meta.dirname, 'power-loss-child.ts');
 
 function child(dir: string, mode: 'kill' | 'resume', name: string, k: number, when: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', CHILD, dir, mode, name, String(k), when], {
+  return spawnSync(process.execPath, [...childNodeArgs(CHILD), dir, mode, name, String(k), when], {
     encoding: 'utf8',
     timeout: 120_000,
   });

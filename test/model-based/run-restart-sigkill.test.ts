@@ -12,6 +12,7 @@ import type { RunContext, RunOutcome } from '../../machines/run/types.ts';
 import { openStore, Redactor } from '../../store/index.ts';
 import { RestartHarness } from './harness.ts';
 import { check, scenarios } from './run-scenarios.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const SAMPLES = 8;
 const seed = Number(process.env.SNOTRA_MBT_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -31,7 +32,7 @@ function rng(s: number): () => number {
 function child(dir: string, mode: 'kill' | 'resume', name: string, k: number) {
   return spawnSync(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'run-restart-child.ts'), dir, mode, name, String(k)],
+    [...childNodeArgs(join(import.meta.dirname, 'run-restart-child.ts')), dir, mode, name, String(k)],
     { encoding: 'utf8', timeout: 120_000, killSignal: 'SIGKILL' },
   );
 }

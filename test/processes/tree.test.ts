@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { listProcesses, isLiveState, ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'runtime-standin.ts');
 
@@ -23,7 +24,7 @@ async function survivors(pgid: number, pids: readonly number[]): Promise<number[
 }
 
 async function startRuntime(mode: 'sandbox' | 'none'): Promise<{ tree: Tree; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, mode], {
+  const child = spawn(process.execPath, [...childNodeArgs(FIXTURE), mode], {
     cwd: join(import.meta.dirname, '..', '..'),
     stdio: ['ignore', 'pipe', 'inherit'],
   });

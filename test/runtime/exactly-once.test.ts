@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { assertLifecycles } from '../support/lifecycle.ts';
 import { cappedRuns } from '../support/laws.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const CHILD = new URL('../support/runtime-child.ts', import.meta.url).pathname;
 const CALLS = ['c1', 'c2', 'c3'];
@@ -37,7 +38,7 @@ function setup(): string {
 /** Launches the runtime child; kills it with SIGKILL after `killAfterMs` (null: let it finish). */
 function launch(dir: string, killAfterMs: number | null): Promise<{ done: string | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], {
+    const child = spawn(process.execPath, [...childNodeArgs(CHILD), dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { assertLifecycles } from '../support/lifecycle.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const CHILD = new URL('../support/lifecycle-child.ts', import.meta.url).pathname;
 
@@ -14,7 +15,7 @@ function launch(
   decision: string,
 ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, point, decision], {
+    const child = spawn(process.execPath, [...childNodeArgs(CHILD), dir, point, decision], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, Redactor } from '../../store/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';
 import { withDecodedRows } from '../support/stored-bytes.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const CHILD = new URL('../model/provider-child.ts', import.meta.url).pathname;
 const KEY = 'sk-ant-api03-Hq4Wn8Zr2Kt6Vb0Xc3Md7Lf1Pj5Gs9Ya';
@@ -36,7 +37,7 @@ function life(
   d: string,
 ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, d], {
+    const child = spawn(process.execPath, [...childNodeArgs(CHILD), d], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, SNOTRA_SECRET_MODEL_KEY: KEY },
     });

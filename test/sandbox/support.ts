@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isLiveState, listProcesses } from '../../runtime/processes/index.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const CHILD = new URL('./fixtures/runtime-child.ts', import.meta.url).pathname;
 const REPO = new URL('../..', import.meta.url).pathname;
@@ -106,7 +107,7 @@ export interface RuntimeChild {
 /** Starts the runtime child on `ws` with scripted `steps` for agent `worker`, HOME = the fake home. */
 export function startRuntimeChild(ws: SandboxWorkspace, steps: unknown[]): RuntimeChild {
   writeFileSync(join(ws.dir, 'script.json'), JSON.stringify(steps));
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ws.dir], {
+  const child = spawn(process.execPath, [...childNodeArgs(CHILD), ws.dir], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, HOME: ws.home, TZ: 'UTC' },

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { approvalInput, openTemp } from './helpers.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const WORKER = join(import.meta.dirname, 'decide-worker.ts');
 
@@ -9,7 +10,7 @@ function runWorker(
   args: string[],
 ): Promise<{ user: string; wins: string[]; reasons: Record<string, string> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
+    const child = spawn(process.execPath, [...childNodeArgs(WORKER), ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Redactor, openStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { tempDir } from './helpers.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const WRITER = join(import.meta.dirname, 'crash-writer.ts');
 const KILLS = Number(process.env.SNOTRA_CRASH_KILLS ?? 50);
@@ -23,7 +24,7 @@ interface Writer {
 }
 
 function spawnWriter(path: string): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path], {
+  const child = spawn(process.execPath, [...childNodeArgs(WRITER), path], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const state: Killed = { lastCommitted: 0, ready: false };

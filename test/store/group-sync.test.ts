@@ -6,6 +6,7 @@ import { GroupSync, fdatasyncFile } from '../../store/group-sync.ts';
 import { Redactor, StoreStateError, openStore } from '../../store/index.ts';
 import { approvalInput, callInput, openTemp, tempDir, track } from './helpers.ts';
 import { runs } from '../support/laws.ts';
+import { childNodeArgs } from '../support/child-scripts.ts';
 
 const WRITER = join(import.meta.dirname, 'group-sync-writer.ts');
 
@@ -266,7 +267,7 @@ describe('group commit (store.sync and durable: deferred)', () => {
     const reported = new Map<string, string>();
     let killedMidWait = 0;
     for (let round = 0; round < rounds; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', WRITER, path, '16'], {
+      const child = spawn(process.execPath, [...childNodeArgs(WRITER), path, '16'], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let buffer = '';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import type { Decision } from '../../policy/decision.ts';
 import { Redactor, openStore } from '../../store/index.ts';
+import { afterEachTest } from '../support/cleanup.ts';
 import type { BeginCallInput, CreateApprovalInput, OpenStoreOptions, Store } from '../../store/index.ts';
 
 /** A clock tests move by hand. */
@@ -19,7 +19,7 @@ export class ManualClock {
 const dirs: string[] = [];
 const stores: Store[] = [];
 
-afterEach(() => {
+afterEachTest(() => {
   for (const store of stores.splice(0)) store.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
