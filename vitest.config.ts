@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { UNIT_FILES } from './test/tiers.ts';
+import { ISOLATED_FILES, UNIT_FILES } from './test/tiers.ts';
 
 /**
  * Files run at once. Most integration files wait on real processes, not on the CPU, so one
@@ -36,8 +36,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [...UNIT_FILES],
-          // Files share their worker's modules: each module is evaluated once per worker, not once
-          // per file, which halves the tier's CPU time (test/tiers.ts says what a unit file may not do).
+          // Files share their worker's modules (test/tiers.ts says what a file may not do then).
           isolate: false,
           setupFiles: ['./test/support/unit-guard.ts', ...setupFiles],
         },
@@ -46,9 +45,19 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          isolate: false,
           include: ['test/**/*.test.ts'],
-          exclude: [...UNIT_FILES],
+          exclude: [...UNIT_FILES, ...ISOLATED_FILES],
           globalSetup: ['./test/support/build-dist.ts'],
+          setupFiles,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Part of the integration tier: the files that need a fresh worker each (test/tiers.ts).
+          name: 'isolated',
+          include: [...ISOLATED_FILES],
           setupFiles,
         },
       },

@@ -5,11 +5,13 @@
  * is everything else: real nats-servers, CLI and runtime child processes, the sandbox, the
  * browser, crash sampling, and the model-based paths. A new file is integration until listed here.
  *
- * Unit files share their worker's modules (isolate: false in vitest.config.ts), so a unit file
- * mocks no module and stubs no global (vi.mock, vi.doMock, vi.stubGlobal, vi.stubEnv: such a file
- * belongs to integration, which isolates every file), and a helper it imports registers its
- * clean-ups with afterEachTest (test/support/cleanup.ts), never with a hook at its top level.
- * test/harness/tiers.test.ts checks both.
+ * In both tiers files share their worker's modules (isolate: false in vitest.config.ts): a module
+ * is evaluated once per worker, not once per file, which takes about a third off the suite's CPU
+ * time. So a file mocks no module and stubs no global (vi.mock, vi.doMock, vi.stubGlobal,
+ * vi.stubEnv), restores what it sets in process.env, and a helper registers its clean-ups with
+ * afterEachTest (test/support/cleanup.ts), never with a hook at its top level. A file that cannot
+ * (it mocks a module, or runs vitest itself) is listed in ISOLATED_FILES and runs alone in a fresh
+ * worker, as every file once did. test/harness/tiers.test.ts checks all of this.
  */
 export const UNIT_FILES: readonly string[] = [
   'test/bus-auth/grants.test.ts',
@@ -23,6 +25,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/config/platforms.test.ts',
   'test/goal/goal-epoch-guard.test.ts',
   'test/harness/child-scripts.test.ts',
+  'test/harness/import-cycles.test.ts',
   'test/harness/tiers.test.ts',
   'test/inspect/tree-redaction.test.ts',
   'test/inspect/tree-replay.test.ts',
@@ -85,4 +88,12 @@ export const UNIT_FILES: readonly string[] = [
   'test/tools/observation.test.ts',
   'test/tools/search.test.ts',
   'test/viz/viz.test.ts',
+];
+
+/** Integration files that need a fresh worker of their own (see above), with the reason. */
+export const ISOLATED_FILES: readonly string[] = [
+  // vi.mock('node:util'): a module another file loaded first would keep the real parseArgs.
+  'test/cli/flags-and-exits.test.ts',
+  // Runs vitest itself on fixtures that block a worker; its children inherit the worker's state.
+  'test/harness/stall-watchdog.test.ts',
 ];
