@@ -3,23 +3,23 @@
  * runners (recursively), cd tracking, find -exec, git config commands, hardline rules, and the
  * reads/writes of its arguments.
  */
-import type { CommandEnv } from './env.ts';
-import { dynamicField, literalField } from './field.ts';
-import type { Field } from './field.ts';
-import { CONTAINER_RUNNERS } from './containers.ts';
-import { credentialReads } from './credentials.ts';
-import { collectFileArgs, hasFileTable } from './fileargs.ts';
-import { parseFind } from './find.ts';
-import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
-import { gitPaths } from './git-paths.ts';
-import { CODE_RUNNERS } from './interpreters.ts';
-import { analyzeOptionRunners } from './option-runners.ts';
-import { hasFlag, parseOptions } from './options.ts';
-import { programNames } from './program.ts';
-import { COMMAND_HEADS, NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
-import { applyCommandRules } from './rules.ts';
-import { runtimeControl } from './rules-runtime.ts';
-import { WRAPPERS } from './wrappers.ts';
+import type { CommandEnv } from './effects/env.ts';
+import { dynamicField, literalField } from './syntax/field.ts';
+import type { Field } from './syntax/field.ts';
+import { CONTAINER_RUNNERS } from './programs/runners/containers.ts';
+import { credentialReads } from './programs/credentials.ts';
+import { collectFileArgs, hasFileTable } from './programs/files/index.ts';
+import { parseFind } from './programs/find.ts';
+import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './programs/git.ts';
+import { gitPaths } from './programs/git-paths.ts';
+import { CODE_RUNNERS } from './programs/runners/code-runners.ts';
+import { analyzeOptionRunners } from './programs/runners/option-runners.ts';
+import { hasFlag, parseOptions } from './programs/options.ts';
+import { programNames } from './programs/names.ts';
+import { COMMAND_HEADS, NO_PATH_PROGRAMS, probeArguments } from './programs/fail-closed.ts';
+import { applyCommandRules } from './rules/index.ts';
+import { runtimeControl } from './rules/runtime.ts';
+import { WRAPPERS } from './programs/runners/wrappers.ts';
 
 /** Most wrapper layers and nested commands one command line may expand to. */
 export const MAX_LAYERS = 48;

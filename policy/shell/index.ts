@@ -37,6 +37,6 @@
  */
 export { createShellAnalyzer, MAX_COMMAND_LENGTH } from './analyzer.ts';
 export type { ShellAnalyzerOptions } from './analyzer.ts';
-export { CAUTION_RULES, HARDLINE_RULES, UNANALYZABLE_RULES } from './ids.ts';
-export type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from './ids.ts';
-export { MAX_DEPTH } from './walk.ts';
+export { CAUTION_RULES, HARDLINE_RULES, UNANALYZABLE_RULES } from './rules/ids.ts';
+export type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from './rules/ids.ts';
+export { MAX_DEPTH } from './syntax/walk.ts';
