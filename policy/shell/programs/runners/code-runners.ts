@@ -9,8 +9,8 @@ import { scriptFile, stdinCode, unknown } from './code-sources.ts';
 import { literalField } from '../../syntax/field.ts';
 import { INLINE_RUNNERS } from './inline-code.ts';
 import { flagValue, hasFlag, parseOptions } from '../options.ts';
-import { joinCode } from './wrappers.ts';
-import type { Wrapper } from './wrappers.ts';
+import { joinCode } from './wrap.ts';
+import type { Wrapper } from './wrap.ts';
 
 const SHELL_SPEC = {
   shortValue: 'oO',

@@ -6,7 +6,7 @@
 import type { CommandEnv, StdinSource } from '../../effects/env.ts';
 import type { Field } from '../../syntax/field.ts';
 import { isStreamPath } from '../../effects/paths.ts';
-import type { WrapResult } from './wrappers.ts';
+import type { WrapResult } from './wrap.ts';
 
 /** An unknown result for code from a non-literal source. */
 export function unknown(

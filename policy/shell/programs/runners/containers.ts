@@ -7,7 +7,7 @@ import type { CommandEnv } from '../../effects/env.ts';
 import { literalField } from '../../syntax/field.ts';
 import type { Field } from '../../syntax/field.ts';
 import { targetClass } from '../../rules/kit.ts';
-import type { WrapResult, Wrapper } from './wrappers.ts';
+import type { WrapResult, Wrapper } from './wrap.ts';
 
 const RUN_VERBS = new Set(['run', 'create', 'exec', 'start']);
 const HOST_FLAGS = /^--(privileged|pid=host|userns=host|volumes-from)/;

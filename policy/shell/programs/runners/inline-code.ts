@@ -11,7 +11,7 @@ import type { Field } from '../../syntax/field.ts';
 import { scriptFile, stdinCode } from './code-sources.ts';
 import { isStreamPath } from '../../effects/paths.ts';
 import { probeArguments } from '../fail-closed.ts';
-import type { WrapResult, Wrapper } from './wrappers.ts';
+import type { WrapResult, Wrapper } from './wrap.ts';
 
 /** Inline code that runs processes, deletes trees, evaluates strings or touches devices. */
 const DANGEROUS_CODE =

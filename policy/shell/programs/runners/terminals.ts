@@ -4,7 +4,7 @@
  */
 import { literalField } from '../../syntax/field.ts';
 import type { Field } from '../../syntax/field.ts';
-import type { WrapResult, Wrapper } from './wrappers.ts';
+import type { WrapResult, Wrapper } from './wrap.ts';
 
 function exec(argv: readonly Field[]): WrapResult {
   return argv.length === 0 ? { kind: 'done' } : { kind: 'exec', argvs: [argv] };
