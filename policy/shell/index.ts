@@ -39,4 +39,4 @@ export { createShellAnalyzer, MAX_COMMAND_LENGTH } from './analyzer.ts';
 export type { ShellAnalyzerOptions } from './analyzer.ts';
 export { CAUTION_RULES, HARDLINE_RULES, UNANALYZABLE_RULES } from './rules/ids.ts';
 export type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from './rules/ids.ts';
-export { MAX_DEPTH } from './syntax/walk.ts';
+export { MAX_DEPTH } from './syntax/walk-context.ts';

@@ -28,7 +28,7 @@ import { createBashParser, type BashParser } from './syntax/parser.ts';
 import { pipeSource } from './syntax/pipes.ts';
 import { programNames } from './programs/names.ts';
 import { repairText } from './syntax/repair.ts';
-import { MAX_DEPTH } from './syntax/walk.ts';
+import { MAX_DEPTH } from './syntax/walk-context.ts';
 import { wordFields } from './syntax/words.ts';
 import { WRAPPERS } from './programs/runners/wrappers.ts';
 

@@ -6,55 +6,29 @@
  * backtick bodies is parsed again, one level deeper, up to MAX_DEPTH.
  */
 import type { Node } from 'web-tree-sitter';
-import { analyzeArgv, checkAssignment, isCodeLike } from '../command.ts';
+import { analyzeArgv } from '../command.ts';
 import { CwdScope } from '../effects/cwd.ts';
 import type { CwdEntry } from '../effects/cwd.ts';
 import type { CommandEnv, StdinSource, Verdict } from '../effects/env.ts';
-import { literalField } from './field.ts';
-import type { Field } from './field.ts';
 import { Findings } from '../effects/findings.ts';
-import { heredocProblem, isQuotedHeredoc } from './heredoc.ts';
+import { pathEffects } from '../effects/path-effects.ts';
 import { allChildren, CONDITIONAL, fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
 import type { BashParser } from './parser.ts';
-import { pathEffects } from '../effects/path-effects.ts';
 import { pipeSource } from './pipes.ts';
-import { hasUnescaped, repairText } from './repair.ts';
-import { hasUnescapedBlank, wordFields } from './words.ts';
-
-/** Node types whose text bash expands but the grammar may leave unstructured. */
-const SCANNED = new Set(['regex', 'extglob_pattern', 'word', 'string_content', 'heredoc_content', 'number']);
+import { repairText } from './repair.ts';
+import { MAX_DEPTH, TOP } from './walk-context.ts';
+import type { WalkContext } from './walk-context.ts';
+import { WordWalker } from './walk-words.ts';
+import { wordFields } from './words.ts';
 
 /** Commands trusted to print process ids only (see words.ts isPidCommand). */
 const PID_COMMANDS = new Set(['pgrep', 'pidof', 'lsof']);
 
-/** Most nested parses (sh -c inside eval inside backticks ...) before the command is unanalyzable. */
-export const MAX_DEPTH = 8;
-
-/** The context a statement runs in. */
-export interface WalkContext {
-  readonly stdin: StdinSource;
-  /** Names of the functions whose body encloses the statement. */
-  readonly funcs: readonly string[];
-  /** True in a pipeline of several stages or in the background. */
-  readonly async: boolean;
-  /** True when the statement may or may not run (a cd then only adds a possible cwd). */
-  readonly conditional: boolean;
-}
-
-/** The context of a command string at the top. */
-export const TOP: WalkContext = { stdin: { kind: 'inherit' }, funcs: [], async: false, conditional: false };
-
-/** Walks one parsed command string (or nested code) and reports to shared findings. */
-export class Walker {
-  private source = '';
-
-  constructor(
-    private readonly parser: BashParser,
-    private readonly findings: Findings,
-    private readonly depth: number,
-    private scope: CwdScope,
-  ) {}
-
+/**
+ * Walks one parsed command string (or nested code) and reports to shared findings: the
+ * statements here, their words, redirections and assignments in WordWalker (walk-words.ts).
+ */
+export class Walker extends WordWalker {
   /** Parses and walks `code` (line continuations folded first, as bash does). */
   run(code: string, ctx: WalkContext): void {
     // bash reads a backslash at the very end of the input as itself (`dir C:\`).
@@ -79,7 +53,7 @@ export class Walker {
     this.findings.cannot('unanalyzable.parse-error', 'line continuations could not be folded');
   }
 
-  private nested(code: string, ctx: WalkContext, sameShell: boolean, from: CwdScope = this.scope): void {
+  protected nested(code: string, ctx: WalkContext, sameShell: boolean, from: CwdScope = this.scope): void {
     if (this.depth + 1 > MAX_DEPTH) {
       this.findings.cannot('unanalyzable.depth-exceeded', `nested code deeper than ${MAX_DEPTH} levels`);
       return;
@@ -88,17 +62,7 @@ export class Walker {
     new Walker(this.parser, this.findings, this.depth + 1, scope).run(code, ctx);
   }
 
-  private subshell(fn: () => void): void {
-    const saved = this.scope;
-    this.scope = saved.clone();
-    try {
-      fn();
-    } finally {
-      this.scope = saved;
-    }
-  }
-
-  private visit(node: Node, ctx: WalkContext): void {
+  protected visit(node: Node, ctx: WalkContext): void {
     switch (node.type) {
       case 'program':
       case 'compound_statement':
@@ -151,7 +115,7 @@ export class Walker {
   }
 
   /** Statements in order; a statement followed by `&` runs in the background (a subshell). */
-  private sequence(node: Node, ctx: WalkContext): void {
+  protected sequence(node: Node, ctx: WalkContext): void {
     const children = allChildren(node);
     children.forEach((child, i) => {
       if (!child.isNamed) return;
@@ -294,75 +258,6 @@ export class Walker {
     }
   }
 
-  /**
-   * Applies redirections: output targets are writes (a device target is hardline), input
-   * sources set stdin. Returns the stdin they give and statements hung under here-documents.
-   */
-  private redirects(
-    nodes: readonly Node[],
-    ctx: WalkContext,
-  ): { stdin: StdinSource | null; continuations: Node[] } {
-    let stdin: StdinSource | null = null;
-    const continuations: Node[] = [];
-    for (const r of nodes) {
-      const fd = namedChildren(r).find((c) => c.type === 'file_descriptor')?.text ?? null;
-      const forStdin = fd === null || fd === '0';
-      if (r.type === 'file_redirect') {
-        this.expr(r, ctx);
-        const op = allChildren(r).find((c) => !c.isNamed)?.type ?? '';
-        const dest = fieldsOf(r.childrenForFieldName('destination').filter((c): c is Node => c !== null));
-        if (op === '<') {
-          if (forStdin) stdin = { kind: 'opaque' };
-          dest.forEach((d) => this.env(ctx).read(d));
-        } else if (['>', '>>', '>|', '&>', '&>>'].includes(op)) {
-          this.redirectWrite(dest);
-        } else if (op === '>&' || op === '<&') {
-          const dup = dest.every((d) => d.value !== null && /^(\d+-?|-)$/.test(d.value));
-          if (!dup && op === '>&') this.redirectWrite(dest);
-          if (op === '<&' && forStdin && !dest.every((d) => d.value === '0')) stdin = { kind: 'opaque' };
-        } else if (op !== '>&-' && op !== '<&-') {
-          this.findings.cannot('unanalyzable.parse-error', `unsupported redirection ${op}`);
-        }
-      } else if (r.type === 'herestring_redirect') {
-        this.expr(r, ctx);
-        const value = fieldsOf(namedChildren(r).filter((c) => c.type !== 'file_descriptor'));
-        const code = value.length === 1 && value[0]?.value != null ? value[0].value + '\n' : null;
-        if (forStdin) stdin = { kind: 'herestring', code };
-      } else if (r.type === 'heredoc_redirect') {
-        if (forStdin) stdin = { kind: 'opaque' };
-        this.heredoc(r, ctx, continuations);
-      }
-    }
-    return { stdin, continuations };
-  }
-
-  private redirectWrite(fields: readonly Field[]): void {
-    const effects = pathEffects(this.findings, () => this.scope);
-    for (const f of fields) effects.redirect(f);
-  }
-
-  private heredoc(node: Node, ctx: WalkContext, continuations: Node[]): void {
-    const children = namedChildren(node);
-    const body = children.find((c) => c.type === 'heredoc_body');
-    const problem = heredocProblem(node, this.source);
-    if (problem !== null) this.findings.cannot('unanalyzable.heredoc-delimiter', problem);
-    const quoted = isQuotedHeredoc(node);
-    if (body !== undefined) {
-      if (!quoted) {
-        if (body.childCount === 0) this.scan(body);
-        else this.expr(body, ctx);
-      }
-    }
-    for (const c of children) {
-      if (c.type === 'file_redirect' || c.type === 'herestring_redirect' || c.type === 'heredoc_redirect') {
-        const r = this.redirects([c], ctx);
-        continuations.push(...r.continuations);
-      } else if (STATEMENTS.has(c.type) || c.type === 'ERROR') {
-        continuations.push(c);
-      }
-    }
-  }
-
   private functionDefinition(node: Node, ctx: WalkContext): void {
     const nameNode = node.childForFieldName('name');
     const name = nameNode ? (wordFields(nameNode)[0]?.value ?? null) : null;
@@ -383,130 +278,7 @@ export class Walker {
     );
   }
 
-  private assignment(node: Node, ctx: WalkContext): void {
-    this.exprChildren(node, ctx);
-    const nameNode = node.childForFieldName('name');
-    const valueNode = node.childForFieldName('value');
-    const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
-    if (name === 'HOME') this.scope.homeTainted = true;
-    if (name === 'GLOBIGNORE')
-      this.findings.needsHuman('caution.dynamic-path', 'GLOBIGNORE makes globs match dot files');
-    if (name === 'CDPATH') this.scope.cdpathTainted = true;
-    const values =
-      valueNode === null
-        ? []
-        : valueNode.type === 'array'
-          ? fieldsOf(namedChildren(valueNode))
-          : wordFields(valueNode);
-    if (values.some(isCodeLike)) {
-      this.findings.cannot(
-        'unanalyzable.indirect-evaluation',
-        'a variable holds command-substitution syntax',
-      );
-    }
-    if (name !== null) {
-      const single = values.length === 1 ? (values[0] ?? null) : valueNode === null ? literalField('') : null;
-      checkAssignment(name, single, this.env(ctx));
-    }
-  }
-
-  private declaration(node: Node, ctx: WalkContext): void {
-    for (const c of namedChildren(node)) {
-      if (c.type === 'variable_assignment') this.assignment(c, ctx);
-      else {
-        this.expr(c, ctx);
-        if (c.type !== 'variable_name' && wordFields(c).some(isCodeLike)) {
-          this.findings.cannot(
-            'unanalyzable.indirect-evaluation',
-            'a declaration argument holds command-substitution syntax',
-          );
-        }
-      }
-    }
-  }
-
-  private codeLikeIn(node: Node, detail: string): void {
-    const stack: Node[] = [node];
-    while (stack.length > 0) {
-      const n = stack.pop() as Node;
-      if (n.type === 'raw_string' || n.type === 'string' || n.type === 'ansi_c_string') {
-        if (wordFields(n).some(isCodeLike)) this.findings.cannot('unanalyzable.indirect-evaluation', detail);
-        continue;
-      }
-      if (n.type === 'command_substitution' || n.type === 'process_substitution') continue;
-      stack.push(...namedChildren(n));
-    }
-  }
-
-  /** Records HOME / CDPATH rebinding by read, declare, printf -v, ... (tilde and cd then turn dynamic). */
-  private taint(argv: readonly Field[]): void {
-    for (const f of argv.slice(1)) {
-      const v = f.value ?? '';
-      if (v === 'HOME' || v.startsWith('HOME=')) this.scope.homeTainted = true;
-      if (v === 'CDPATH' || v.startsWith('CDPATH=')) this.scope.cdpathTainted = true;
-    }
-  }
-
-  private scan(node: Node): void {
-    const text = node.text;
-    if (node.type === 'word' && /[ \t\n]/.test(text) && hasUnescapedBlank(text)) {
-      this.findings.cannot('unanalyzable.parse-error', 'the parser merged several words into one');
-    }
-    if ((text.includes('$(') || text.includes('`')) && hasUnescaped(text, /\$\(|`/y)) {
-      this.findings.cannot('unanalyzable.hidden-substitution', `a command substitution inside ${node.type}`);
-    }
-  }
-
-  /** Walks a non-statement subtree: substitutions are analyzed, unstructured text is scanned. */
-  private expr(node: Node, ctx: WalkContext): void {
-    switch (node.type) {
-      case 'command_substitution':
-        this.commandSubstitution(node, ctx);
-        return;
-      case 'process_substitution': {
-        const writeSide = node.text.startsWith('>(');
-        const stdin: StdinSource = writeSide ? { kind: 'pipe', code: null, items: null } : ctx.stdin;
-        this.subshell(() => this.sequence(node, { ...ctx, stdin, async: true, conditional: true }));
-        return;
-      }
-      case 'comment':
-      case 'raw_string':
-      case 'ansi_c_string':
-        return;
-      case 'heredoc_redirect':
-        this.heredoc(node, ctx, []);
-        return;
-      default:
-        if (STATEMENTS.has(node.type) || node.type === 'ERROR') {
-          this.visit(node, ctx);
-          return;
-        }
-        if (SCANNED.has(node.type) && node.childCount === 0) this.scan(node);
-        this.exprChildren(node, ctx);
-    }
-  }
-
-  private exprChildren(node: Node, ctx: WalkContext): void {
-    for (const c of allChildren(node)) if (c.isNamed) this.expr(c, ctx);
-  }
-
-  private commandSubstitution(node: Node, ctx: WalkContext): void {
-    const inner: WalkContext = { ...ctx, conditional: true };
-    if (node.firstChild?.type === '`') {
-      const text = node.text;
-      const body = text.slice(1, text.endsWith('`') && text.length > 1 ? -1 : undefined);
-      if (body.includes('\\')) {
-        let inString = false;
-        for (let p = node.parent; p !== null; p = p.parent) if (p.type === 'string') inString = true;
-        const unescaped = body.replace(inString ? /\\([\\`$"])/g : /\\([\\`$])/g, '$1');
-        this.nested(unescaped, inner, false);
-        return;
-      }
-    }
-    this.subshell(() => this.sequence(node, inner));
-  }
-
-  private env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
+  protected env(ctx: WalkContext, fixedScope?: CwdScope): CommandEnv {
     const findings = this.findings;
     const scope = (): CwdScope => fixedScope ?? this.scope;
     // After `exec < file` (or `exec <<< code`) the shell's own stdin is that source.
