@@ -1,5 +1,6 @@
 /** Hardline rules for recursive deletes, moves and permission changes of protected paths. */
 import type { Field } from '../syntax/field.ts';
+import { isRemoteOperand } from '../programs/files/transfer.ts';
 import { parseFind } from '../programs/find.ts';
 import type { HardlineRuleId } from './ids.ts';
 import { hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from '../programs/options.ts';
@@ -94,11 +95,6 @@ export const find: CommandRule = {
     return null;
   },
 };
-
-/** True for an rsync/scp operand that names a remote host (`host:path`, `user@host:path`, `rsync://`). */
-export function isRemoteOperand(v: string): boolean {
-  return /^[^/]*:/.test(v) && !/^[a-zA-Z]:[\\/]/.test(v);
-}
 
 /** rsync --delete* into a protected local destination. */
 export const rsync: CommandRule = {

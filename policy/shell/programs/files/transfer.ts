@@ -6,7 +6,6 @@ import { literalField } from '../../syntax/field.ts';
 import type { Field } from '../../syntax/field.ts';
 import { flagValues, parseOptions } from '../options.ts';
 import type { OptionSpec } from '../options.ts';
-import { isRemoteOperand } from '../../rules/delete.ts';
 import { after } from './collector.ts';
 import type { Collector } from './collector.ts';
 
@@ -117,6 +116,12 @@ export const wget: Collector = (args, env) => {
     'ca-certificate',
   ).forEach((f) => env.read(f));
 };
+
+/** True for an rsync/scp operand that names a remote host (`host:path`, `user@host:path`, `rsync://`). */
+export function isRemoteOperand(v: string): boolean {
+  return /^[^/]*:/.test(v) && !/^[a-zA-Z]:[\\/]/.test(v);
+}
+
 /** scp, rsync: the local destination is written, local sources read (`host:path` is remote). */
 export function remoteCopy(spec: OptionSpec): Collector {
   return (args, env) => {
