@@ -14,23 +14,26 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandAnalyzer, CommandList, SimpleCommand } from '../seams.ts';
 import { checkAssignment, MAX_LAYERS } from './command.ts';
-import { CONTAINER_RUNNERS } from './programs/runners/containers.ts';
 import type { CommandEnv, StdinSource } from './effects/env.ts';
 import { dynamicField, literalField } from './syntax/field.ts';
 import type { Field } from './syntax/field.ts';
-import { parseFind } from './programs/find.ts';
-import { analyzeGitConfigs, parseGit } from './programs/git.ts';
-import { CODE_RUNNERS } from './programs/runners/code-runners.ts';
 import { Lru } from './lru.ts';
 import { fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './syntax/nodes.ts';
-import { analyzeOptionRunners } from './programs/runners/option-runners.ts';
+import {
+  analyzeGitConfigs,
+  analyzeOptionRunners,
+  CODE_RUNNERS,
+  CONTAINER_RUNNERS,
+  parseFind,
+  parseGit,
+  programNames,
+  WRAPPERS,
+} from './programs/index.ts';
 import { createBashParser, type BashParser } from './syntax/parser.ts';
 import { pipeSource } from './syntax/pipes.ts';
-import { programNames } from './programs/names.ts';
 import { repairText } from './syntax/repair.ts';
 import { MAX_DEPTH } from './syntax/walk-context.ts';
 import { wordFields } from './syntax/words.ts';
-import { WRAPPERS } from './programs/runners/wrappers.ts';
 
 /** Most simple commands listed for one command string; beyond it the list is incomplete. */
 export const MAX_LISTED = 4096;

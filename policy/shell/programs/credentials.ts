@@ -9,13 +9,14 @@ import { literalField } from '../syntax/field.ts';
 import type { Field } from '../syntax/field.ts';
 
 /** One row: program names, the words (all present) that print a secret, and the store read. */
-interface CredentialRow {
+export interface CredentialRow {
   readonly names: readonly string[];
   readonly when: readonly (readonly string[])[];
   readonly store: string;
 }
 
-const ROWS: readonly CredentialRow[] = [
+/** Every credential row. */
+export const CREDENTIAL_ROWS: readonly CredentialRow[] = [
   {
     names: ['gpg', 'gpg2'],
     when: [['--export-secret-keys'], ['--export-secret-subkeys'], ['--export-ssh-key']],
@@ -85,7 +86,7 @@ const ROWS: readonly CredentialRow[] = [
 /** Records the credential store `names` reads when these arguments make it print a secret. */
 export function credentialReads(names: readonly string[], args: readonly Field[], env: CommandEnv): void {
   const words = new Set(args.map((a) => a.value ?? ''));
-  for (const row of ROWS) {
+  for (const row of CREDENTIAL_ROWS) {
     if (!names.some((n) => row.names.includes(n))) continue;
     const pass = row.names.includes('pass') || row.names.includes('gopass');
     // pass NAME / pass show NAME print the secret; pass ls / pass git ... do not.

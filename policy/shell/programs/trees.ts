@@ -12,7 +12,7 @@ import { hasFlag, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from './options.ts';
 import type { OptionSpec } from './options.ts';
 
 /** One row: how to parse, what makes it recursive, which operands it walks. */
-interface TreeRow {
+export interface TreeRow {
   readonly spec: OptionSpec;
   /** Options that make the walk recursive; empty: always recursive. */
   readonly recursive: readonly string[];
@@ -53,7 +53,8 @@ const CHANGE: TreeRow = {
   access: 'write',
 };
 
-const TABLE: Readonly<Record<string, TreeRow>> = {
+/** Tree walks by program name (tar, gtar and bsdtar are read by `tar` below). */
+export const TREE_ROWS: Readonly<Record<string, TreeRow>> = {
   grep: GREP,
   egrep: GREP,
   fgrep: GREP,
@@ -113,7 +114,7 @@ export function recursiveTargets(name: string, args: readonly Field[], env: Comm
     tar(args, env);
     return;
   }
-  const row = Object.hasOwn(TABLE, name) ? TABLE[name] : undefined;
+  const row = Object.hasOwn(TREE_ROWS, name) ? TREE_ROWS[name] : undefined;
   if (row === undefined) return;
   const p = parseOptions(args, row.spec);
   if (row.recursive.length > 0 && !hasFlag(p, ...row.recursive)) {

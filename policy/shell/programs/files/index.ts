@@ -19,7 +19,7 @@ import { awk, grep, jq, READ_VALUE, READERS, sed, sort, uniq } from './text.ts';
 import { curl, openssl, remoteCopy, wget } from './transfer.ts';
 
 /** Collectors by program name. */
-const COLLECTORS: Readonly<Record<string, Collector>> = {
+export const COLLECTORS: Readonly<Record<string, Collector>> = {
   ...Object.fromEntries(READERS.map((n) => [n, readAll({ shortValue: READ_VALUE[n] ?? '' })])),
   grep,
   egrep: grep,
@@ -96,7 +96,16 @@ const COLLECTORS: Readonly<Record<string, Collector>> = {
 };
 
 /** Deleting commands that, in PowerShell, take their paths from the pipeline. */
-const PIPE_DELETERS = new Set(['rm', 'del', 'erase', 'rd', 'rmdir', 'ri', 'remove-item', 'unlink']);
+export const PIPE_DELETERS: ReadonlySet<string> = new Set([
+  'rm',
+  'del',
+  'erase',
+  'rd',
+  'rmdir',
+  'ri',
+  'remove-item',
+  'unlink',
+]);
 
 /** True when program `name` has a read/write table here. */
 export function hasFileTable(name: string): boolean {

@@ -13,7 +13,7 @@ import { flagValues, parseOptions } from '../options.ts';
 import type { OptionSpec } from '../options.ts';
 
 /** What an option runs; `network` when its stdin comes from a socket (nc -e, socat EXEC:). */
-type Code =
+export type Code =
   | { readonly code: string; readonly network?: boolean }
   | { readonly argv: readonly Field[]; readonly network?: boolean }
   | { readonly unknown: string; readonly ruleId?: UnanalyzableRuleId };
@@ -277,7 +277,11 @@ const concurrently = (args: readonly Field[]): Code[] =>
     .filter((a) => a.value === null || !a.value.startsWith('-'))
     .flatMap((a) => codeOf(a, 'concurrently command'));
 
-const RUNNERS: Readonly<Record<string, (args: readonly Field[], name: string) => Code[]>> = {
+/** What one program runs from its options, given the arguments after its name. */
+export type OptionRunner = (args: readonly Field[], name: string) => Code[];
+
+/** Option runners by program name. */
+export const OPTION_RUNNERS: Readonly<Record<string, OptionRunner>> = {
   tar,
   gtar: tar,
   bsdtar: tar,
@@ -326,7 +330,7 @@ export function analyzeOptionRunners(
 ): void {
   const network = env.withStdin({ kind: 'opaque' });
   for (const name of names) {
-    const runner = RUNNERS[name];
+    const runner = OPTION_RUNNERS[name];
     if (runner === undefined) continue;
     for (const c of runner(args, name)) {
       if ('code' in c) env.analyzeCode(c.code, c.network ? { stdin: { kind: 'opaque' } } : {});
