@@ -1,6 +1,6 @@
 /**
  * What the command-level analysis sees of its surroundings (cwd, stdin, recursion) and where it
- * reports what it found. Implemented by the walker (walk.ts).
+ * reports what it found. Implemented by the walker (syntax/walk.ts).
  */
 import type { Field } from '../syntax/field.ts';
 import type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from '../rules/ids.ts';

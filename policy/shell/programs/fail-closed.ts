@@ -1,6 +1,6 @@
 /**
  * The fail-closed rule for programs: a program is either in a table that says which of its
- * arguments are paths (fileargs.ts, git-paths.ts, the wrappers and code runners), or known to
+ * arguments are paths (files/, git-paths.ts, the wrappers and code runners), or known to
  * take no path arguments (NO_PATH_PROGRAMS below), or unknown. Every argument of an unknown
  * program that could name a file — the word itself, the value of `--opt=value`, `@file`,
  * `key=value` — is a probe: it must be static and is checked against the roots and sensitive

@@ -1,7 +1,7 @@
 /**
  * `ln` and `link`: what a link points to is read (a link to a sensitive path is that path), the
  * link itself is written, and later uses of the link path in the same command are not static
- * (findings.ts). A relative symlink target is relative to the link's directory.
+ * (effects/findings.ts). A relative symlink target is relative to the link's directory.
  */
 import type { CommandEnv } from '../effects/env.ts';
 import { literalField } from '../syntax/field.ts';

@@ -11,7 +11,7 @@ import type { CommandRule } from './kit.ts';
 
 /**
  * Recursive deletes are hardline on `/`, homes (`~`, `$HOME`, `~user`, /home/x, /Users/x,
- * C:\Users\x), system directories (paths.ts) and whole-directory globs of those (`/*`, `~/*`,
+ * C:\Users\x), system directories (effects/paths.ts) and whole-directory globs of those (`/*`, `~/*`,
  * `/etc/*`). `rm -rf .` / `rm -rf *` are not: they stay inside the working directory, and the
  * engine checks every write against the roots (so `rm -rf ..` is denied there as outside_roots).
  */

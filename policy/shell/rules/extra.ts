@@ -1,5 +1,5 @@
 /**
- * Hardline rules for system and disk actions beyond rules-disk.ts / rules-system.ts: disk
+ * Hardline rules for system and disk actions beyond disk.ts / system.ts: disk
  * erase tools, volume and pool destruction, killing every process of a user, power-off through
  * D-Bus, git hooks redirection, and forced remote updates through programs other than
  * `git push`.

@@ -1,5 +1,5 @@
 /**
- * Hardline command rules as data: each entry (rules-*.ts) names the programs it inspects, the
+ * Hardline command rules as data: each entry (rules/*.ts) names the programs it inspects, the
  * stable ids it can report, and a pure check over the command's fields. Structural rules
  * (redirection into a device, fork bombs, writes into devices) are applied by the walker with
  * ids from ids.ts.
