@@ -2,7 +2,7 @@
 // and cached), and a bare tree-sitter parse of the same command. One call per sample.
 // Run: npx tsx bench/shell.bench.ts   — prints JSON (microseconds: median, p99, min, max, n).
 import { createShellAnalyzer } from '../policy/shell/index.ts';
-import { createBashParser } from '../policy/shell/parser.ts';
+import { createBashParser } from '../policy/shell/syntax/parser.ts';
 import { summarize } from './stats.ts';
 
 const TYPICAL = 'cd packages/app && npm test -- --run 2>&1 | tee /tmp/test.log';

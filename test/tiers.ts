@@ -59,6 +59,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/policy/rules-properties.test.ts',
   'test/policy/shell-corpus.test.ts',
   'test/policy/shell-failclosed-approvals.test.ts',
+  'test/policy/shell-programs.test.ts',
   'test/policy/shell-properties.test.ts',
   'test/policy/shell-units.test.ts',
   'test/policy/simple-commands.test.ts',

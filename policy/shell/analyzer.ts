@@ -5,13 +5,13 @@
  * string (bounded LRU).
  */
 import type { CommandAnalysis, CommandAnalyzer } from '../seams.ts';
-import { ExpansionLimitError } from './brace.ts';
-import { Findings } from './findings.ts';
-import type { UnanalyzableRuleId } from './ids.ts';
+import { ExpansionLimitError } from './syntax/brace.ts';
+import { Findings } from './effects/findings.ts';
+import type { UnanalyzableRuleId } from './rules/ids.ts';
 import { Lru } from './lru.ts';
-import { createBashParser } from './parser.ts';
-import type { BashParser } from './parser.ts';
-import { walkCommand } from './walk.ts';
+import { createBashParser } from './syntax/parser.ts';
+import type { BashParser } from './syntax/parser.ts';
+import { walkCommand } from './syntax/walk.ts';
 
 /** Longest command string analyzed (UTF-16 code units); longer ones are unanalyzable. */
 export const MAX_COMMAND_LENGTH = 256 * 1024;

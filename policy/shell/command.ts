@@ -3,23 +3,31 @@
  * runners (recursively), cd tracking, find -exec, git config commands, hardline rules, and the
  * reads/writes of its arguments.
  */
-import type { CommandEnv } from './env.ts';
-import { dynamicField, literalField } from './field.ts';
-import type { Field } from './field.ts';
-import { CONTAINER_RUNNERS } from './containers.ts';
-import { credentialReads } from './credentials.ts';
-import { collectFileArgs, hasFileTable } from './fileargs.ts';
-import { parseFind } from './find.ts';
-import { analyzeGitConfigCommand, analyzeGitConfigs, parseGit } from './git.ts';
-import { gitPaths } from './git-paths.ts';
-import { CODE_RUNNERS } from './interpreters.ts';
-import { analyzeOptionRunners } from './option-runners.ts';
-import { hasFlag, parseOptions } from './options.ts';
-import { programNames } from './program.ts';
-import { COMMAND_HEADS, NO_PATH_PROGRAMS, probeArguments } from './programs.ts';
-import { applyCommandRules } from './rules.ts';
-import { runtimeControl } from './rules-runtime.ts';
-import { WRAPPERS } from './wrappers.ts';
+import type { CommandEnv } from './effects/env.ts';
+import { dynamicField, literalField } from './syntax/field.ts';
+import type { Field } from './syntax/field.ts';
+import {
+  analyzeGitConfigCommand,
+  analyzeGitConfigs,
+  analyzeOptionRunners,
+  CODE_RUNNERS,
+  collectFileArgs,
+  COMMAND_HEADS,
+  CONTAINER_RUNNERS,
+  credentialReads,
+  gitPaths,
+  hasFileTable,
+  NO_PATH_PROGRAMS,
+  OWN_PATHS,
+  parseFind,
+  parseGit,
+  probeArguments,
+  programNames,
+  WRAPPERS,
+} from './programs/index.ts';
+import { hasFlag, parseOptions } from './programs/options.ts';
+import { applyCommandRules } from './rules/index.ts';
+import { runtimeControl } from './rules/runtime.ts';
 
 /** Most wrapper layers and nested commands one command line may expand to. */
 export const MAX_LAYERS = 48;
@@ -319,7 +327,7 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   for (const n of names) collectFileArgs(n, args, env);
   credentialReads(names, args, env);
   // The one fail-closed rule: a program without a table may read or write any argument.
-  const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || TABLED.has(n));
+  const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || OWN_PATHS.has(n));
   if (!tabled) {
     probeArguments(args, env);
     // An unknown program may run a command given in its arguments: analyze it from its head on.
@@ -342,6 +350,3 @@ function startsCommand(text: string): boolean {
   const name = programNames(literalField(first))[0];
   return name !== undefined && (COMMAND_HEADS.has(name) || hasFileTable(name) || /^mkfs\./.test(name));
 }
-
-/** Programs whose paths are handled above (find, fd, git). */
-const TABLED = new Set(['find', 'gfind', 'fd', 'fdfind', 'git', 'hub']);

@@ -14,23 +14,26 @@
 import type { Node } from 'web-tree-sitter';
 import type { CommandAnalyzer, CommandList, SimpleCommand } from '../seams.ts';
 import { checkAssignment, MAX_LAYERS } from './command.ts';
-import { CONTAINER_RUNNERS } from './containers.ts';
-import type { CommandEnv, StdinSource } from './env.ts';
-import { dynamicField, literalField } from './field.ts';
-import type { Field } from './field.ts';
-import { parseFind } from './find.ts';
-import { analyzeGitConfigs, parseGit } from './git.ts';
-import { CODE_RUNNERS } from './interpreters.ts';
+import type { CommandEnv, StdinSource } from './effects/env.ts';
+import { dynamicField, literalField } from './syntax/field.ts';
+import type { Field } from './syntax/field.ts';
 import { Lru } from './lru.ts';
-import { fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './nodes.ts';
-import { analyzeOptionRunners } from './option-runners.ts';
-import { createBashParser, type BashParser } from './parser.ts';
-import { pipeSource } from './pipes.ts';
-import { programNames } from './program.ts';
-import { repairText } from './repair.ts';
-import { MAX_DEPTH } from './walk.ts';
-import { wordFields } from './words.ts';
-import { WRAPPERS } from './wrappers.ts';
+import { fieldsOf, namedChildren, REDIRECTS, STATEMENTS } from './syntax/nodes.ts';
+import {
+  analyzeGitConfigs,
+  analyzeOptionRunners,
+  CODE_RUNNERS,
+  CONTAINER_RUNNERS,
+  parseFind,
+  parseGit,
+  programNames,
+  WRAPPERS,
+} from './programs/index.ts';
+import { createBashParser, type BashParser } from './syntax/parser.ts';
+import { pipeSource } from './syntax/pipes.ts';
+import { repairText } from './syntax/repair.ts';
+import { MAX_DEPTH } from './syntax/walk-context.ts';
+import { wordFields } from './syntax/words.ts';
 
 /** Most simple commands listed for one command string; beyond it the list is incomplete. */
 export const MAX_LISTED = 4096;

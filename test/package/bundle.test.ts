@@ -80,7 +80,7 @@ describe('the CLI bundle (dist/cli/)', () => {
       'dist/surfaces/cli/package-root.js',
       'dist/surfaces/sidecar/static.js',
       'dist/actors/tools/search/pool.js',
-      'dist/policy/shell/parser.js',
+      'dist/policy/shell/syntax/parser.js',
       'dist/surfaces/cli/main.js',
       'dist/surfaces/cli/log-output.js',
       'dist/surfaces/sidecar/ws.js',

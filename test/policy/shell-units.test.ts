@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CommandAnalyzer } from '../../policy/seams.ts';
-import { decodeAnsiC } from '../../policy/shell/ansi-c.ts';
-import { braceExpand, ExpansionLimitError } from '../../policy/shell/brace.ts';
-import { fieldFromAtoms, literalField } from '../../policy/shell/field.ts';
-import type { Atom } from '../../policy/shell/field.ts';
+import { decodeAnsiC } from '../../policy/shell/syntax/ansi-c.ts';
+import { braceExpand, ExpansionLimitError } from '../../policy/shell/syntax/brace.ts';
+import { fieldFromAtoms, literalField } from '../../policy/shell/syntax/field.ts';
+import type { Atom } from '../../policy/shell/syntax/field.ts';
 import {
   createShellAnalyzer,
   HARDLINE_RULES,
@@ -11,10 +11,15 @@ import {
   UNANALYZABLE_RULES,
 } from '../../policy/shell/index.ts';
 import { Lru } from '../../policy/shell/lru.ts';
-import { hasFlag, parseOptions } from '../../policy/shell/options.ts';
-import { loadBashLanguage } from '../../policy/shell/parser.ts';
-import { classifyPosix, classifyWindows, deviceKind, normalizePosix } from '../../policy/shell/paths.ts';
-import { programNames } from '../../policy/shell/program.ts';
+import { hasFlag, parseOptions } from '../../policy/shell/programs/options.ts';
+import { loadBashLanguage } from '../../policy/shell/syntax/parser.ts';
+import {
+  classifyPosix,
+  classifyWindows,
+  deviceKind,
+  normalizePosix,
+} from '../../policy/shell/effects/paths.ts';
+import { programNames } from '../../policy/shell/programs/names.ts';
 
 let analyzer: CommandAnalyzer;
 beforeAll(async () => {

@@ -1,0 +1,106 @@
+/**
+ * The paths of a git command line, as a table: the directories git works in (`-C`,
+ * `--git-dir`, `--work-tree`), which subcommands rewrite the work tree (`reset --hard`,
+ * `checkout`, `clean`, ...) or create a directory (`clone`, `init`, `worktree add`), and the
+ * operands of every other subcommand as probes (pathspecs may name any file).
+ */
+import type { CommandEnv } from '../effects/env.ts';
+import { literalField } from '../syntax/field.ts';
+import type { Field } from '../syntax/field.ts';
+import { probeArguments } from './fail-closed.ts';
+
+/** Subcommands that may rewrite files of the work tree. */
+const TREE_WRITERS = new Set([
+  'am',
+  'apply',
+  'checkout',
+  'cherry-pick',
+  'merge',
+  'mv',
+  'pull',
+  'rebase',
+  'reset',
+  'restore',
+  'revert',
+  'rm',
+  'stash',
+  'switch',
+]);
+
+/** Short options of subcommands whose value is never a path (`-m message`, `-b branch`). */
+const VALUE_NOT_PATH = new Set(['-m', '-b', '-B', '-c', '-C', '-o', '-S', '-X', '-s']);
+
+function globalDirs(args: readonly Field[]): { dirs: Field[]; rest: readonly Field[] } {
+  const dirs: Field[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const f = args[i] as Field;
+    const v = f.value;
+    if (v === null || !v.startsWith('-')) return { dirs, rest: args.slice(i) };
+    const m = /^--(git-dir|work-tree)=(.*)$/s.exec(v);
+    if (m !== null) {
+      const d = m[2] ?? '';
+      dirs.push({ ...literalField(d), tilde: d === '~' || d.startsWith('~/') });
+    } else if (v === '-C' || v === '--git-dir' || v === '--work-tree') {
+      const next = args[i + 1];
+      if (next !== undefined) dirs.push(next);
+      i++;
+    } else if (['-c', '--namespace', '--super-prefix', '--config-env', '--exec-path'].includes(v)) i++;
+  }
+  return { dirs, rest: [] };
+}
+
+/** Records the reads, writes, trees and probes of one git command line. */
+export function gitPaths(args: readonly Field[], env: CommandEnv): void {
+  const { dirs, rest } = globalDirs(args);
+  // git works in these directories: they must be static and inside the read-write roots.
+  for (const d of dirs) env.probe(d);
+  const last = dirs.at(-1);
+  const wenv = last !== undefined && last.value !== null ? env.withChdir(last) : env;
+  const here = literalField('.');
+  const sub = rest[0]?.value ?? null;
+  const subArgs = rest.slice(1);
+  if (sub === null) return;
+  const operands: Field[] = [];
+  for (let i = 0; i < subArgs.length; i++) {
+    const f = subArgs[i] as Field;
+    if (f.value !== null && VALUE_NOT_PATH.has(f.value)) {
+      i++;
+      continue;
+    }
+    if (f.value !== null && /^--(message|author|date|branch|format|pretty)=/.test(f.value)) continue;
+    operands.push(f);
+  }
+  const letters = subArgs
+    .map((a) => a.value ?? '')
+    .filter((v) => /^-[A-Za-z]+$/.test(v))
+    .join('');
+  const dryRun = letters.includes('n') || subArgs.some((a) => a.value === '--dry-run');
+  const force = letters.includes('f') || subArgs.some((a) => a.value === '--force');
+  if (sub === 'clean' && force && !dryRun) {
+    wenv.tree(here, 'write');
+    wenv.write(here, false);
+  } else if (TREE_WRITERS.has(sub)) {
+    wenv.write(here, false);
+  }
+  if (sub === 'clone' || sub === 'init' || sub === 'worktree')
+    probeArguments(
+      operands.filter((f) => f.value !== null && f.value.startsWith('--')),
+      wenv,
+    );
+  if (sub === 'clone') {
+    const plain = operands.filter((f) => f.value === null || !f.value.startsWith('-'));
+    const dest = plain[1];
+    if (dest !== undefined) wenv.write(dest, false);
+    const source = plain[0];
+    if (source?.value != null && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\/|^[^/]*:/.test(source.value))
+      wenv.read(source);
+    return;
+  }
+  if (sub === 'init' || (sub === 'worktree' && operands[0]?.value === 'add')) {
+    const plain = operands.filter((f) => f.value === null || !f.value.startsWith('-'));
+    const dest = sub === 'init' ? plain[0] : plain[1];
+    wenv.write(dest ?? here, false);
+    return;
+  }
+  probeArguments(operands, wenv);
+}
