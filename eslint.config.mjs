@@ -1,6 +1,7 @@
 // Lint rules, including the layer direction of DESIGN.md §2:
 // policy <- machines <- actors <- runtime <- surfaces; store beside runtime; nothing imports surfaces.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 /** Folders a layer must never import from. */
@@ -51,4 +52,21 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // No import cycles in product code. Imports here name their `.ts` file, so the node resolver
+    // finds every relative import as written; packages are not walked. Type-only imports are not
+    // edges (they vanish at runtime).
+    files: ['{policy,machines,actors,runtime,store,surfaces}/**/*.ts', 'index.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json', '.node'] }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
 );

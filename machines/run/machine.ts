@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
-import { REASON_TEXT } from '../../policy/explain.ts';
+import { callSignature, current, deniedObservation, observe } from './calls.ts';
 import { failureMessage } from './failure.ts';
 import type {
   AuditStep,
@@ -26,12 +26,6 @@ function unprovided<TOut, TIn>(name: string) {
   });
 }
 
-/** The stable signature of a call, for counting repeated denials. */
-export function callSignature(call: ProposedCall): string {
-  return `${call.tool}\u0000${JSON.stringify(call.args) ?? 'undefined'}`;
-}
-
-/** The message of a failed effect, bounded (effects redact it before they throw). */
 /** The approval id of a call: stable across restarts so re-opening it is idempotent. */
 export function approvalIdFor(runId: string, callId: string): string {
   return `apr:${runId}:${callId}`;
@@ -41,29 +35,6 @@ export function approvalIdFor(runId: string, callId: string): string {
 export function idempotencyKeyFor(runId: string, callId: string): string {
   return `call:${runId}:${callId}`;
 }
-
-const current = (ctx: RunContext): ProposedCall => {
-  const call = ctx.calls[ctx.cursor];
-  if (call === undefined) throw new Error(`run ${ctx.runId}: no call at position ${ctx.cursor}`);
-  return call;
-};
-
-const observe = (ctx: RunContext, observation: Observation): readonly TranscriptEntry[] => [
-  ...ctx.transcript,
-  { role: 'observation', observation },
-];
-
-const deniedObservation = (
-  call: ProposedCall,
-  d: { readonly reason: string },
-  message?: string,
-): Observation => ({
-  kind: 'tool.denied',
-  callId: call.id,
-  tool: call.tool,
-  reason: d.reason,
-  message: message ?? REASON_TEXT[d.reason as keyof typeof REASON_TEXT] ?? d.reason,
-});
 
 /**
  * The run machine (pure): `running → waiting_for_approval → resuming → completed | failed`, and

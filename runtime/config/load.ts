@@ -3,21 +3,15 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, formatIssues } from './errors.ts';
 import { parseJsonText } from './json-text.ts';
+import type { LoadedConfig } from './loaded-config.ts';
 import { ConfigSchema, type Config } from './schema.ts';
 import { defaultStateDir, homeOf, type StateEnv } from './state-dir.ts';
 import { checkConsistency, checkPaths } from './validate.ts';
 
+export type { LoadedConfig } from './loaded-config.ts';
+
 /** The config file name looked up in the current folder. */
 export const CONFIG_FILE_NAME = 'snotra.config.json';
-
-/** A validated config with every path made absolute, and where it came from. */
-export interface LoadedConfig {
-  readonly config: Config;
-  /** The config file, or null for the embedded defaults. */
-  readonly file: string | null;
-  /** The folder relative paths were resolved against. */
-  readonly dir: string;
-}
 
 /** Options of config loading; the environment decides the default state dir and `~`. */
 export interface LoadOptions {

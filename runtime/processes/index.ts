@@ -3,13 +3,8 @@
  * process-group teardown.
  */
 export { ProcessSupervisor } from './supervisor.ts';
-export type {
-  ChildExit,
-  ChildInfo,
-  ProcessSupervisorOptions,
-  SpawnRequest,
-  SupervisedChild,
-} from './supervisor.ts';
+export type { ProcessSupervisorOptions } from './supervisor.ts';
+export type { ChildExit, ChildInfo, SpawnRequest, SupervisedChild } from './child.ts';
 export { CappedBuffer, runToCompletion } from './run.ts';
 export type { Spawner } from './run.ts';
 export {

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { ProcessRunRequest, ProcessRunResult } from '../../actors/tools/process-runner.ts';
-import type { SpawnRequest, SupervisedChild } from './supervisor.ts';
+import type { SpawnRequest, SupervisedChild } from './child.ts';
 
 /** Keeps the first `limit` bytes written to it and counts the rest. */
 export class CappedBuffer {

@@ -9,12 +9,12 @@ import type { Readable, Writable } from 'node:stream';
 import {
   ProcessRunError,
   ProcessRunErrorCode,
-  type ChildEnvEntry,
   type Confinement,
   type ProcessRunner,
   type ProcessRunRequest,
   type ProcessRunResult,
 } from '../../actors/tools/process-runner.ts';
+import type { ChildExit, ChildInfo, SpawnRequest, SupervisedChild } from './child.ts';
 import { buildChildEnv } from './env.ts';
 import { killGroup, signalGroup } from './group.ts';
 import { lifelineArgs } from './lifeline.ts';
@@ -31,49 +31,6 @@ export interface ProcessSupervisorOptions {
   readonly platform?: NodeJS.Platform;
   /** The OS sandbox confined requests run in; none when absent or null. */
   readonly sandbox?: Sandbox | null;
-}
-
-/** What to start. */
-export interface SpawnRequest {
-  readonly command: string;
-  readonly args: readonly string[];
-  /** Absolute working directory. */
-  readonly cwd: string;
-  readonly env?: readonly ChildEnvEntry[];
-  /** `pipe` for servers spoken to over stdin (MCP stdio); default `ignore` (/dev/null). */
-  readonly stdin?: 'pipe' | 'ignore';
-  /** A name for listings and logs (never secret). */
-  readonly label?: string;
-}
-
-/** How the main program of a child ended. */
-export interface ChildExit {
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-}
-
-/** A tracked child. */
-export interface SupervisedChild {
-  readonly pid: number;
-  /** Its process group id (equal to `pid` on POSIX). */
-  readonly pgid: number;
-  readonly label: string;
-  readonly stdin: Writable | null;
-  readonly stdout: Readable;
-  readonly stderr: Readable;
-  /** Resolves when the main program exits. */
-  readonly exited: Promise<ChildExit>;
-  /** Resolves when the main program exited and the rest of its tree was ended. */
-  readonly finished: Promise<void>;
-  /** Ends the whole tree (SIGTERM, then SIGKILL after the grace period). */
-  terminate(): Promise<void>;
-}
-
-/** A listing entry of `ProcessSupervisor.children`. */
-export interface ChildInfo {
-  readonly pid: number;
-  readonly pgid: number;
-  readonly label: string;
 }
 
 /**

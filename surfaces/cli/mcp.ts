@@ -13,7 +13,7 @@ import { MAX_WAIT_MS } from '../mcp/schemas.ts';
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
-import { packageVersion } from './program.ts';
+import { packageVersion } from './package-root.ts';
 import { logLevelOf } from './start.ts';
 
 const USAGE =

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,4 +22,12 @@ export function packageRoot(): string {
 /** A file of the package by its path from the package's folder (`schema/snotra.config.schema.json`). */
 export function packageFile(path: string): string {
   return join(packageRoot(), path);
+}
+
+/** The version in package.json (what `snotra --version` prints). */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  return String(pkg.version);
 }

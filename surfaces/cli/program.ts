@@ -1,17 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Command, CommanderError } from 'commander';
 import { didYouMean } from '../../runtime/config/suggest.ts';
 import { COMMAND_SPECS, GROUPS, flagNames, type CommandSpec } from './commands.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
-import { packageFile } from './package-root.ts';
-
-/** The version in package.json (what `snotra --version` prints). */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
-    version?: unknown;
-  };
-  return String(pkg.version);
-}
+import { packageVersion } from './package-root.ts';
 
 const EXIT_CODES = `Exit codes (every command):
   0   success (policy check: allowed)

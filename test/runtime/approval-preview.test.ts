@@ -88,6 +88,43 @@ describe('unified diff of an approval', () => {
     expect(cut.text.split('\n')).toHaveLength(DIFF_LIMITS.maxOutputLines + 1);
     expect(cut.text).toMatch(/… \d+ more diff lines$/);
   });
+
+  it('diffs files at the 4,000-line cap: the diff of scattered edits applies to give the new text', () => {
+    const before = Array.from({ length: DIFF_LIMITS.maxLines }, (_, i) => `line ${i}`);
+    const after = [...before];
+    after[10] = 'changed 10';
+    after.splice(1500, 2);
+    after.splice(2500, 0, 'inserted a', 'inserted b');
+    after[DIFF_LIMITS.maxLines - 1] = 'changed last';
+    const text = (lines: string[]) => `${lines.join('\n')}\n`;
+    const d = unifiedDiff('/big', text(before), text(after));
+    expect(d.truncated).toBe(false);
+    expect(d.text.split('\n').filter((l) => l.startsWith('@@'))).toEqual([
+      '@@ -8,7 +8,7 @@',
+      '@@ -1498,8 +1498,6 @@',
+      '@@ -2500,6 +2498,8 @@',
+      '@@ -3997,4 +3997,4 @@',
+    ]);
+    expect(apply(text(before), d.text)).toBe(text(after));
+  });
+
+  it('shows a change too large to align as one replaced block, cut like any long diff', () => {
+    const before = Array.from({ length: DIFF_LIMITS.maxLines }, (_, i) => `old ${i}`);
+    const after = Array.from({ length: DIFF_LIMITS.maxLines }, (_, i) => `new ${i}`);
+    before[0] = after[0] = 'same first';
+    const d = unifiedDiff('/big', before.join('\n'), after.join('\n'));
+    expect(d.truncated).toBe(true);
+    const shown = d.text.split('\n');
+    expect(shown.slice(0, 5)).toEqual([
+      '--- /big',
+      '+++ /big',
+      '@@ -1,4000 +1,4000 @@',
+      ' same first',
+      '-old 1',
+    ]);
+    expect(shown).toHaveLength(DIFF_LIMITS.maxOutputLines + 1);
+    expect(shown.at(-1)).toBe(`… ${2 + 1 + 1 + 2 * 3999 - DIFF_LIMITS.maxOutputLines} more diff lines`);
+  });
 });
 
 const target = (argument: string, resolved: string): Target => ({

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { Interaction, Mode } from '../../../policy/risk.ts';
+import { ToolRule } from '../../../policy/rules.ts';
+import { Comment } from './common.ts';
+import { Model } from './model.ts';
+
+const Budget = z.strictObject({
+  modelCalls: z.int().positive().optional().describe('Most model calls one run may make (default 50).'),
+  toolCalls: z.int().positive().optional().describe('Most tool calls one run may make (default 100).'),
+  wallTimeMs: z
+    .int()
+    .positive()
+    .optional()
+    .describe('Longest a run may take, in ms (default 600000: ten minutes).'),
+});
+
+const Agent = z.strictObject({
+  $comment: Comment,
+  mode: Mode.default('ask').describe(
+    'The permission mode: "ask" (default: side effects need approval), "allow" (the policy still applies rules, roots and hard lines) or "deny" (every call is denied).',
+  ),
+  tools: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'The tools this agent may see, by name, e.g. ["read_file", "list_dir"] (default: every tool of this config).',
+    ),
+  rules: z
+    .array(ToolRule)
+    .default([])
+    .describe(
+      'Rules that can only ask or deny, never allow, e.g. { "id": "no-push", "command": "git push", "effect": "deny" }.',
+    ),
+  model: Model.optional().describe('The model this agent talks to (`snotra run` needs one).'),
+  budget: Budget.optional().describe('Limits of one run of this agent.'),
+  interaction: Interaction.optional().describe(
+    'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',
+  ),
+});
+
+/** The `agents` section: the agents by id (default: one agent "assistant" in mode "ask"). */
+export const AgentsSection = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9_-]+$/),
+    Agent.describe('One agent: its mode, rules, model and limits.'),
+  )
+  .default({ assistant: { mode: 'ask', rules: [] } })
+  .describe('The agents by id (letters, digits, "_" and "-"). Default: one agent "assistant" in mode "ask".');
+
+/** One agent of the config, defaults applied. */
+export type AgentConfig = z.infer<typeof Agent>;
