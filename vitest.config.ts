@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongFirst from './test/support/sequencer.ts';
 import { ISOLATED_FILES, UNIT_FILES } from './test/tiers.ts';
 
 /**
@@ -29,6 +30,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    sequence: { sequencer: LongFirst },
     maxWorkers: workers(),
     projects: [
       {

@@ -98,3 +98,26 @@ export const ISOLATED_FILES: readonly string[] = [
   // Runs vitest itself on fixtures that block a worker; its children inherit the worker's state.
   'test/harness/stall-watchdog.test.ts',
 ];
+
+/**
+ * The files that take longest (wall time, slowest first), started before all others
+ * (test/support/sequencer.ts) so that none of them starts last. From the runs of bench/README.md's
+ * suite section; a file missing here only costs time.
+ */
+export const LONG_FILES: readonly string[] = [
+  'test/contract/matrix.test.ts',
+  'test/package/pack.test.ts',
+  'test/runtime/schedule-exactly-once.test.ts',
+  'test/model-based/goal-paths.test.ts',
+  'test/package/bundle.test.ts',
+  'test/runtime/lifecycle-kills.test.ts',
+  'test/cluster/failover.test.ts',
+  'test/runtime/exactly-once.test.ts',
+  'test/model-based/run-restart.test.ts',
+  'test/model-based/run-restart-sigkill.test.ts',
+  'test/cli/boot-failures.test.ts',
+  'test/store/crash.test.ts',
+  'test/model-based/power-loss.test.ts',
+  'test/platforms/restart.test.ts',
+  'test/goal/goal-process.test.ts',
+];

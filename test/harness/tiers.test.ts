@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/child-scripts.ts';
-import { ISOLATED_FILES, UNIT_FILES } from '../tiers.ts';
+import { ISOLATED_FILES, LONG_FILES, UNIT_FILES } from '../tiers.ts';
 
 const read = (rel: string) => readFileSync(join(REPO_ROOT, rel), 'utf8');
 const testTree = () =>
@@ -14,6 +14,7 @@ describe('the tiers, whose files share their worker’s modules', () => {
     const listed = [...UNIT_FILES, ...ISOLATED_FILES];
     expect(listed.filter((f) => !all.has(f))).toEqual([]);
     expect(new Set(listed).size).toBe(listed.length);
+    expect(LONG_FILES.filter((f) => !all.has(f) || UNIT_FILES.includes(f))).toEqual([]);
   });
 
   it('only an isolated file mocks a module or stubs a global', () => {
