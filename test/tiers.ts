@@ -30,6 +30,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/machines/run-machine.test.ts',
   'test/mcp/config.test.ts',
   'test/mcp/metadata.test.ts',
+  'test/mcp/oversized-id.test.ts',
   'test/model/fragmentation.test.ts',
   'test/model/sse.test.ts',
   'test/model/tool-schemas.test.ts',
