@@ -6,6 +6,8 @@ export interface SentMessage {
   readonly chatId: number;
   readonly text: string;
   readonly messageId: number;
+  /** When the fake took it (ms since the epoch). */
+  readonly at: number;
 }
 
 interface Update {
@@ -229,7 +231,7 @@ export class FakeTelegram {
     }
     const messageId = this.#nextSent++;
     this.#accepted.push(now);
-    this.sent.push({ chatId, text, messageId });
+    this.sent.push({ chatId, text, messageId, at: now });
     this.#reply(res, 200, {
       ok: true,
       result: {
