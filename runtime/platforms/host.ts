@@ -79,6 +79,11 @@ export class PlatformHost {
   }
 
   /** The logger platform surfaces log through (redacted). */
+  /** How many reply parts to the chat of `rec` failed for good since it was last told so. */
+  failedSinceNotice(rec: { platformId: string; chatId: number }, noticeSuffix: string): number {
+    return this.deps.store.platforms.outbound.failedSinceNotice(rec.platformId, rec.chatId, noticeSuffix);
+  }
+
   /** The recorded parts of reply `key` (sent, failed, unknown or being sent), in order. */
   replyParts(key: string): OutboundRecord[] {
     return this.deps.store.platforms.outbound.parts(key);

@@ -112,6 +112,7 @@ export class PlatformOutbound {
     cut: Statement<[string], OutboundRow>;
     release: Statement<[string, number]>;
     byKey: Statement<[string], OutboundRow>;
+    failedSinceNotice: Statement<{ platform: string; chat: number; notice: string }, { n: number }>;
     undelivered: Statement<{ limit: number }, OutboundRow>;
     undeliveredAfter: Statement<{ at: number; key: string; part: number; limit: number }, OutboundRow>;
   } | null;
@@ -143,6 +144,15 @@ export class PlatformOutbound {
             "DELETE FROM platform_outbound WHERE key = ? AND part = ? AND status = 'sending'",
           ),
           byKey: db.prepare('SELECT * FROM platform_outbound WHERE key = ? ORDER BY part'),
+          // Failed reply parts of a chat since its last notice about them (tried or not, once).
+          failedSinceNotice: db.prepare(
+            `SELECT count(*) AS n FROM platform_outbound
+              WHERE platform_id = @platform AND chat_id = @chat AND status = 'failed'
+                AND key NOT LIKE '%' || @notice
+                AND updated_at >= coalesce((SELECT max(updated_at) FROM platform_outbound
+                  WHERE platform_id = @platform AND chat_id = @chat AND key LIKE '%' || @notice
+                    AND status <> 'sending'), 0)`,
+          ),
           // Newest first; (updated_at, key, part) is unique, so a page ends where the next begins.
           undelivered: db.prepare(
             `SELECT * FROM platform_outbound WHERE status <> 'sent'
@@ -245,6 +255,16 @@ export class PlatformOutbound {
       }
       return cut.map((r) => ({ ...toRecord(r), status: 'unknown' as const }));
     }, DURABLE);
+  }
+
+  /**
+   * How many reply parts to chat `chatId` failed for good since the chat was last told (a part
+   * whose key ends with `noticeSuffix` is such a notice; a failed notice counts as told).
+   */
+  failedSinceNotice(platformId: string, chatId: number, noticeSuffix: string): number {
+    return (
+      this.#s?.failedSinceNotice.get({ platform: platformId, chat: chatId, notice: noticeSuffix })?.n ?? 0
+    );
   }
 
   /** The parts of one reply, in order. */

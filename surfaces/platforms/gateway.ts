@@ -7,6 +7,8 @@ import { PlatformError, type PlatformAdapter } from './port.ts';
 import { SendPace, TELEGRAM_PACE, waitOn, type PaceLimits } from './send-pace.ts';
 import { splitMessage } from './split.ts';
 
+/** The key suffix of the one notice a chat gets after a reply to it failed for good. */
+const UNDELIVERED_NOTICE = ':undelivered-notice';
 /** How long a stop waits for requests in flight. */
 const STOP_GRACE_MS = 5_000;
 /** Tries to handle one message before it waits for the next start. */
@@ -146,6 +148,13 @@ export class PlatformGateway {
     if (this.#handling.has(id)) return;
     this.#handling.add(id);
     try {
+      // A reply to this chat failed for good (blocked, chat not found) since it was last told: one notice first.
+      if (this.host.failedSinceNotice(rec, UNDELIVERED_NOTICE) > 0)
+        await this.#deliver(
+          rec,
+          `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}${UNDELIVERED_NOTICE}`,
+          'A reply could not be delivered to this chat earlier; it was not sent.',
+        );
       // The run is known before it starts: it may ask for an approval before `route` returns.
       const route: Route = await this.host.route(rec, (runId) => this.#runs.set(runId, rec));
       if (route.kind === 'ignore') return;
