@@ -474,6 +474,7 @@ export class Runtime {
       platforms: loaded.config.surfaces.platforms,
       secrets,
       logger,
+      clock,
       send: (agentId, message) => rt.send(agentId, message),
       waitForRun: (runId) => rt.waitForRun(runId),
     });

@@ -61,7 +61,12 @@ export type {
   IterationBudget,
   IterationRecord,
 } from './goals/types.ts';
-export { PlatformStore, DEFAULT_PAIRING_LIMITS } from './platforms/index.ts';
+export {
+  PlatformStore,
+  DEFAULT_PAIRING_LIMITS,
+  BadCursorError,
+  MAX_UNDELIVERED_PAGE,
+} from './platforms/index.ts';
 export type {
   InboundRecord,
   InboundStatus,
@@ -69,6 +74,7 @@ export type {
   OutboundRecord,
   OutboundStatus,
   PartResult,
+  UndeliveredPage,
   PairedChat,
   PairingLimits,
   IssueRefusal,

@@ -10,6 +10,7 @@ import { ToolError, type ToolExecutionContext } from '../tools/types.ts';
 import { McpErrorCode } from './codes.ts';
 import type { McpConnection } from './connection.ts';
 import { McpFailure } from './connection.ts';
+import { classifyCallFailure } from './failure.ts';
 import type { McpLimits } from './limits.ts';
 import { boundResult, type McpToolResult } from './result.ts';
 
@@ -91,8 +92,11 @@ function linked(
  * `mcp_tool_not_listed`; declaration digest differs from the decision's → `mcp_tool_changed`;
  * arguments fail the schema → `invalid_arguments`; a path argument refused now → the policy's
  * reason; past the time limit → `mcp_call_timeout`, cancelled → `cancelled` (both after
- * `notifications/cancelled` went out); process gone mid-call → `mcp_server_crashed`;
- * `isError` result → `mcp_tool_error` with the bounded content as details.
+ * `notifications/cancelled` went out); its answer over the line limit or not a valid result →
+ * `mcp_invalid_response`; process gone after the request was written → `mcp_server_crashed`
+ * (outcome unknown); process gone before it was written (waiting for a call slot behind a call
+ * that crashed the server, or refused by a closed pipe) → `mcp_server_unavailable` (it never
+ * ran); `isError` result → `mcp_tool_error` with the bounded content as details.
  */
 export async function callMcpTool(
   connection: McpConnection,
@@ -108,6 +112,28 @@ export async function callMcpTool(
       'no OS sandbox is available, so an MCP tool call needs a human approval before it runs',
     );
   }
+  // Past the server's limit of calls in flight, a call waits here, unsent.
+  let release: () => void;
+  try {
+    release = await connection.gate.acquire(ctx.signal);
+  } catch {
+    throw new ToolError(McpErrorCode.cancelled, 'the call was cancelled before it was sent');
+  }
+  try {
+    return await callOnSlot(connection, tool, args, ctx, deps);
+  } finally {
+    release();
+  }
+}
+
+/** The call itself, once it holds one of the server's call slots. */
+async function callOnSlot(
+  connection: McpConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolExecutionContext,
+  deps: CallDeps,
+): Promise<McpToolResult> {
   let live: ReturnType<McpConnection['client']>;
   try {
     live = connection.client();
@@ -130,7 +156,8 @@ export async function callMcpTool(
   }
   const problem = listed.check(args);
   if (problem !== null) throw new ToolError(McpErrorCode.invalidArguments, problem);
-  const sent = canonicalArgs(args, deps.pathArguments(tool), ctx);
+  // A fresh object per call: the transport knows this call's request by it (written or not).
+  const sent = { ...canonicalArgs(args, deps.pathArguments(tool), ctx) };
   const ms = connection.spec.timeoutMs ?? deps.limits.callTimeoutMs;
   const bound = linked(ctx.signal, ms);
   let raw: unknown;
@@ -145,17 +172,13 @@ export async function callMcpTool(
       throw new ToolError(McpErrorCode.callTimeout, `the call ran past ${ms} ms and was cancelled`);
     }
     if (ctx.signal.aborted) throw new ToolError(McpErrorCode.cancelled, 'the call was cancelled');
-    if (!connection.isCurrent(live.generation)) {
-      throw new ToolError(
-        McpErrorCode.serverCrashed,
-        `MCP server "${connection.spec.id}" stopped during the call; its outcome is unknown, so it is not retried`,
-      );
-    }
-    const message = (error as Error).message ?? String(error);
-    throw new ToolError(
-      McpErrorCode.protocolError,
-      `the server answered with an error: ${deps.redact(message).slice(0, 1000)}`,
-    );
+    const failure = classifyCallFailure(error, {
+      server: connection.spec.id,
+      fate: live.fate(sent),
+      serverGone: !connection.isCurrent(live.generation),
+      redact: deps.redact,
+    });
+    throw new ToolError(failure.code, failure.message);
   } finally {
     bound.done();
   }

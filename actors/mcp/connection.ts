@@ -10,7 +10,8 @@ import type { SecretResolver } from '../tools/types.ts';
 import { readCatalog } from './catalog.ts';
 import { McpErrorCode } from './codes.ts';
 import type { McpLimits } from './limits.ts';
-import { PipeTransport } from './transport.ts';
+import { CallGate } from './call-gate.ts';
+import { PipeTransport, type RequestFate } from './transport.ts';
 
 /** How long a stopped server has to exit on its own once its stdin is closed, before it is ended. */
 export const STOP_EXIT_WAIT_MS = 1000;
@@ -79,6 +80,9 @@ function codeOf(error: unknown): string | null {
 export class McpConnection {
   #state: McpServerState = 'stopped';
   #client: Client | null = null;
+  #transport: PipeTransport | null = null;
+  /** Calls in flight on this server, and those waiting for a slot (never sent yet). */
+  readonly gate: CallGate;
   #child: McpChild | null = null;
   #generation = 0;
   #restarts = 0;
@@ -101,7 +105,9 @@ export class McpConnection {
   constructor(
     readonly spec: McpServerSpec,
     private readonly deps: ConnectionDeps,
-  ) {}
+  ) {
+    this.gate = new CallGate(deps.limits.maxConcurrentCalls);
+  }
 
   get state(): McpServerState {
     return this.#state;
@@ -202,6 +208,7 @@ export class McpConnection {
     );
     const client = new Client({ name: 'snotra-runtime', version: '0.1.0' }, { capabilities: {} });
     this.#client = client;
+    this.#transport = transport;
     let exitedEarly = false;
     // A limit the server broke (a message too large): it is ended, and that is what is reported.
     let violation: string | null = null;
@@ -228,6 +235,8 @@ export class McpConnection {
     });
     transport.onerror = (error) => {
       const code = codeOf(error);
+      // One answer was too large and dropped unread; the request it answered failed, the server goes on.
+      if (code === 'mcp_message_discarded') this.#fail(McpErrorCode.invalidResponse, error.message);
       if (code === 'mcp_message_too_large') {
         violation = `${error.message}; the server was ended`;
         // A server that breaks the line limit is restarted, like a crash.
@@ -349,6 +358,7 @@ export class McpConnection {
     this.#tools = new Map();
     this.deps.onCatalog(null);
     this.#client = null;
+    this.#transport = null;
     const child = this.#child;
     this.#child = null;
     void child?.terminate();
@@ -370,15 +380,20 @@ export class McpConnection {
   }
 
   /** The client of the ready server, or a failure naming why there is none. */
-  client(): { client: Client; generation: number } {
+  client(): { client: Client; generation: number; fate: (key: object) => RequestFate } {
     if (this.#state !== 'ready' || this.#client === null) {
       const why = this.#lastError ? ` (${this.#lastError.code})` : '';
       throw new McpFailure(
         McpErrorCode.serverUnavailable,
-        `MCP server "${this.spec.id}" is ${this.#state}${why}`,
+        `MCP server "${this.spec.id}" is ${this.#state}${why}: the call was not sent and did not run; it is safe to try again`,
       );
     }
-    return { client: this.#client, generation: this.#generation };
+    const transport = this.#transport;
+    return {
+      client: this.#client,
+      generation: this.#generation,
+      fate: (key) => transport?.fate(key) ?? 'unsent',
+    };
   }
 
   /** Whether `generation` is still the live process (a call can tell a crash from an error). */
@@ -399,6 +414,7 @@ export class McpConnection {
     const client = this.#client;
     const child = this.#child;
     this.#client = null;
+    this.#transport = null;
     this.#child = null;
     // The stdio shutdown of the MCP spec: stdin closed first, a moment for the server to read
     // what it was sent (a cancellation of a call in flight) and exit on its own, then the

@@ -20,6 +20,11 @@ export interface McpLimits {
   readonly callTimeoutMs: number;
   /** Bytes of stderr kept per server (its tail, for crash reports). */
   readonly stderrTailBytes: number;
+  /**
+   * Calls one server has in flight at once; more wait in the runtime, unsent, so a crash tells
+   * a call that never reached the server (`mcp_server_unavailable`) from one that did.
+   */
+  readonly maxConcurrentCalls: number;
   /** Restart backoff: first delay, and the cap (ms). */
   readonly restartBaseMs: number;
   readonly restartMaxMs: number;
@@ -36,6 +41,7 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
   startTimeoutMs: 30_000,
   callTimeoutMs: 60_000,
   stderrTailBytes: 4096,
+  maxConcurrentCalls: 1,
   restartBaseMs: 500,
   restartMaxMs: 30_000,
 };

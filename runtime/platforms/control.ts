@@ -1,8 +1,15 @@
 import { userInfo } from 'node:os';
-import type { OutboundRecord, PairedChat } from '../../store/index.ts';
+import {
+  BadCursorError,
+  MAX_UNDELIVERED_PAGE,
+  type OutboundRecord,
+  type PairedChat,
+} from '../../store/index.ts';
 import { descendsFrom } from '../control/ancestry.ts';
 import { openLocalStore, runtimePid } from '../control/local-store.ts';
 import { hashPairingCode, normalizePairingCode } from './pairing-code.ts';
+
+export { BadCursorError, MAX_UNDELIVERED_PAGE };
 
 /** Pairing refused because it came from a process the runtime started (an agent's shell). */
 export class PairingFromAgentError extends Error {
@@ -14,8 +21,16 @@ export interface PlatformsView {
   readonly chats: PairedChat[];
   /** Unexpired, unused pairing codes per connection (never the codes). */
   readonly pendingCodes: Record<string, number>;
-  /** Reply parts that failed or whose outcome is unknown (newest first). */
+  /** Reply parts not delivered: failed, unknown, or still to send (newest first; one page when paged). */
   readonly undelivered: OutboundRecord[];
+  /** The cursor of the next page of `undelivered` (null: this was the last, or unpaged). */
+  readonly next: string | null;
+}
+
+/** Paging of `listPlatforms`: without `limit`, every undelivered part. */
+export interface UndeliveredPaging {
+  readonly limit?: number | undefined;
+  readonly after?: string | undefined;
 }
 
 function refuseFromAgent(stateDir: string, what: string): void {
@@ -79,13 +94,21 @@ export function unpairAsLocalUser(
 }
 
 /** Paired chats, open pairing codes (counts) and undelivered reply parts of a state dir. */
-export function listPlatforms(stateDir: string): PlatformsView {
+export function listPlatforms(stateDir: string, paging: UndeliveredPaging = {}): PlatformsView {
   const store = openLocalStore(stateDir, true);
   try {
+    const page =
+      paging.limit === undefined && paging.after === undefined
+        ? { parts: store.platforms.outbound.undelivered(), next: null }
+        : store.platforms.outbound.undeliveredPage({
+            cursor: paging.after,
+            limit: paging.limit ?? MAX_UNDELIVERED_PAGE,
+          });
     return {
       chats: store.platforms.pairing.chats(),
       pendingCodes: store.platforms.pairing.pendingCodes(),
-      undelivered: store.platforms.outbound.undelivered(),
+      undelivered: page.parts,
+      next: page.next,
     };
   } finally {
     store.close();

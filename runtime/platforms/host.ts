@@ -12,6 +12,7 @@ import type {
   Store,
 } from '../../store/index.ts';
 import type { PlatformConfig } from '../config/schema.ts';
+import { systemClock, type Clock } from '../time/clock.ts';
 import { hashPairingCode, newPairingCode } from './pairing-code.ts';
 
 export type { InboundRecord, InboundUpdate, RunOutcome };
@@ -33,6 +34,8 @@ export interface PlatformHostDeps {
   readonly platforms: readonly PlatformConfig[];
   readonly secrets: SecretResolver;
   readonly logger: Logger;
+  /** The runtime's clock (reply pacing and retries); the system clock when absent. */
+  readonly clock?: Clock;
   /** Publishes an agent message (idempotent per message id). */
   readonly send: (agentId: string, message: Omit<AgentMessage, 'type'>) => Promise<void>;
   readonly waitForRun: (runId: string) => Promise<RunOutcome>;
@@ -76,6 +79,21 @@ export class PlatformHost {
   }
 
   /** The logger platform surfaces log through (redacted). */
+  /** How many reply parts to the chat of `rec` failed for good since it was last told so. */
+  failedSinceNotice(rec: { platformId: string; chatId: number }, noticeSuffix: string): number {
+    return this.deps.store.platforms.outbound.failedSinceNotice(rec.platformId, rec.chatId, noticeSuffix);
+  }
+
+  /** The recorded parts of reply `key` (sent, failed, unknown or being sent), in order. */
+  replyParts(key: string): OutboundRecord[] {
+    return this.deps.store.platforms.outbound.parts(key);
+  }
+
+  /** The runtime's clock: the send pace and retry waits of replies run on it. */
+  get clock(): Clock {
+    return this.deps.clock ?? systemClock;
+  }
+
   get logger(): Logger {
     return this.deps.logger;
   }

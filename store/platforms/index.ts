@@ -6,7 +6,8 @@ import { PlatformPairing } from './pairing.ts';
 
 export { PlatformInbound, PlatformOutbound, PlatformPairing };
 export type { InboundRecord, InboundStatus, InboundUpdate } from './inbound.ts';
-export type { OutboundRecord, OutboundStatus, PartResult } from './outbound.ts';
+export type { OutboundRecord, OutboundStatus, PartResult, UndeliveredPage } from './outbound.ts';
+export { BadCursorError, MAX_UNDELIVERED_PAGE } from './outbound.ts';
 export { DEFAULT_PAIRING_LIMITS } from './pairing.ts';
 export type { ConfirmRefusal, IssueRefusal, PairedChat, PairingLimits } from './pairing.ts';
 

@@ -52,6 +52,43 @@ const toRecord = (r: OutboundRow): OutboundRecord => ({
 
 const DURABLE = { durable: true } as const;
 
+/** The largest page of `undeliveredPage`. */
+export const MAX_UNDELIVERED_PAGE = 1000;
+
+/** A page of undelivered reply parts and the cursor of the next (null: none). */
+export interface UndeliveredPage {
+  readonly parts: OutboundRecord[];
+  readonly next: string | null;
+}
+
+/** A paging cursor that `undeliveredPage` did not make (or that was altered). */
+export class BadCursorError extends Error {
+  readonly code = 'bad_cursor';
+}
+
+/** The cursor after `r`: its sort key, as opaque base64url JSON. */
+function makeCursor(r: OutboundRecord): string {
+  return Buffer.from(JSON.stringify([r.updatedAt, r.key, r.part])).toString('base64url');
+}
+
+function parseCursor(cursor: string): { at: number; key: string; part: number } {
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    v = null;
+  }
+  if (
+    Array.isArray(v) &&
+    v.length === 3 &&
+    Number.isSafeInteger(v[0]) &&
+    typeof v[1] === 'string' &&
+    Number.isSafeInteger(v[2])
+  )
+    return { at: v[0] as number, key: v[1], part: v[2] as number };
+  throw new BadCursorError(`not a cursor of this list: ${JSON.stringify(cursor.slice(0, 80))}`);
+}
+
 /**
  * The outbound journal: exactly what was sent of each reply (idempotency key
  * `telegram:<chatId>:<messageId>`, one row per part). A part is written `sending` durably
@@ -75,7 +112,9 @@ export class PlatformOutbound {
     cut: Statement<[string], OutboundRow>;
     release: Statement<[string, number]>;
     byKey: Statement<[string], OutboundRow>;
-    undelivered: Statement<[], OutboundRow>;
+    failedSinceNotice: Statement<{ platform: string; chat: number; notice: string }, { n: number }>;
+    undelivered: Statement<{ limit: number }, OutboundRow>;
+    undeliveredAfter: Statement<{ at: number; key: string; part: number; limit: number }, OutboundRow>;
   } | null;
 
   constructor(
@@ -105,8 +144,24 @@ export class PlatformOutbound {
             "DELETE FROM platform_outbound WHERE key = ? AND part = ? AND status = 'sending'",
           ),
           byKey: db.prepare('SELECT * FROM platform_outbound WHERE key = ? ORDER BY part'),
+          // Failed reply parts of a chat since its last notice about them (tried or not, once).
+          failedSinceNotice: db.prepare(
+            `SELECT count(*) AS n FROM platform_outbound
+              WHERE platform_id = @platform AND chat_id = @chat AND status = 'failed'
+                AND key NOT LIKE '%' || @notice
+                AND updated_at >= coalesce((SELECT max(updated_at) FROM platform_outbound
+                  WHERE platform_id = @platform AND chat_id = @chat AND key LIKE '%' || @notice
+                    AND status <> 'sending'), 0)`,
+          ),
+          // Newest first; (updated_at, key, part) is unique, so a page ends where the next begins.
           undelivered: db.prepare(
-            "SELECT * FROM platform_outbound WHERE status IN ('failed', 'unknown') ORDER BY updated_at DESC LIMIT 100",
+            `SELECT * FROM platform_outbound WHERE status <> 'sent'
+             ORDER BY updated_at DESC, key DESC, part DESC LIMIT @limit`,
+          ),
+          undeliveredAfter: db.prepare(
+            `SELECT * FROM platform_outbound WHERE status <> 'sent'
+               AND (updated_at, key, part) < (@at, @key, @part)
+             ORDER BY updated_at DESC, key DESC, part DESC LIMIT @limit`,
           ),
         };
   }
@@ -202,14 +257,54 @@ export class PlatformOutbound {
     }, DURABLE);
   }
 
+  /**
+   * How many reply parts to chat `chatId` failed for good since the chat was last told (a part
+   * whose key ends with `noticeSuffix` is such a notice; a failed notice counts as told).
+   */
+  failedSinceNotice(platformId: string, chatId: number, noticeSuffix: string): number {
+    return (
+      this.#s?.failedSinceNotice.get({ platform: platformId, chat: chatId, notice: noticeSuffix })?.n ?? 0
+    );
+  }
+
   /** The parts of one reply, in order. */
   parts(key: string): OutboundRecord[] {
     return (this.#s?.byKey.all(key) ?? []).map(toRecord);
   }
 
-  /** Parts that failed or whose outcome is unknown, newest first (at most 100). */
+  /**
+   * One page of the parts not delivered — failed, unknown, or still to send (`sending`) —
+   * newest first: at most `limit` (1 to `MAX_UNDELIVERED_PAGE`) after `cursor` (the `next` of
+   * the page before; none for the first). `next` is null on the last page. Throws
+   * `BadCursorError` for a cursor this method did not make.
+   */
+  undeliveredPage(page: { cursor?: string | undefined; limit: number }): UndeliveredPage {
+    const s = this.#s;
+    if (s === null) return { parts: [], next: null };
+    const limit = Math.min(MAX_UNDELIVERED_PAGE, Math.max(1, Math.trunc(page.limit)));
+    // One row more than asked says whether there is a next page.
+    const rows =
+      page.cursor === undefined
+        ? s.undelivered.all({ limit: limit + 1 })
+        : s.undeliveredAfter.all({ ...parseCursor(page.cursor), limit: limit + 1 });
+    const parts = rows.slice(0, limit).map(toRecord);
+    const last = parts[parts.length - 1];
+    return {
+      parts,
+      next: rows.length > limit && last !== undefined ? makeCursor(last) : null,
+    };
+  }
+
+  /** Every part not delivered (failed, unknown or still to send), newest first, read page by page. */
   undelivered(): OutboundRecord[] {
-    return (this.#s?.undelivered.all() ?? []).map(toRecord);
+    const out: OutboundRecord[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = this.undeliveredPage({ cursor, limit: MAX_UNDELIVERED_PAGE });
+      out.push(...page.parts);
+      if (page.next === null) return out;
+      cursor = page.next;
+    }
   }
 
   #writable(operation: string) {

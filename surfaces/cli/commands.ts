@@ -286,10 +286,23 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     path: ['platforms', 'list'],
-    summary: 'paired chats, open pairing codes and undelivered replies',
-    usage: '[--json] [--state-dir D] [--config F]',
-    options: [JSON_OUT, ...STATE],
-    examples: ['snotra platforms list', 'snotra platforms list --json'],
+    summary:
+      'paired chats, open pairing codes and every undelivered reply part (failed, unknown or still to send)',
+    usage: '[--limit N] [--after CURSOR] [--json] [--state-dir D] [--config F]',
+    options: [
+      [
+        '--limit N',
+        'show at most N undelivered parts (1 to 1000), newest first; without it, all of them. A last line (JSON: "next") gives the cursor of the next page',
+      ],
+      ['--after CURSOR', 'the page after CURSOR (the "next" of the page before)'],
+      JSON_OUT,
+      ...STATE,
+    ],
+    examples: [
+      'snotra platforms list',
+      'snotra platforms list --json',
+      'snotra platforms list --limit 50 --json',
+    ],
     run: async (argv, io, cwd) =>
       (await import('./platforms.ts')).platformsCommand(['list', ...argv], io, cwd),
   },

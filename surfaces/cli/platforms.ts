@@ -1,23 +1,75 @@
-import { listPlatforms, pairAsLocalUser, unpairAsLocalUser } from '../../runtime/platforms/control.ts';
+import { parseArgs } from 'node:util';
+import {
+  BadCursorError,
+  MAX_UNDELIVERED_PAGE,
+  listPlatforms,
+  pairAsLocalUser,
+  unpairAsLocalUser,
+  type UndeliveredPaging,
+} from '../../runtime/platforms/control.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { parseStateArgs, stateDirOf } from './state-dir.ts';
 
 const USAGE =
-  'usage: snotra platforms list [--json]\n' +
+  'usage: snotra platforms list [--limit N] [--after CURSOR] [--json]\n' +
   '       snotra platforms pair ID CODE [--json]\n' +
   '       snotra platforms unpair ID CHAT [--json]\n' +
   '  (all take --state-dir D or --config F)';
 
+/** `--limit N` and `--after CURSOR` of `platforms list`, taken out of `args`; the rest is left to `parseStateArgs`. */
+function pagingArgs(args: string[]): { rest: string[]; paging: UndeliveredPaging } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { limit: { type: 'string' }, after: { type: 'string' } },
+      allowPositionals: true,
+      strict: false,
+      tokens: true,
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
+  }
+  const taken = new Set<number>();
+  for (const t of parsed.tokens ?? []) {
+    if (t.kind !== 'option' || (t.name !== 'limit' && t.name !== 'after')) continue;
+    if (t.value === undefined) throw new UsageError(`--${t.name} needs a value\n${USAGE}`);
+    taken.add(t.index);
+    if (!t.inlineValue) taken.add(t.index + 1);
+  }
+  const limitText = parsed.values.limit;
+  const afterText = parsed.values.after;
+  let limit: number | undefined;
+  if (typeof limitText === 'string') {
+    limit = Number(limitText);
+    if (!/^\d{1,4}$/.test(limitText) || limit < 1 || limit > MAX_UNDELIVERED_PAGE)
+      throw new UsageError(
+        `--limit: expected 1 to ${MAX_UNDELIVERED_PAGE}, got ${JSON.stringify(limitText)}\n${USAGE}`,
+      );
+  }
+  return {
+    rest: args.filter((_, i) => !taken.has(i)),
+    paging: { limit, after: typeof afterText === 'string' ? afterText : undefined },
+  };
+}
+
 /** `snotra platforms list|pair|unpair`: the platform chats as the local user manages them. */
 export async function platformsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  const { values, positionals } = parseStateArgs(rest, USAGE);
+  const paged = action === 'list' ? pagingArgs(rest) : { rest, paging: {} };
+  const { values, positionals } = parseStateArgs(paged.rest, USAGE);
   const stateDir = stateDirOf(values, cwd);
   switch (action) {
     case 'list': {
       if (positionals.length > 0) throw new UsageError(`platforms list takes no arguments\n${USAGE}`);
-      const view = listPlatforms(stateDir);
+      let view: ReturnType<typeof listPlatforms>;
+      try {
+        view = listPlatforms(stateDir, paged.paging);
+      } catch (err) {
+        if (err instanceof BadCursorError) throw new CommandFailure(err.code, `--after: ${err.message}`);
+        throw err;
+      }
       if (values.json) {
         io.stdout(`${JSON.stringify(view)}\n`);
         return ExitCode.ok;
@@ -33,6 +85,10 @@ export async function platformsCommand(argv: string[], io: CliIo, cwd: string): 
       for (const u of view.undelivered)
         io.stdout(
           `${oneLine(`undelivered: ${u.key} part ${u.part + 1}/${u.parts} ${u.status}: ${u.error ?? ''}`, 600)}\n`,
+        );
+      if (view.next !== null)
+        io.stdout(
+          `more undelivered: snotra platforms list --limit ${paged.paging.limit ?? MAX_UNDELIVERED_PAGE} --after ${view.next}\n`,
         );
       return ExitCode.ok;
     }

@@ -1,12 +1,14 @@
+import { setMaxListeners } from 'node:events';
 import type { InboundRecord, PlatformHost, Route, RunOutcome } from '../../runtime/platforms/host.ts';
 import { replyKey } from '../../runtime/platforms/host.ts';
 import type { PlatformConfig } from '../../runtime/config/schema.ts';
 import type { RunFeedEvent } from '../../runtime/events.ts';
 import { PlatformError, type PlatformAdapter } from './port.ts';
+import { SendPace, TELEGRAM_PACE, waitOn, type PaceLimits } from './send-pace.ts';
 import { splitMessage } from './split.ts';
 
-/** Most tries of one part the platform refused with "try again" (rate limit, server error). */
-const MAX_SEND_TRIES = 5;
+/** The key suffix of the one notice a chat gets after a reply to it failed for good. */
+const UNDELIVERED_NOTICE = ':undelivered-notice';
 /** How long a stop waits for requests in flight. */
 const STOP_GRACE_MS = 5_000;
 /** Tries to handle one message before it waits for the next start. */
@@ -56,6 +58,8 @@ export class PlatformGateway {
   /** Replies in flight: run id → the message it answers. */
   readonly #runs = new Map<string, InboundRecord>();
   #loop: Promise<void> | null = null;
+  /** The bot's send pace: its rate limits kept here, so replies wait instead of being refused. */
+  readonly #pace: SendPace;
   #unsubscribe: () => void = () => {};
 
   constructor(
@@ -63,7 +67,12 @@ export class PlatformGateway {
     private readonly config: PlatformConfig,
     private readonly adapter: PlatformAdapter,
     private readonly onRunEvent: (listener: (e: RunFeedEvent) => void) => () => void,
-  ) {}
+    pace: PaceLimits = TELEGRAM_PACE,
+  ) {
+    this.#pace = new SendPace(host.clock, pace);
+    // Every reply waiting for its turn listens for the stop: hundreds may wait under a rate limit.
+    setMaxListeners(0, this.#abort.signal);
+  }
 
   /** Resumes cut work and starts polling. */
   start(): void {
@@ -139,6 +148,13 @@ export class PlatformGateway {
     if (this.#handling.has(id)) return;
     this.#handling.add(id);
     try {
+      // A reply to this chat failed for good (blocked, chat not found) since it was last told: one notice first.
+      if (this.host.failedSinceNotice(rec, UNDELIVERED_NOTICE) > 0)
+        await this.#deliver(
+          rec,
+          `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}${UNDELIVERED_NOTICE}`,
+          'A reply could not be delivered to this chat earlier; it was not sent.',
+        );
       // The run is known before it starts: it may ask for an approval before `route` returns.
       const route: Route = await this.host.route(rec, (runId) => this.#runs.set(runId, rec));
       if (route.kind === 'ignore') return;
@@ -230,47 +246,89 @@ export class PlatformGateway {
     const parts = splitMessage(redacted, this.adapter.messageLimit).filter((p) => p.trim() !== '');
     if (parts.length === 0) parts.push('Done.');
     const log = this.host.logger;
+    // Parts already sent, failed or cut (a restart): never sent again.
+    const settled = new Set(this.host.replyParts(key).map((p) => p.part));
     for (const [i, part] of parts.entries()) {
       if (this.#abort.signal.aborted) return false;
-      const prior = this.host.beginPart({
-        key,
-        part: i,
-        parts: parts.length,
-        platformId: rec.platformId,
-        chatId: rec.chatId,
-      });
-      if (prior !== null) continue;
-      for (let attempt = 1; ; attempt++) {
-        if (this.#abort.signal.aborted) {
-          // Stopping before this try: the part surely was not sent, and the next start sends it.
-          this.host.releasePart(key, i);
-          return false;
-        }
-        const outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
-        if (outcome.status === 'sent') {
-          this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
-          break;
-        }
-        if (outcome.status === 'unknown') {
-          this.host.finishPart(key, i, { status: 'unknown', error: outcome.error });
-          log.warn(
-            { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
-            'platform: no answer to a reply part; it may not have arrived and is not resent',
-          );
-          break;
-        }
-        if (outcome.retryAfterMs === undefined || attempt >= MAX_SEND_TRIES) {
-          this.host.finishPart(key, i, { status: 'failed', error: outcome.error });
-          log.warn(
-            { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
-            'platform: a reply part was refused',
-          );
-          break;
-        }
-        await sleep(Math.min(outcome.retryAfterMs, MAX_BACKOFF_MS), this.#abort.signal);
-      }
+      if (settled.has(i)) continue;
+      const ended = await this.#sendPart({ ...rec, parts: parts.length }, key, i, part);
+      if (ended === 'stopped') return false;
     }
     log.info({ platform: rec.platformId, key, parts: parts.length }, 'platform: reply delivered');
     return true;
+  }
+
+  /**
+   * Sends one claimed part at the bot's pace until the platform takes it or ends it. A rate
+   * limit (429) holds the whole bot for its `retry_after` and the part tries again — however
+   * long that takes; other "try again" answers back off with jitter. Only a refusal without
+   * "try again" (403 blocked, 400 chat not found) ends the part `failed`; no answer ends it
+   * `unknown`. A stop before a try gives the part back (the next start sends it).
+   */
+  async #sendPart(
+    rec: { readonly platformId: string; readonly chatId: number; readonly parts: number },
+    key: string,
+    i: number,
+    part: string,
+  ): Promise<'ended' | 'stopped'> {
+    const log = this.host.logger;
+    const stop = this.#abort.signal;
+    for (let attempt = 1; ; attempt++) {
+      // The part waits unclaimed: a crash while it waits leaves nothing `sending`, and the next start sends it.
+      if (stop.aborted || !(await this.#pace.turn(rec.chatId, stop))) return 'stopped';
+      const prior = this.host.beginPart({
+        key,
+        part: i,
+        parts: rec.parts,
+        platformId: rec.platformId,
+        chatId: rec.chatId,
+      });
+      if (prior !== null) return 'ended';
+      const outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
+      if (outcome.status === 'sent') {
+        this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
+        return 'ended';
+      }
+      if (outcome.status === 'unknown') {
+        this.host.finishPart(key, i, { status: 'unknown', error: outcome.error });
+        log.warn(
+          { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
+          'platform: no answer to a reply part; it may not have arrived and is not resent',
+        );
+        return 'ended';
+      }
+      if (outcome.retryAfterMs === undefined) {
+        this.host.finishPart(key, i, { status: 'failed', error: outcome.error });
+        log.warn(
+          { platform: rec.platformId, key, part: i, err: this.host.redact(outcome.error) },
+          'platform: a reply part was refused for good',
+        );
+        return 'ended';
+      }
+      // Surely not sent: given back until its next turn.
+      this.host.releasePart(key, i);
+      if (outcome.rateLimited === true) {
+        this.#pace.hold(outcome.retryAfterMs);
+        if (attempt === 1 || attempt % 10 === 0)
+          log.info(
+            { platform: rec.platformId, key, part: i, attempt, retryAfterMs: outcome.retryAfterMs },
+            'platform: rate limited; the reply waits its turn',
+          );
+        continue;
+      }
+      const wait = this.#pace.backoff(attempt);
+      log.warn(
+        {
+          platform: rec.platformId,
+          key,
+          part: i,
+          attempt,
+          retryInMs: Math.round(wait),
+          err: this.host.redact(outcome.error),
+        },
+        'platform: a reply part was not taken; trying again',
+      );
+      await waitOn(this.host.clock, wait, stop);
+    }
   }
 }

@@ -10,7 +10,13 @@ export type SendOutcome =
    * The platform answered no, or the request never left this machine: nothing was sent.
    * `retryAfterMs` when trying again later may work (rate limit, a server error).
    */
-  | { readonly status: 'not_sent'; readonly error: string; readonly retryAfterMs?: number }
+  | {
+      readonly status: 'not_sent';
+      readonly error: string;
+      readonly retryAfterMs?: number;
+      /** The platform's rate limit (429): `retryAfterMs` is its `retry_after`, for the whole bot. */
+      readonly rateLimited?: boolean;
+    }
   /** The request may have reached the platform but no answer came: it may or may not exist. */
   | { readonly status: 'unknown'; readonly error: string };
 

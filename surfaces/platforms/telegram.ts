@@ -171,6 +171,7 @@ export class TelegramAdapter implements PlatformAdapter {
         status: 'not_sent',
         error: `telegram sendMessage: ${answer.status} ${answer.description}`,
         ...(retry ? { retryAfterMs: answer.retryAfterMs ?? 2_000 } : {}),
+        ...(answer.status === 429 ? { rateLimited: true } : {}),
       };
     }
     if (NEVER_SENT.has(answer.code))

@@ -5,6 +5,7 @@ import { grantOptions } from '../../runtime/approvals/grant-options.ts';
 import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
 import { ClusterDecisionError } from '../../runtime/control/inbox.ts';
 import { graphOf } from '../../runtime/viz/machines.ts';
+import { BadCursorError, MAX_UNDELIVERED_PAGE } from '../../runtime/platforms/control.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError, sendJson } from './errors.ts';
 
@@ -67,6 +68,7 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'actors'], handler: actors },
   { method: 'GET', pattern: ['v1', 'goals'], handler: goals },
   { method: 'POST', pattern: ['v1', 'goals', null, null], handler: goalControl },
+  { method: 'GET', pattern: ['v1', 'platforms', 'undelivered'], handler: undelivered },
 ];
 
 /** The body of a goal control: an empty JSON object (JSON, so a browser must pass CORS first). */
@@ -241,6 +243,31 @@ function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, 
 
 function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
   reply(ctx, res, 200, ctx.runtime.actors());
+}
+
+/**
+ * `GET /v1/platforms/undelivered?limit=N&after=CURSOR`: reply parts not delivered (failed,
+ * unknown, still to send), newest first, a page of `limit` (1 to 1000, default 100) with the
+ * cursor of the next (`next`, null on the last page).
+ */
+function undelivered(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): void {
+  const query = new URL(req.url ?? '/', 'http://sidecar').searchParams;
+  const limitText = query.get('limit') ?? '100';
+  const limit = Number(limitText);
+  if (!/^\d{1,4}$/.test(limitText) || limit < 1 || limit > MAX_UNDELIVERED_PAGE)
+    throw new SidecarError(400, 'bad_query', `limit: expected 1 to ${MAX_UNDELIVERED_PAGE}`);
+  let page;
+  try {
+    page = ctx.runtime.store.platforms.outbound.undeliveredPage({
+      cursor: query.get('after') ?? undefined,
+      limit,
+    });
+  } catch (err) {
+    if (err instanceof BadCursorError)
+      throw new SidecarError(400, err.code, 'after: not a cursor of this list');
+    throw err;
+  }
+  reply(ctx, res, 200, { undelivered: page.parts, next: page.next });
 }
 
 function goals(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {

@@ -281,7 +281,7 @@ describe('MCP server process trees', () => {
     }
   }, 120_000);
 
-  it('a server that sends a message over the line limit is ended and reported, the call fails without a retry', async () => {
+  it('a message over the line limit is dropped as it streams: the call fails mcp_invalid_response without a retry, the server goes on', async () => {
     const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
     const env = await createPolicyEnvironment(fx.loaded);
     const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
@@ -325,15 +325,12 @@ describe('MCP server process trees', () => {
             secrets: { resolve: async () => '' },
           },
         ),
-      ).rejects.toMatchObject({ code: 'mcp_server_crashed' });
-      const status = await eventually(
-        () => (host.status()[0]?.state === 'crashed' ? host.status()[0] : null),
-        30_000,
-        'crashed',
-      );
-      expect(status.lastError).toEqual({
+      ).rejects.toMatchObject({ code: 'mcp_invalid_response' });
+      const status = host.status()[0];
+      expect(status?.state).toBe('ready');
+      expect(status?.lastError).toEqual({
         code: 'mcp_invalid_response',
-        message: 'the server sent a message longer than 65536 bytes; the server was ended',
+        message: 'the server sent a message longer than 65536 bytes; it was discarded',
       });
       expect(hostileLog(fx.project).filter((l) => l.startsWith('call huge'))).toHaveLength(1);
     } finally {

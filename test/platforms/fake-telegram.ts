@@ -6,6 +6,8 @@ export interface SentMessage {
   readonly chatId: number;
   readonly text: string;
   readonly messageId: number;
+  /** When the fake took it (ms since the epoch). */
+  readonly at: number;
 }
 
 interface Update {
@@ -43,6 +45,16 @@ export class FakeTelegram {
   held: { chatId: number; text: string } | null = null;
   /** How many of the next `sendMessage` requests get 429 Too Many Requests (retry after 1 s). */
   rateLimitNext = 0;
+  /**
+   * Telegram's documented limit for a bot, when set: a `sendMessage` beyond this many accepted
+   * in the last second gets 429 with `retry_after: 1`.
+   */
+  sendsPerSecond: number | null = null;
+  /** `sendMessage` requests refused with 429 (either way). */
+  rateLimited = 0;
+  /** Chats that blocked the bot: `sendMessage` to them gets 403. */
+  readonly blocked = new Set<number>();
+  readonly #accepted: number[] = [];
   readonly #server: Server;
   #pending: Update[] = [];
   #nextUpdate = 700_000 + Math.floor(Math.random() * 1000);
@@ -198,8 +210,13 @@ export class FakeTelegram {
     const text = typeof params.text === 'string' ? params.text : '';
     if (text.trim() === '') return this.#error(res, 400, 'Bad Request: message text is empty');
     if (text.length > TELEGRAM_LIMIT) return this.#error(res, 400, 'Bad Request: message is too long');
-    if (this.rateLimitNext > 0) {
-      this.rateLimitNext--;
+    if (this.blocked.has(chatId)) return this.#error(res, 403, 'Forbidden: bot was blocked by the user');
+    const now = Date.now();
+    while (this.#accepted.length > 0 && (this.#accepted[0] as number) <= now - 1000) this.#accepted.shift();
+    const overLimit = this.sendsPerSecond !== null && this.#accepted.length >= this.sendsPerSecond;
+    if (this.rateLimitNext > 0 || overLimit) {
+      if (!overLimit) this.rateLimitNext--;
+      this.rateLimited++;
       return this.#reply(res, 429, {
         ok: false,
         error_code: 429,
@@ -213,7 +230,8 @@ export class FakeTelegram {
       return; // Never answered: the sender cannot know whether it arrived.
     }
     const messageId = this.#nextSent++;
-    this.sent.push({ chatId, text, messageId });
+    this.#accepted.push(now);
+    this.sent.push({ chatId, text, messageId, at: now });
     this.#reply(res, 200, {
       ok: true,
       result: {

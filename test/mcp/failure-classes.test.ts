@@ -1,0 +1,170 @@
+/**
+ * The three ways an MCP call can fail without the tool's own error, told apart against a real
+ * server built with the SDK (test/fixtures/mcp-sdk-fragile.mjs) in the OS sandbox:
+ * an answer over the line limit is `mcp_invalid_response` (dropped as it streams, never held
+ * whole; the server goes on), a server that dies with the call in flight is `mcp_server_crashed`
+ * (outcome unknown), and a call that never reached it — waiting behind the call that crashed it,
+ * or made while it restarts — is `mcp_server_unavailable` (not run: a retry runs it once).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpHost } from '../../actors/mcp/index.ts';
+import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
+import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
+import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { ProcessSupervisor } from '../../runtime/processes/index.ts';
+import { createSecretResolver } from '../../runtime/secrets/index.ts';
+import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
+import { Redactor } from '../../store/index.ts';
+import { REPO, eventually, mcpFixture, type McpFixture } from './support.ts';
+
+const FRAGILE = join(REPO, 'test/fixtures/mcp-sdk-fragile.mjs');
+
+interface Started {
+  readonly fx: McpFixture;
+  readonly host: McpHost;
+  readonly call: (tool: string, args: Record<string, unknown>) => Promise<unknown>;
+  readonly log: () => string[];
+}
+
+let cleanup: (() => Promise<void>) | null = null;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = null;
+});
+
+async function start(limits: Record<string, number>): Promise<Started> {
+  const fx = mcpFixture(
+    (project) => ({
+      mcp: {
+        servers: {
+          f: {
+            command: process.execPath,
+            args: [FRAGILE],
+            env: { FRAGILE_LOG: join(project, 'fragile.log') },
+            network: false,
+          },
+        },
+      },
+    }),
+    'unused-secret-fragile',
+  );
+  const env = await createPolicyEnvironment(fx.loaded);
+  const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
+  const registry = registryFromConfig(fx.loaded);
+  const redactor = new Redactor();
+  const host = createRuntimeMcpHost({
+    config: fx.loaded.config,
+    registry,
+    supervisor,
+    secrets: createSecretResolver(new MemorySecretStore({}), redactor),
+    redactor,
+    roots: () => [
+      { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
+    ],
+    limits,
+  });
+  cleanup = async () => {
+    await host.stop();
+    await supervisor.shutdown();
+    fx.cleanup();
+  };
+  await host.start();
+  const call = (tool: string, args: Record<string, unknown>): Promise<unknown> => {
+    const listed = registry.get(`mcp:f:${tool}`);
+    const digest = listed?.status === 'ok' ? listed.digest : undefined;
+    const executor = host.executor(`mcp:f:${tool}`);
+    if (executor === undefined) throw new Error(`no executor for ${tool}`);
+    return executor.execute(args, {
+      runId: 'r',
+      callId: `c-${tool}`,
+      idempotencyKey: 'k',
+      decision: {
+        decision: 'allow',
+        reason: 'session_approval',
+        risk: 'external',
+        rule: { id: 's', source: 'session-approval' },
+        targets: [],
+        humanRequired: false,
+        step: 7,
+        ...(digest ? { toolDigest: digest } : {}),
+      },
+      roots: [],
+      paths: env.paths,
+      signal: new AbortController().signal,
+      secrets: { resolve: async () => '' },
+    });
+  };
+  const file = join(fx.project, 'fragile.log');
+  const log = (): string[] =>
+    existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  return { fx, host, call, log };
+}
+
+const ready = (host: McpHost): Promise<unknown> =>
+  eventually(() => host.status()[0]?.state === 'ready', 60_000, 'server ready');
+
+describe('MCP call failures, told apart (a real SDK server)', () => {
+  it('a 50 MB answer is mcp_invalid_response, dropped as it streams (never held whole); the server goes on', async () => {
+    const s = await start({ maxLineBytes: 1024 * 1024 });
+    await ready(s.host);
+    const pid = s.host.status()[0]?.pid;
+    const before = process.memoryUsage();
+    let peak = 0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peak = Math.max(peak, m.arrayBuffers - before.arrayBuffers + (m.heapUsed - before.heapUsed));
+    }, 5);
+    const bytes = 50 * 1024 * 1024;
+    try {
+      await expect(s.call('big', { bytes })).rejects.toMatchObject({
+        code: 'mcp_invalid_response',
+        message: expect.stringContaining('over the size limit'),
+      });
+    } finally {
+      clearInterval(sampler);
+    }
+    // Buffering it whole would hold its 50 MB at least twice (the bytes, then the text); what
+    // grew is read chunks not yet collected, never the message.
+    expect(peak).toBeLessThan(bytes);
+    expect(s.log().filter((l) => l.startsWith('call big'))).toEqual([`call big ${bytes}`]);
+    // Not a crash: the same process answers the next call, and its status says what happened.
+    await expect(s.call('echo', { text: 'after' })).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'echo after' }],
+    });
+    expect(s.host.status()[0]).toMatchObject({ state: 'ready', pid, restarts: 0 });
+    expect(s.host.status()[0]?.lastError?.code).toBe('mcp_invalid_response');
+  }, 120_000);
+
+  it('a server that dies with the call in flight is mcp_server_crashed; the call queued behind it is mcp_server_unavailable and never reached it', async () => {
+    const s = await start({ restartBaseMs: 1500, restartMaxMs: 1500 });
+    await ready(s.host);
+    // The crash call takes the server's one call slot; the echo waits behind it, in the runtime.
+    const crash = s.call('crash', {});
+    const queued = s.call('echo', { text: 'queued' });
+    const [crashed, unavailable] = await Promise.allSettled([crash, queued]);
+    expect(crashed).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'mcp_server_crashed', message: expect.stringContaining('outcome is unknown') },
+    });
+    expect(unavailable).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'mcp_server_unavailable', message: expect.stringContaining('did not run') },
+    });
+    // While it restarts, a new call does not reach it either.
+    await expect(s.call('echo', { text: 'down' })).rejects.toMatchObject({ code: 'mcp_server_unavailable' });
+    // The server's own journal: the crash call arrived, neither echo did.
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call crash']);
+    // Safe to retry: once it is back, the same call runs, once.
+    await eventually(
+      () => s.host.status()[0]?.restarts === 1 && s.host.status()[0]?.state === 'ready',
+      60_000,
+      'restarted',
+    );
+    await expect(s.call('echo', { text: 'queued' })).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'echo queued' }],
+    });
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call crash', 'call echo queued']);
+  }, 120_000);
+});
