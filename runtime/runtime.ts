@@ -11,6 +11,7 @@ import type { ModelProvider } from '../actors/model/provider.ts';
 import type { SecretResolver, ToolExecutor } from '../actors/tools/types.ts';
 import { agentMachine, type AgentMessage } from '../machines/agent/machine.ts';
 import type { RunContext, RunOutcome } from '../machines/run/types.ts';
+import { makeRunId, makeSessionId, parseIterationMessageId } from '../machines/run/run-id.ts';
 import type { ToolRegistry } from '../policy/registry.ts';
 import type { Interaction } from '../policy/risk.ts';
 import {
@@ -454,8 +455,8 @@ export class Runtime {
       startRun: (agentId, messageId, text) =>
         rt.send(agentId, {
           messageId,
-          sessionId: `goal:${messageId.split(':')[1] ?? messageId}`,
-          taskId: `goal:${messageId.split(':')[1] ?? messageId}`,
+          sessionId: makeSessionId('goal', parseIterationMessageId(messageId)?.goalId ?? messageId),
+          taskId: makeSessionId('goal', parseIterationMessageId(messageId)?.goalId ?? messageId),
           parentRunId: null,
           surface: GOAL_SURFACE,
           interaction: 'unattended',
@@ -551,11 +552,11 @@ export class Runtime {
     opts: { sessionId?: string; interaction?: Interaction } = {},
   ): Promise<{ runId: string; outcome: RunOutcome }> {
     const messageId = randomUUID();
-    const runId = `${agentId}:${messageId}`;
+    const runId = makeRunId(agentId, messageId);
     const done = new Promise<RunOutcome>((resolve) => this.#waiters.set(runId, resolve));
     await this.send(agentId, {
       messageId,
-      sessionId: opts.sessionId ?? `chat:${messageId}`,
+      sessionId: opts.sessionId ?? makeSessionId('chat', messageId),
       taskId: null,
       parentRunId: null,
       surface: 'chat',
@@ -581,14 +582,14 @@ export class Runtime {
     const messageId = opts.messageId ?? randomUUID();
     await this.send(agentId, {
       messageId,
-      sessionId: `task:${taskId}`,
+      sessionId: makeSessionId('task', taskId),
       taskId,
       parentRunId: null,
       surface: 'scheduled',
       interaction: 'unattended',
       text,
     });
-    return `${agentId}:${messageId}`;
+    return makeRunId(agentId, messageId);
   }
 
   /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
@@ -637,7 +638,7 @@ export class Runtime {
     }
     await this.queue.publishAndStart(agentId, message, local);
     // Started here: resolved once its first state is stored too (a caller may read it at once).
-    const runId = `${agentId}:${message.messageId}`;
+    const runId = makeRunId(agentId, message.messageId);
     if (this.runs.isLive(runId)) await this.runs.stored(runId);
   }
 
@@ -710,10 +711,10 @@ export class Runtime {
    */
   async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
     const messageId = randomUUID();
-    const runId = `${agentId}:${messageId}`;
+    const runId = makeRunId(agentId, messageId);
     await this.send(agentId, {
       messageId,
-      sessionId: opts.sessionId ?? `cli:${messageId}`,
+      sessionId: opts.sessionId ?? makeSessionId('cli', messageId),
       taskId: opts.taskId ?? null,
       parentRunId: null,
       surface: opts.surface ?? 'cli',
@@ -906,7 +907,7 @@ export class Runtime {
     ).start();
     this.#agents.set(agentId, actor);
     const handle = async (message: Omit<AgentMessage, 'type'>): Promise<Verdict> => {
-      const runId = `${agentId}:${message.messageId}`;
+      const runId = makeRunId(agentId, message.messageId);
       if (this.runs.isLive(runId) || this.store.snapshots.has(runId)) return 'ack';
       const refusedBefore = actor.getSnapshot().context.refused;
       actor.send({ type: 'MESSAGE', ...message });

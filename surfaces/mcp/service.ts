@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../../runtime/runtime.ts';
+import { parseRunId } from '../../runtime/index.ts';
 import { MCP_SURFACE, type InboxEntryView, type RunView } from './schemas.ts';
 
 /** A request of an MCP client that names something this surface does not have or show. */
@@ -108,7 +109,7 @@ export class McpSurface {
     if (stored === null && submitted) {
       return {
         runId,
-        agent: runId.split(':')[0] as string,
+        agent: parseRunId(runId)?.agentId ?? runId,
         status: 'queued',
         outcome: null,
         pendingApprovals: [],
