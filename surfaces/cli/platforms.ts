@@ -1,4 +1,4 @@
-import { listPlatforms, pairAsLocalUser, unpairAsLocalUser } from '../../runtime/platforms/control.ts';
+import { listPlatforms, pairAsLocalUser, unpairAsLocalUser } from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { parseStateArgs, stateDirOf } from './state-dir.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command, CommanderError } from 'commander';
-import { didYouMean } from '../../runtime/config/suggest.ts';
+import { didYouMean } from '../../runtime/index.ts';
 import { COMMAND_SPECS, GROUPS, flagNames, type CommandSpec } from './commands.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { packageFile } from './package-root.ts';

@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../../runtime/config/load.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
-import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import {
+  LOG_LEVELS,
+  type LogLevel,
+  modelFromConfig,
+  resolveConfig,
+  Runtime,
+  secretStoreFromConfig,
+} from '../../runtime/index.ts';
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
 import { startPlatforms, type Platforms } from '../platforms/index.ts';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Runtime } from '../../runtime/runtime.ts';
-import { parseRunId } from '../../runtime/index.ts';
+import { parseRunId, type Runtime } from '../../runtime/index.ts';
 import { MCP_SURFACE, type InboxEntryView, type RunView } from './schemas.ts';
 
 /** A request of an MCP client that names something this surface does not have or show. */

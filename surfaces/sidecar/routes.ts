@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { approvalPreview } from '../../runtime/approvals/preview.ts';
-import { grantOptions } from '../../runtime/approvals/grant-options.ts';
-import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
-import { ClusterDecisionError } from '../../runtime/control/inbox.ts';
-import { graphOf } from '../../runtime/viz/machines.ts';
+import {
+  approvalPreview,
+  ClusterDecisionError,
+  GrantNotEligibleError,
+  grantOptions,
+  graphOf,
+  type Runtime,
+} from '../../runtime/index.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError, sendJson } from './errors.ts';
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Runtime } from '../../runtime/index.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, tokenMatches, type Peers } from './auth.ts';
 import { SidecarError, sendError, sendJson, BASE_HEADERS } from './errors.ts';
 import { EventHub } from './hub.ts';

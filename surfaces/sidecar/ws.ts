@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type * as WsLibrary from 'ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Runtime } from '../../runtime/index.ts';
 import { checkHost, checkOrigin, checkToken, tokenMatches, wsTokenOf, type Peers } from './auth.ts';
 import { SidecarError, rawErrorResponse } from './errors.ts';
 import type { EventHub } from './hub.ts';
