@@ -31,8 +31,16 @@ export type { RunIdParts } from '../machines/run/run-id.ts';
 export type { RunOutcome } from '../machines/run/types.ts';
 export type { RunFeedEvent } from './events.ts';
 export type { ActorEvent, ActorFields, ActorNode, ActorTreeSnapshot } from './inspect/index.ts';
-export { approvalPreview } from './approvals/preview.ts';
-export { grantOptions } from './approvals/grant-options.ts';
+export type { ApprovalDetails } from './approvals/approval-details.ts';
+export type { ApprovalPreview } from './approvals/preview.ts';
+export type {
+  AgentView,
+  ApprovalView,
+  ReadModels,
+  RunAuditView,
+  RunView,
+  StoredRunView,
+} from './read/read-models.ts';
 
 // A state dir read and changed from another process (the CLI's control commands).
 export {

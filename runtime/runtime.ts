@@ -42,6 +42,8 @@ import { agentPolicyContext } from './policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from './policy/environment.ts';
 import { registryFromConfig } from './policy/registry-from-config.ts';
 import { RunHost } from './runs/run-host.ts';
+import { storedOutcome } from './runs/stored-run.ts';
+import { ReadModels } from './read/read-models.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS, resumeBounded, type BootResume } from './runs/boot-resume.ts';
 import { createSecretResolver, registerKnownSecrets, type SecretStore } from './secrets/index.ts';
 import { AuthorityState } from './authority.ts';
@@ -221,6 +223,7 @@ export class Runtime {
   #delegation!: Delegation;
   #feed!: RunFeed;
   #inspector!: Inspector;
+  #read!: ReadModels;
   #goals!: GoalHost;
   readonly #goalListeners = new Set<(goal: GoalRecord) => void>();
   #platforms!: PlatformHost;
@@ -427,16 +430,23 @@ export class Runtime {
     // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
     undo.length = 0;
     undo.push(() => rt.stop());
-    rt.#feed = new RunFeed(
-      store.redactor,
+    const details = {
       registry,
-      now,
-      logger,
-      () => rt.#roots().find((r) => r.primary)?.path ?? null,
-    );
+      redactor: store.redactor,
+      primaryRoot: () => rt.#roots().find((r) => r.primary)?.path ?? null,
+    };
+    rt.#feed = new RunFeed(details, now, logger);
     rt.#feed.on((e) => logRunEvent(logger, e));
     if (options.onRunEvent !== undefined) rt.#feed.on(options.onRunEvent);
     rt.#authority = new AuthorityState(loaded, registry, store);
+    rt.#read = new ReadModels({
+      ...details,
+      store,
+      loaded,
+      mode: (agentId) => rt.#authority.mode(agentId),
+      contextOf: (runId) => runs.contextOf(runId),
+      sandbox: policyEnv.sandbox,
+    });
     rt.#delegation = new Delegation(
       loaded,
       store,
@@ -540,6 +550,11 @@ export class Runtime {
     return this.#cluster;
   }
 
+  /** What surfaces read: typed, redacted views of agents, approvals, runs, audit and goals. */
+  get read(): ReadModels {
+    return this.#read;
+  }
+
   /** The MCP client host (configured servers, their status and tools), or null when none is configured. */
   get mcp(): McpHost | null {
     return this.tools?.mcp ?? null;
@@ -602,8 +617,7 @@ export class Runtime {
       stored !== null &&
       (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'denied')
     ) {
-      const ctx = (stored.snapshot as { context?: RunContext }).context;
-      return Promise.resolve(ctx?.outcome ?? { status: stored.status, reason: 'stored' });
+      return Promise.resolve(storedOutcome(stored) ?? { status: stored.status, reason: 'stored' });
     }
     return new Promise((resolve) => {
       const prev = this.#waiters.get(runId);

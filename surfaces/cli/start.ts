@@ -71,6 +71,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       throw err;
     }
     if (received === null) {
+      const sandbox = runtime.read.sandbox();
       io.stdout(
         `${JSON.stringify({
           event: 'ready',
@@ -82,10 +83,8 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
           sidecar: sidecar?.url ?? null,
           platforms: loaded.config.surfaces.platforms.map((p) => p.id),
           // The OS sandbox shell and git children run in; without one, why (and allow-mode shell asks a human).
-          sandbox: runtime.policyEnv.sandbox.name,
-          ...(runtime.policyEnv.sandbox.name === 'none'
-            ? { sandboxReason: runtime.policyEnv.sandbox.reason }
-            : {}),
+          sandbox: sandbox.name,
+          ...(sandbox.reason === undefined ? {} : { sandboxReason: sandbox.reason }),
         })}\n`,
       );
     }

@@ -60,7 +60,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const limits = limitsOf(options.limits);
   const rate = new RateLimiter(limits.requestsPerMinute);
   const gate = new ConnectionGate(limits.connections);
-  const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.store.redactor.redact(v));
+  const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.read.redact(v));
   const offRuns = runtime.onRunEvent((e) => hub.publish(e));
   const offActors = runtime.onActorEvent((e) => hub.publish(e));
   const offFeed = () => {

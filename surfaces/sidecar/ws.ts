@@ -98,7 +98,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
       ws.close(1008, 'client lagging');
       return;
     }
-    ws.send(JSON.stringify(options.runtime.store.redactor.redact(msg)));
+    ws.send(JSON.stringify(options.runtime.read.redact(msg)));
   };
   const unsubscribe = options.hub.subscribe((e) => send({ type: 'event', seq: e.seq, event: e.event }));
   ws.on('close', () => {
@@ -124,7 +124,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
             'expected {"type":"chat","agent","text","sessionId"?}',
           );
         const m = r.data;
-        if (!Object.hasOwn(options.runtime.loaded.config.agents, m.agent)) {
+        if (!options.runtime.read.hasAgent(m.agent)) {
           throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(m.agent)} in the config`);
         }
         const runId = await options.runtime.submit(m.agent, m.text, {
