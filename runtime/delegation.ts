@@ -17,7 +17,7 @@ import {
 } from '../policy/delegation/index.ts';
 import type { ToolRegistry } from '../policy/registry.ts';
 import type { Store } from '../store/index.ts';
-import type { AuthorityState } from './authority.ts';
+import type { AuthorityState } from './authority/authority-state.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { PolicyEnvironment } from './policy/environment.ts';
 import type { RunHost } from './runs/run-host.ts';
