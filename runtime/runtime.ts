@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { McpHost } from '../actors/mcp/index.ts';
 import type { AgentMessage } from '../machines/agent/machine.ts';
 import { makeRunId, makeSessionId } from '../machines/run/run-id.ts';
 import type { RunOutcome } from '../machines/run/types.ts';
-import type { ToolRegistry } from '../policy/registry.ts';
 import type { Interaction, Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
 import type {
@@ -16,26 +14,18 @@ import type {
   GoalControl,
   GoalRecord,
   IterationRecord,
-  Store,
 } from '../store/index.ts';
-import type { AgentQueue } from './agent-queue.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
-import type { ApprovalService } from './approvals/approval-service.ts';
 import { assemble, type RuntimeParts, type UndoStep } from './boot/assemble.ts';
 import type { RuntimeOptions, SubmitOptions } from './boot/options.ts';
 import { startServices, type Services } from './boot/services.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
-import type { Bus } from './bus/index.ts';
-import type { ClusterNode } from './cluster/index.ts';
-import type { LoadedConfig } from './config/load.ts';
 import { ClusterDecisionError } from './control/inbox.ts';
+import { registerInternals } from './internals.ts';
 import type { RunFeedListener } from './events.ts';
 import type { ActorEvent, ActorTreeSnapshot } from './inspect/index.ts';
-import type { RuntimeKinds } from './messages.ts';
 import type { PlatformHost } from './platforms/host.ts';
-import type { PolicyEnvironment } from './policy/environment.ts';
 import type { ReadModels } from './read/read-models.ts';
-import type { RunHost } from './runs/run-host.ts';
 import type { ApprovalListener } from './runs/run-router.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
@@ -88,7 +78,9 @@ export class Runtime {
     }
     const undo: UndoStep[] = [];
     try {
-      const rt = new Runtime(await assemble(options, undo));
+      const parts = await assemble(options, undo);
+      const rt = new Runtime(parts);
+      registerInternals(rt, parts);
       // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
       undo.length = 0;
       undo.push(() => rt.stop());
@@ -97,7 +89,7 @@ export class Runtime {
         options.syncIntervalMs ?? 1000,
         (agentId, taskId, text, messageId) => rt.runTask(agentId, taskId, text, { messageId }),
       );
-      await rt.#parts.cluster?.attach(rt);
+      await parts.cluster?.attach({ store: parts.store, runs: parts.runs, approvals: parts.approvals });
       rt.#lock = lock;
       return rt;
     } catch (err) {
@@ -338,41 +330,8 @@ export class Runtime {
     this.#lock?.release();
   }
 
-  // Internals kept reachable for the cluster node and for tests (see runtime/testing.ts).
-  get loaded(): LoadedConfig {
-    return this.#parts.loaded;
-  }
+  /** The runtime's logger (redacted): surfaces log through it. */
   get logger(): Logger {
     return this.#parts.logger;
-  }
-  get store(): Store {
-    return this.#parts.store;
-  }
-  get bus(): Bus<RuntimeKinds> {
-    return this.#parts.bus;
-  }
-  get queue(): AgentQueue {
-    return this.#parts.queue;
-  }
-  get registry(): ToolRegistry {
-    return this.#parts.registry;
-  }
-  get policyEnv(): PolicyEnvironment {
-    return this.#parts.policyEnv;
-  }
-  get runs(): RunHost {
-    return this.#parts.runs;
-  }
-  get approvals(): ApprovalService {
-    return this.#parts.approvals;
-  }
-  get cluster(): ClusterNode | null {
-    return this.#parts.cluster;
-  }
-  get mcp(): McpHost | null {
-    return this.#parts.tools?.mcp ?? null;
-  }
-  actorBus(agentId: string): Promise<Bus<RuntimeKinds> | null> {
-    return this.#parts.agents.actorBus(agentId);
   }
 }

@@ -6,6 +6,7 @@ import {
   resolveConfig,
   Runtime,
   secretStoreFromConfig,
+  type LoadedConfig,
 } from '../../runtime/index.ts';
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
@@ -103,7 +104,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
 /** Starts the sidecar unless `sidecar.enabled` is false. */
 function sidecarOf(
   runtime: Runtime,
-  config: Runtime['loaded']['config']['sidecar'],
+  config: LoadedConfig['config']['sidecar'],
   token: string,
 ): Promise<Sidecar | null> {
   if (!config.enabled) return Promise.resolve(null);
