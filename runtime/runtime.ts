@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { AgentMessage } from '../machines/agent/machine.ts';
-import { makeRunId, makeSessionId } from '../machines/run/run-id.ts';
+import { makeRunId } from '../machines/run/run-id.ts';
 import type { RunOutcome } from '../machines/run/types.ts';
 import type { Interaction, Mode } from '../policy/risk.ts';
 import type { WorkspaceRoot } from '../policy/roots.ts';
@@ -19,13 +17,16 @@ import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './appr
 import { assemble, type RuntimeParts, type UndoStep } from './boot/assemble.ts';
 import type { RuntimeOptions, SubmitOptions } from './boot/options.ts';
 import { startServices, type Services } from './boot/services.ts';
+import { shutdown } from './boot/shutdown.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
-import { ClusterDecisionError } from './control/inbox.ts';
+import { refuseLocalDecisionInCluster } from './approvals/cluster-refusal.ts';
+import type { ClusterNode } from './cluster/index.ts';
+import { chatMessage, submitMessage, taskMessage } from './agents/messages.ts';
 import { registerInternals } from './internals.ts';
 import type { RunFeedListener } from './events.ts';
 import type { ActorEvent, ActorTreeSnapshot } from './inspect/index.ts';
 import type { PlatformHost } from './platforms/host.ts';
-import type { ReadModels } from './read/read-models.ts';
+import type { GoalView, ReadModels } from './read/read-models.ts';
 import type { ApprovalListener } from './runs/run-router.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
@@ -41,6 +42,7 @@ export {
 export type { ApprovalListener } from './runs/run-router.ts';
 export { GrantNotEligibleError, type GrantScope };
 export type { GoalAction, GoalControl, GoalRecord, IterationRecord };
+export type { GoalView } from './read/read-models.ts';
 
 /**
  * The Snotra runtime: store, bus, policy, agents, runs and approvals wired together. Start it
@@ -115,15 +117,7 @@ export class Runtime {
     const messageId = randomUUID();
     const runId = makeRunId(agentId, messageId);
     const done = this.#parts.router.waitForRun(runId);
-    await this.send(agentId, {
-      messageId,
-      sessionId: opts.sessionId ?? makeSessionId('chat', messageId),
-      taskId: null,
-      parentRunId: null,
-      surface: 'chat',
-      interaction: opts.interaction ?? 'attended',
-      text,
-    });
+    await this.send(agentId, chatMessage(messageId, text, opts));
     return { runId, outcome: await done };
   }
 
@@ -133,15 +127,7 @@ export class Runtime {
    */
   async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
     const messageId = randomUUID();
-    await this.send(agentId, {
-      messageId,
-      sessionId: opts.sessionId ?? makeSessionId('cli', messageId),
-      taskId: opts.taskId ?? null,
-      parentRunId: null,
-      surface: opts.surface ?? 'cli',
-      interaction: opts.interaction ?? 'attended',
-      text,
-    });
+    await this.send(agentId, submitMessage(messageId, text, opts));
     return makeRunId(agentId, messageId);
   }
 
@@ -158,15 +144,7 @@ export class Runtime {
     opts: { messageId?: string } = {},
   ): Promise<string> {
     const messageId = opts.messageId ?? randomUUID();
-    await this.send(agentId, {
-      messageId,
-      sessionId: makeSessionId('task', taskId),
-      taskId,
-      parentRunId: null,
-      surface: 'scheduled',
-      interaction: 'unattended',
-      text,
-    });
+    await this.send(agentId, taskMessage(messageId, taskId, text));
     return makeRunId(agentId, messageId);
   }
 
@@ -190,7 +168,7 @@ export class Runtime {
    * changes nothing. A denial's `reason` reaches the model in its `tool.denied` observation.
    */
   decide(approvalId: string, decision: ApprovalDecision, user: string, reason?: string): DecideResult {
-    this.#refuseLocalDecisionInCluster('decide');
+    refuseLocalDecisionInCluster(this.#parts.cluster, 'decide');
     return this.#parts.approvals.decide(approvalId, decision, user, reason);
   }
 
@@ -216,7 +194,7 @@ export class Runtime {
    * GrantNotEligibleError and decides nothing.
    */
   approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult {
-    this.#refuseLocalDecisionInCluster('approveWithGrant');
+    refuseLocalDecisionInCluster(this.#parts.cluster, 'approveWithGrant');
     const { store, registry, approvals, runs, clock } = this.#parts;
     const deps = {
       store,
@@ -226,20 +204,6 @@ export class Runtime {
       clock: () => clock.now(),
     };
     return approveWithGrant(deps, approvalId, scope, user);
-  }
-
-  /**
-   * Cluster mode: a decision written to this node's store alone would not be single use across
-   * nodes, so the synchronous forms refuse; `decideAsync` decides through the cluster.
-   */
-  #refuseLocalDecisionInCluster(what: 'decide' | 'approveWithGrant'): void {
-    const { cluster } = this.#parts;
-    if (cluster === null) return;
-    throw new ClusterDecisionError(
-      what === 'decide'
-        ? `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: decide with decideAsync, which decides once across the cluster`
-        : `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: session and standing approvals are kept by one node, so only "once" decisions (decideAsync) are taken in cluster mode`,
-    );
   }
 
   /** Replaces the workspace roots while running (a human's change); live runs and their sub-agents shrink at once. Audited. */
@@ -292,13 +256,8 @@ export class Runtime {
   }
 
   /** Every configured goal with its stored state (null when never started), and its iterations. */
-  goals(): { id: string; agent: string; record: GoalRecord | null; iterations: IterationRecord[] }[] {
-    const { loaded, store } = this.#parts;
-    return loaded.config.surfaces.goalLoops.map((g) => {
-      const record = store.goals.get(g.id);
-      const iterations = record === null ? [] : store.goals.iterations(g.id, record.epoch);
-      return { id: g.id, agent: g.agent, record, iterations };
-    });
+  goals(): GoalView[] {
+    return this.#parts.read.goals();
   }
 
   /** Platform replies (surfaces.platforms): journals, pairing and runs for the platform gateways. */
@@ -307,27 +266,13 @@ export class Runtime {
   }
 
   /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store; releases the state dir. */
-  async stop(): Promise<void> {
-    const p = this.#parts;
-    if (p.lifecycle.stopped) return;
-    p.lifecycle.stopped = true;
-    p.lifecycle.abort.abort();
-    this.#services?.stopTimers();
-    p.goals.stop();
-    p.agents.stopActors();
-    await p.cluster?.stopWork();
-    await p.queue.stop();
-    await p.agents.closeBuses();
-    p.runs.stopAll();
-    await p.tools?.close();
-    p.approvals.stop();
-    await this.#services?.closeControl();
-    await p.cluster?.close();
-    await p.bus.close().catch(() => {});
-    await p.nats?.stop();
-    rmSync(join(p.loaded.config.stateDir, RUNTIME_FILE), { force: true });
-    p.store.close();
-    this.#lock?.release();
+  stop(): Promise<void> {
+    return shutdown(this.#parts, this.#services, this.#lock);
+  }
+
+  /** This runtime as a node of a cluster (`node.id` in config), or null on a single node (README "Cluster"). */
+  get cluster(): ClusterNode | null {
+    return this.#parts.cluster;
   }
 
   /** The runtime's logger (redacted): surfaces log through it. */

@@ -5,6 +5,7 @@ import type {
   AuditEvent,
   ChainBreak,
   GoalRecord,
+  IterationRecord,
   RunStatus,
   RunSummary,
   Store,
@@ -45,6 +46,14 @@ export interface StoredRunView {
   readonly surface: string;
   readonly status: RunStatus;
   readonly outcome: RunOutcome | null;
+}
+
+/** A configured goal with its stored state (null when never started) and the iterations of its epoch. */
+export interface GoalView {
+  readonly id: string;
+  readonly agent: string;
+  readonly record: GoalRecord | null;
+  readonly iterations: IterationRecord[];
 }
 
 /** A run's audit events and the verification of the whole log's hash chain they are part of. */
@@ -158,6 +167,18 @@ export class ReadModels {
       ? ({ ok: true, count: chain.count, headSeq: chain.headSeq } as const)
       : ({ ok: false, count: chain.count, brokenSeq: chain.brokenSeq, reason: chain.reason } as const);
     return this.redact({ events: this.deps.store.audit.list({ runId }), verification });
+  }
+
+  /** Every configured goal, in config order, with its stored state and iterations. */
+  goals(): GoalView[] {
+    const { loaded, store } = this.deps;
+    return this.redact(
+      loaded.config.surfaces.goalLoops.map((g) => {
+        const record = store.goals.get(g.id);
+        const iterations = record === null ? [] : store.goals.iterations(g.id, record.epoch);
+        return { id: g.id, agent: g.agent, record, iterations };
+      }),
+    );
   }
 
   /** A goal's stored state (null when never started). */
