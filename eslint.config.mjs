@@ -15,16 +15,30 @@ const forbidden = {
   surfaces: ['store', 'actors', 'machines'],
 };
 
+/** Extra import patterns a layer must not use: a surface reaches the runtime only through its index. */
+const deepImports = {
+  surfaces: [
+    {
+      group: ['**/runtime/**', '!**/runtime/index.ts'],
+      message:
+        'surfaces/ import the runtime only through runtime/index.ts (its public entry point for surfaces, DESIGN.md §2).',
+    },
+  ],
+};
+
 const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
   files: [`${layer}/**/*.ts`],
   rules: {
     'no-restricted-imports': [
       'error',
       {
-        patterns: banned.map((b) => ({
-          group: [`**/${b}/*`, `**/${b}`, `../${b}/*`],
-          message: `${layer}/ must not import ${b}/ (DESIGN.md §2 layer direction).`,
-        })),
+        patterns: [
+          ...banned.map((b) => ({
+            group: [`**/${b}/*`, `**/${b}`, `../${b}/*`],
+            message: `${layer}/ must not import ${b}/ (DESIGN.md §2 layer direction).`,
+          })),
+          ...(deepImports[layer] ?? []),
+        ],
       },
     ],
   },

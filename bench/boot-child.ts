@@ -15,6 +15,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { runtimeInternals } from '../runtime/testing.ts';
 
 const T0 = performance.now();
 const [, , mode, dir = '', nArg] = process.argv;
@@ -102,7 +103,7 @@ if (mode === 'open') {
   const o = await open(dir);
   const t = performance.now();
   if (mode === 'burst') {
-    const pending = o.rt.store.approvals.listPending();
+    const pending = runtimeInternals(o.rt).store.approvals.listPending();
     if (pending.length !== n) throw new Error(`expected ${n} pending approvals, found ${pending.length}`);
     for (const a of pending) {
       const r = o.rt.decide(a.id, 'approved', 'bench');

@@ -31,6 +31,7 @@ import { startChildNode } from '../test/cluster/child-node.ts';
 import { ASK_CONFIG, countingSend, NOTIFY, sharedOutbox, startNode } from '../test/cluster/helpers.ts';
 import { runtimeFixture, type RuntimeFixture } from '../test/support/runtime.ts';
 import { summarize } from './stats.ts';
+import { runtimeInternals } from '../runtime/testing.ts';
 
 const N = Number(process.env.BENCH_PARKED ?? 100);
 const SEQ = Number(process.env.BENCH_RESUME_SEQ ?? 30);
@@ -86,7 +87,7 @@ async function clustered(cluster: NatsCluster, nodes: number, outbox: string, ta
     name: `cluster, ${nodes} node${nodes === 1 ? '' : 's'}`,
     runtimes: started.map((s) => s.rt),
     decide: async (id) => {
-      const r = await first.cluster?.decide(id, 'approved', 'bench');
+      const r = await runtimeInternals(first).cluster?.decide(id, 'approved', 'bench');
       if (r?.ok !== true) throw new Error(`decide ${id}: ${r?.ok === false ? r.reason : 'no cluster'}`);
     },
     cleanup: async () => {
@@ -140,7 +141,7 @@ async function parkAndResume(v: Variant, tag: string) {
   await w.until(() => runIds.every((r) => w.parked.has(r)), `${N} runs to park`);
   const parkMs = performance.now() - t0;
   const perNode = v.runtimes.map(
-    (rt) => runIds.filter((r) => rt.store.approvals.getByCall(`${r}:c1`) !== null).length,
+    (rt) => runIds.filter((r) => runtimeInternals(rt).store.approvals.getByCall(`${r}:c1`) !== null).length,
   );
   const seq: number[] = [];
   for (const runId of runIds.slice(0, SEQ)) {

@@ -57,6 +57,7 @@ import { parseConfig, type LoadedConfig } from '../runtime/config/load.ts';
 import { Runtime } from '../runtime/runtime.ts';
 import type { ApprovalRecord } from '../store/index.ts';
 import { summarize } from './stats.ts';
+import { runtimeInternals } from '../runtime/testing.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 300);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 50);
@@ -333,13 +334,13 @@ async function part2() {
       let approval: ApprovalRecord | undefined;
       for (let spins = 0; ; spins++) {
         approval = opened.get(runId);
-        if (approval !== undefined && !rt.runs.isLive(runId)) break;
+        if (approval !== undefined && !runtimeInternals(rt).runs.isLive(runId)) break;
         if (spins > 1_000_000) throw new Error(`part 2: run ${runId} did not park`);
         await tick();
       }
       const t1 = performance.now();
       opened.delete(runId);
-      const pending = rt.store.approvals.listPending({ taskId: `task-${i}` });
+      const pending = runtimeInternals(rt).store.approvals.listPending({ taskId: `task-${i}` });
       if (pending.length !== 1 || pending[0]?.id !== approval.id)
         throw new Error(`part 2: run ${runId} parked without its pending approval`);
       const done = rt.waitForRun(runId);
@@ -372,7 +373,7 @@ async function probeCap(rt: Runtime, opened: Map<string, ApprovalRecord>) {
     Array.from({ length: PER_AGENT }, (_, k) => rt.runTask('parker', `cap-${k}`, 'go')),
   );
   const deadline = performance.now() + 30_000;
-  while (ids.some((id) => !opened.has(id) || rt.runs.isLive(id))) {
+  while (ids.some((id) => !opened.has(id) || runtimeInternals(rt).runs.isLive(id))) {
     if (performance.now() > deadline) throw new Error('part 2: cap probe runs did not park');
     await sleep(5);
   }
@@ -380,7 +381,7 @@ async function probeCap(rt: Runtime, opened: Map<string, ApprovalRecord>) {
   await sleep(2500);
   return {
     parkedRunsOfAgent: PER_AGENT,
-    extraRunStarted: rt.store.snapshots.get(extra) !== null,
+    extraRunStarted: runtimeInternals(rt).store.snapshots.get(extra) !== null,
     refusalsIn2500ms: refusals - before,
   };
 }
@@ -426,7 +427,7 @@ async function part3() {
         Array.from({ length: want }, (_, k) => rt.runTask(`p${k % PARK_AGENTS}`, `t${parked + k}`, 'go')),
       );
       const deadline = performance.now() + 60_000;
-      while (opened.size < want || rt.runs.liveRuns().length > 0) {
+      while (opened.size < want || runtimeInternals(rt).runs.liveRuns().length > 0) {
         if (performance.now() > deadline) throw new Error(`part 3: only ${opened.size}/${want} runs parked`);
         await sleep(2);
       }
@@ -446,13 +447,13 @@ async function part3() {
     let cloned = 0;
     if (parked < PARKED && sampleRunId !== null) {
       const srcId = sampleRunId;
-      const src = rt.store.snapshots.get(srcId);
+      const src = runtimeInternals(rt).store.snapshots.get(srcId);
       const ctx = (src?.snapshot as { context?: { approvalId?: string } } | undefined)?.context;
-      const approval = ctx?.approvalId ? rt.store.approvals.get(ctx.approvalId) : null;
+      const approval = ctx?.approvalId ? runtimeInternals(rt).store.approvals.get(ctx.approvalId) : null;
       if (src === null || approval === null) throw new Error('part 3: no parked run to clone');
       const text = JSON.stringify(src.snapshot);
       const { id: _id, v: _v, status: _s, decidedAt: _da, decidedBy: _db, ...rest } = approval;
-      const store = rt.store;
+      const store = runtimeInternals(rt).store;
       while (parked < PARKED) {
         const n = Math.min(1000, PARKED - parked);
         store.transaction(
@@ -537,16 +538,17 @@ async function part3() {
 /** Where boot time goes with N parked runs, measured on the booted runtime; and one resume. */
 async function breakdown(rt: Runtime, n: number, sampleRunId: string | null) {
   let t0 = performance.now();
-  const list = rt.store.snapshots.list();
+  const list = runtimeInternals(rt).store.snapshots.list();
   const listMs = performance.now() - t0;
   t0 = performance.now();
-  for (const r of list) if (r.status === 'waiting_for_approval') rt.store.snapshots.get(r.runId);
+  for (const r of list)
+    if (r.status === 'waiting_for_approval') runtimeInternals(rt).store.snapshots.get(r.runId);
   const getAllMs = performance.now() - t0;
   t0 = performance.now();
-  const pending = rt.store.approvals.listPending();
+  const pending = runtimeInternals(rt).store.approvals.listPending();
   const listPendingMs = performance.now() - t0;
   t0 = performance.now();
-  rt.approvals.syncAll();
+  runtimeInternals(rt).approvals.syncAll();
   const syncAllMs = performance.now() - t0;
   // Resume one real parked run and, when there are clones, one clone (they must behave the same).
   const resume = async (runId: string | undefined): Promise<number | null> => {
@@ -564,9 +566,9 @@ async function breakdown(rt: Runtime, n: number, sampleRunId: string | null) {
     pending.find((p) => p.runId?.includes(':clone-') === true)?.runId ?? undefined,
   );
   return {
-    liveRuns: rt.runs.liveRuns().length,
+    liveRuns: runtimeInternals(rt).runs.liveRuns().length,
     pendingApprovals: pending.length,
-    restoredAllParked: pending.length === n && rt.runs.liveRuns().length === 0,
+    restoredAllParked: pending.length === n && runtimeInternals(rt).runs.liveRuns().length === 0,
     snapshotsListMs: ms(listMs),
     snapshotsGetAllParkedMs: ms(getAllMs),
     approvalsListPendingMs: ms(listPendingMs),

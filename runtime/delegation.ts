@@ -1,6 +1,7 @@
 import type { SpawnArgs, SpawnResult, SubAgentSpawner } from '../actors/delegation/spawn-agent.ts';
 import { ToolError } from '../actors/tools/types.ts';
 import type { RunContext, RunInput, RunOutcome } from '../machines/run/types.ts';
+import { makeChildRunId } from '../machines/run/run-id.ts';
 import type { PolicyContext } from '../policy/context.ts';
 import {
   AuthorityEnvelope,
@@ -16,7 +17,7 @@ import {
 } from '../policy/delegation/index.ts';
 import type { ToolRegistry } from '../policy/registry.ts';
 import type { Store } from '../store/index.ts';
-import type { AuthorityState } from './authority.ts';
+import type { AuthorityState } from './authority/authority-state.ts';
 import type { LoadedConfig } from './config/load.ts';
 import type { PolicyEnvironment } from './policy/environment.ts';
 import type { RunHost } from './runs/run-host.ts';
@@ -134,7 +135,7 @@ export class Delegation implements SubAgentSpawner {
 
   /** `spawn_agent`: starts the child run (or finds it again after a restart) and waits for its outcome. */
   async spawn(parentRunId: string, callId: string, args: SpawnArgs): Promise<SpawnResult> {
-    const childRunId = `${parentRunId}/${callId}`;
+    const childRunId = makeChildRunId(parentRunId, callId);
     const existing = this.runs.contextOf(childRunId);
     if (existing !== null) return this.#result(childRunId, await this.#await(childRunId), existing);
 

@@ -14,6 +14,7 @@ import { ScriptedModel, type ScriptedStep } from '../actors/model/scripted.ts';
 import { parseConfig } from './config/load.ts';
 import { decideAsLocalUser } from './control/inbox.ts';
 import { Runtime } from './runtime.ts';
+import { internalsOf } from './internals.ts';
 
 /** Where the demo reports what it does, one line at a time. */
 export type DemoSay = (line: string) => void;
@@ -119,7 +120,7 @@ export async function runDemo(say: DemoSay, keep = false): Promise<boolean> {
     });
     const chat = await rt.chat('assistant', 'Map this codebase and write notes.');
     const explorerRun = `${chat.runId}/c1`;
-    const explorer = rt.runs.contextOf(explorerRun);
+    const explorer = internalsOf(rt).runs.contextOf(explorerRun);
     const denied = explorer?.transcript.find(
       (e) => e.role === 'observation' && e.observation.kind === 'tool.denied',
     );
@@ -136,13 +137,13 @@ export async function runDemo(say: DemoSay, keep = false): Promise<boolean> {
 
     say('2. an unattended task needs approval: it parks in the Inbox');
     const taskRun = await rt.runTask('reporter', 'nightly-report', 'Write the nightly report.');
-    let pending = rt.store.approvals.listPending({ taskId: 'nightly-report' })[0];
-    for (let i = 0; i < 200 && (pending === undefined || rt.runs.isLive(taskRun)); i++) {
+    let pending = internalsOf(rt).store.approvals.listPending({ taskId: 'nightly-report' })[0];
+    for (let i = 0; i < 200 && (pending === undefined || internalsOf(rt).runs.isLive(taskRun)); i++) {
       await new Promise((r) => setTimeout(r, 25));
-      pending = rt.store.approvals.listPending({ taskId: 'nightly-report' })[0];
+      pending = internalsOf(rt).store.approvals.listPending({ taskId: 'nightly-report' })[0];
     }
     check(
-      pending !== undefined && !rt.runs.isLive(taskRun),
+      pending !== undefined && !internalsOf(rt).runs.isLive(taskRun),
       `parked: Inbox ${pending?.id ?? '(none)'} for ${pending?.tool ?? '?'} → ${pending?.target ?? '?'}`,
     );
 
@@ -164,17 +165,17 @@ export async function runDemo(say: DemoSay, keep = false): Promise<boolean> {
     );
     await rt.stop();
     rt = await Runtime.start({ loaded, model, logDestination: quiet });
-    const ledger = rt.store.ledger.lookup(`call:${taskRun}:r1`);
+    const ledger = internalsOf(rt).store.ledger.lookup(`call:${taskRun}:r1`);
     check(
       ledger?.status === 'completed' && ledger.attempt === 1,
       'another restart re-runs nothing (ledger: completed, attempt 1)',
     );
 
     say('5. the audit trail of the task run');
-    for (const e of rt.store.audit.list({ runId: taskRun })) {
+    for (const e of internalsOf(rt).store.audit.list({ runId: taskRun })) {
       say(`   #${e.seq} ${e.kind.padEnd(18)} ${e.tool ?? ''} ${e.status ?? ''} ${e.ruleId ?? ''}`.trimEnd());
     }
-    const chain = rt.store.audit.verifyChain();
+    const chain = internalsOf(rt).store.audit.verifyChain();
     check(chain.ok, `audit chain verified (${chain.ok ? chain.count : 0} events)`);
   } finally {
     await rt.stop();

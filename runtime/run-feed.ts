@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { RunReporter } from '../actors/run/effects.ts';
 import type { Decision } from '../policy/decision.ts';
-import type { ToolRegistry } from '../policy/registry.ts';
 import type {
   ModelStepOutput,
   Observation,
@@ -11,8 +10,7 @@ import type {
   RunOutcome,
 } from '../machines/run/types.ts';
 import type { ApprovalRecord, Redactor } from '../store/index.ts';
-import { grantOptions } from './approvals/grant-options.ts';
-import { approvalPreview } from './approvals/preview.ts';
+import { approvalDetails, type ApprovalDetailsDeps } from './approvals/approval-details.ts';
 import {
   FEED_CONTENT_MAX,
   type RunFeedEvent,
@@ -52,14 +50,16 @@ export class RunFeed implements RunReporter {
   readonly #listeners = new Set<RunFeedListener>();
   /** The last model error of each run (redacted), for the message of its `run.failed`. */
 
+  readonly #redactor: Redactor;
+
   constructor(
-    private readonly redactor: Redactor,
-    private readonly registry: ToolRegistry,
+    /** What approval details are built from (the redactor redacts every other value too). */
+    private readonly details: ApprovalDetailsDeps,
     private readonly clock: () => number,
     private readonly logger: Logger,
-    /** The primary root now: where a shell command without `cwd` runs. */
-    private readonly primaryRoot: () => string | null,
-  ) {}
+  ) {
+    this.#redactor = details.redactor;
+  }
 
   /** Adds a listener; returns its removal. */
   on(listener: RunFeedListener): () => void {
@@ -91,7 +91,7 @@ export class RunFeed implements RunReporter {
   }
 
   #text(value: string, max: number): string {
-    return cap(this.redactor.redactString(value), max).text;
+    return cap(this.#redactor.redactString(value), max).text;
   }
 
   /** A new run started (`run.started`), before its first step. */
@@ -107,7 +107,7 @@ export class RunFeed implements RunReporter {
 
   modelOutput(ctx: RunContext, output: ModelStepOutput): void {
     if (this.#quiet || output.text === undefined || output.text.length === 0) return;
-    this.emit(ctx, { type: 'model.text', delta: this.redactor.redactString(output.text) });
+    this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });
   }
 
   proposed(ctx: RunContext, call: ProposedCall): void {
@@ -116,7 +116,7 @@ export class RunFeed implements RunReporter {
       type: 'tool.proposed',
       callId: call.id,
       tool: call.tool,
-      args: this.redactor.redact(call.args ?? null),
+      args: this.#redactor.redact(call.args ?? null),
     });
   }
 
@@ -126,7 +126,7 @@ export class RunFeed implements RunReporter {
       type: 'tool.decided',
       callId: call.id,
       tool: call.tool,
-      decision: this.redactor.redact(decision) as Decision,
+      decision: this.#redactor.redact(decision) as Decision,
     });
   }
 
@@ -148,7 +148,7 @@ export class RunFeed implements RunReporter {
           ? o.content
           : (JSON.stringify(o.content) ?? '')
         : o.message;
-    const { text, truncated } = cap(this.redactor.redactString(raw), FEED_CONTENT_MAX);
+    const { text, truncated } = cap(this.#redactor.redactString(raw), FEED_CONTENT_MAX);
     this.emit(ctx, {
       type: 'tool.completed',
       callId: o.callId,
@@ -163,9 +163,8 @@ export class RunFeed implements RunReporter {
   approvalRequested(approval: ApprovalRecord, ctx: RunContext): void {
     if (this.#quiet) return;
     const call = ctx.calls[ctx.cursor];
-    const decision = ctx.decision;
-    if (call === undefined || decision === null) return;
-    const options = grantOptions(this.registry, call.tool, call.args, decision, ctx.taskId);
+    const details = approvalDetails(this.details, ctx);
+    if (call === undefined || details === null) return;
     this.emit(ctx, {
       type: 'approval.requested',
       approvalId: approval.id,
@@ -173,16 +172,14 @@ export class RunFeed implements RunReporter {
       tool: approval.tool,
       risk: approval.risk,
       reason: approval.reason,
-      rule: decision.rule,
-      targets: this.redactor.redact(decision.targets) as Decision['targets'],
+      rule: details.rule,
+      targets: details.targets,
       args: approval.args,
       interaction: ctx.interaction,
       sessionId: ctx.sessionId,
       expiresAt: approval.expiresAt,
-      options: { session: options.session !== null, standing: options.standing !== null },
-      preview: approvalPreview(call.tool, call.args, decision.targets, this.primaryRoot(), (t) =>
-        this.redactor.redactString(t),
-      ),
+      options: details.options,
+      preview: details.preview,
     });
   }
 
@@ -215,7 +212,7 @@ export class RunFeed implements RunReporter {
         type: 'run.completed',
         outcome: 'completed',
         reason: outcome.reason,
-        text: this.redactor.redactString(outcome.text ?? ''),
+        text: this.#redactor.redactString(outcome.text ?? ''),
       });
       return;
     }

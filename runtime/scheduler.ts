@@ -1,4 +1,5 @@
 import type { FiringRecord, ScheduleJournal } from '../store/index.ts';
+import { makeRunId } from '../machines/run/run-id.ts';
 import type { Clock, TimerHandle } from './time/clock.ts';
 import {
   firingMessageId,
@@ -177,14 +178,14 @@ export class Scheduler {
         fireAt,
         status: 'started',
         reason: how,
-        runId: `${task.agent}:${messageId}`,
+        runId: makeRunId(task.agent, messageId),
         recordedAt: this.deps.clock.now(),
       },
     ]);
     if (recorded !== true) return; // This firing was already recorded: it started (or was skipped) before.
     this.deps.log(
       'info',
-      { task: task.id, agentId: task.agent, fireAt, how, runId: `${task.agent}:${messageId}` },
+      { task: task.id, agentId: task.agent, fireAt, how, runId: makeRunId(task.agent, messageId) },
       'schedule: fired',
     );
     void this.#startRun(task, fireAt);

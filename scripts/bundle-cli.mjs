@@ -15,7 +15,7 @@
 //   meet only through Standard Schema (`~standard`) and zod's registry and config, which zod keeps
 //   on globalThis for this case (test/package/bundle.test.ts runs `snotra mcp` from the bundle).
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
 /** Packages imported from node_modules at run time, never bundled (see above). */
@@ -68,6 +68,51 @@ async function lazyBuiltin(specifier) {
   ].join('\n');
 }
 
+/**
+ * Surfaces import the runtime only through runtime/index.ts (lint checks it). esbuild's code
+ * splitting cannot drop what a command does not use from such an index: a chunk that imports it
+ * imports every module it re-exports, so `snotra policy check` would load the whole runtime (and
+ * the store). The bundle therefore reads the index's `export … from` lines and rewrites a
+ * surface's import of it into imports of the modules that hold the names it imports: each
+ * command loads what it did before. A name the index does not export fails the build.
+ */
+async function runtimeIndex(root) {
+  const src = await readFile(join(root, 'runtime', 'index.ts'), 'utf8');
+  const names = new Map();
+  for (const m of src.matchAll(/^export\s+(type\s+)?\{([^}]*)\}\s+from\s+'([^']+)';/gm)) {
+    for (const raw of (m[2] ?? '').split(',')) {
+      const name = raw.trim().replace(/^type\s+/, '');
+      if (name !== '')
+        names.set(name, {
+          from: join(root, 'runtime', m[3] ?? ''),
+          type: m[1] !== undefined || /^\s*type\s/.test(raw),
+        });
+    }
+  }
+  return names;
+}
+
+const INDEX_IMPORT = /^import\s+(type\s+)?\{([^}]*)\}\s+from\s+'((?:\.\.\/)+)runtime\/index\.ts';/gm;
+
+function withDeepRuntimeImports(src, file, root, index) {
+  return src.replaceAll(INDEX_IMPORT, (_all, typeOnly, list) => {
+    if (typeOnly !== undefined) return '';
+    const byModule = new Map();
+    for (const raw of list.split(',')) {
+      const name = raw.trim();
+      if (name === '' || name.startsWith('type ')) continue;
+      const entry = index.get(name);
+      if (entry === undefined)
+        throw new Error(`${relative(root, file)}: runtime/index.ts exports no ${name}`);
+      if (entry.type) continue;
+      let spec = relative(dirname(file), entry.from);
+      if (!spec.startsWith('.')) spec = `./${spec}`;
+      byModule.set(spec, [...(byModule.get(spec) ?? []), name]);
+    }
+    return [...byModule].map(([spec, ns]) => `import { ${ns.join(', ')} } from '${spec}';`).join('\n');
+  });
+}
+
 /** Our sources as the bundle needs them: file-relative URLs of their dist/ file, zod as a namespace. */
 function sourcesPlugin(root, outdir) {
   const ours = (file) => {
@@ -76,7 +121,8 @@ function sourcesPlugin(root, outdir) {
   };
   return {
     name: 'snotra-sources',
-    setup(b) {
+    async setup(b) {
+      const index = await runtimeIndex(root);
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         if (LAZY_BUILTINS.has(args.path) && args.namespace === 'file' && ours(args.importer))
           return { path: args.path, namespace: LAZY_NAMESPACE };
@@ -96,6 +142,7 @@ function sourcesPlugin(root, outdir) {
         const other = OTHER_ZOD_IMPORT.exec(src.replaceAll(ZOD_IMPORT, ''));
         if (other !== null) throw new Error(`${rel}: import zod as \`${ZOD_IMPORT}\`, not \`${other[0]}\``);
         src = src.replaceAll(ZOD_IMPORT, "import * as z from 'zod';");
+        if (rel.startsWith('surfaces/')) src = withDeepRuntimeImports(src, args.path, root, index);
         if (src.includes('import.meta.url')) {
           const compiled = relative(
             outdir,

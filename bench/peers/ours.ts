@@ -26,6 +26,7 @@ import { pathToFileURL } from 'node:url';
 import type * as ScriptedModule from '../../actors/model/scripted.ts';
 import type * as LoadModule from '../../runtime/config/load.ts';
 import type * as RuntimeModule from '../../runtime/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const T0 = performance.now(); // before the heavy imports, like bench.mjs
 const [, , mode, dirArg, nArg, cArg] = process.argv;
@@ -208,13 +209,15 @@ async function openRuntime(dir: string, agents: readonly string[]) {
   });
   if (TIMELINE) {
     for (const part of ['snapshots', 'audit', 'ledger', 'approvals'] as const)
-      wrapMethods(rt.store[part], part);
+      wrapMethods(runtimeInternals(rt).store[part], part);
     // WAL bytes appended since the last fsync, at each fsync (the WAL grows until a checkpoint).
-    const wal = `${rt.store.path}-wal`;
+    const wal = `${runtimeInternals(rt).store.path}-wal`;
     let walAt = 0;
     for (const name of ['sync', 'syncNow'] as const) {
-      const f = rt.store[name].bind(rt.store) as (...a: unknown[]) => unknown;
-      Object.defineProperty(rt.store, name, {
+      const f = runtimeInternals(rt).store[name].bind(runtimeInternals(rt).store) as (
+        ...a: unknown[]
+      ) => unknown;
+      Object.defineProperty(runtimeInternals(rt).store, name, {
         configurable: true,
         value: (...a: unknown[]) => {
           const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
@@ -229,14 +232,16 @@ async function openRuntime(dir: string, agents: readonly string[]) {
       });
     }
     for (const name of ['transaction', 'sync', 'syncNow', 'syncAfterCommit'] as const) {
-      const f = rt.store[name].bind(rt.store) as (...a: unknown[]) => unknown;
-      Object.defineProperty(rt.store, name, {
+      const f = runtimeInternals(rt).store[name].bind(runtimeInternals(rt).store) as (
+        ...a: unknown[]
+      ) => unknown;
+      Object.defineProperty(runtimeInternals(rt).store, name, {
         configurable: true,
         value: (...a: unknown[]) => span(`store.${name}`, () => f(...a)),
       });
     }
-    const publish = rt.bus.publish.bind(rt.bus);
-    Object.defineProperty(rt.bus, 'publish', {
+    const publish = runtimeInternals(rt).bus.publish.bind(runtimeInternals(rt).bus);
+    Object.defineProperty(runtimeInternals(rt).bus, 'publish', {
       value: (...a: Parameters<typeof publish>) => span(`bus.publish ${a[1]}`, () => publish(...a)),
     });
     const { default: fs } = await import('node:fs');
@@ -369,7 +374,7 @@ if (mode === 'inproc') {
     n,
     1,
     async () => void parked.push(await park()),
-    () => rt.store.syncStats,
+    () => runtimeInternals(rt).store.syncStats,
   );
   progress(`parked ${n}`);
   // Measured with the runtime running (its connection open), like LangGraph's saver.
@@ -381,9 +386,9 @@ if (mode === 'inproc') {
       const x = parked[i];
       if (x !== undefined) await resume(x.runId, x.approvalId);
     },
-    () => rt.store.syncStats,
+    () => runtimeInternals(rt).store.syncStats,
   );
-  const skipped = rt.store.snapshots.unchangedSkipped;
+  const skipped = runtimeInternals(rt).store.snapshots.unchangedSkipped;
   await rt.stop();
   console.log(JSON.stringify({ park: p, resume: r, disk, counters, snapshot_writes_skipped: skipped }));
 } else if (mode === 'park') {
@@ -395,7 +400,7 @@ if (mode === 'inproc') {
   const grouped = mode === 'resume-inflight';
   const { rt, resume, tImported } = await openRuntime(dir, ['p0']);
   const tOpened = performance.now();
-  const pending = rt.store.approvals.listPending();
+  const pending = runtimeInternals(rt).store.approvals.listPending();
   if (pending.length !== n) throw new Error(`expected ${n} pending approvals, found ${pending.length}`);
   const r = await timed(
     n,
@@ -404,7 +409,7 @@ if (mode === 'inproc') {
       const a = pending[i];
       if (a?.runId) await resume(a.runId, a.id, grouped);
     },
-    () => rt.store.syncStats,
+    () => runtimeInternals(rt).store.syncStats,
   );
   await rt.stop();
   console.log(
@@ -420,7 +425,7 @@ if (mode === 'inproc') {
   const c = Number(cArg ?? 64);
   const { rt, park, resume } = await openRuntime(dir, agentsFor(c));
   const parked: Array<{ runId: string; approvalId: string }> = [];
-  const stats = () => rt.store.syncStats;
+  const stats = () => runtimeInternals(rt).store.syncStats;
   const p = await timed(n, c, async () => void parked.push(await park()), stats);
   const r = await timed(
     n,

@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate';
 import type { Interaction } from '../../policy/risk.ts';
+import { makeRunId } from '../run/run-id.ts';
 
 /** A message from a surface (chat, a scheduled task, a parent agent) to an agent. */
 export interface AgentMessage {
@@ -59,13 +60,13 @@ export const agentMachine = setup({
                 type: 'startRun',
                 params: ({ context, event }) => ({
                   message: event,
-                  runId: `${context.agentId}:${event.messageId}`,
+                  runId: makeRunId(context.agentId, event.messageId),
                 }),
               },
               assign({
                 liveRuns: ({ context, event }) => [
                   ...context.liveRuns,
-                  `${context.agentId}:${event.messageId}`,
+                  makeRunId(context.agentId, event.messageId),
                 ],
                 started: ({ context }) => context.started + 1,
               }),

@@ -1,4 +1,5 @@
 import { assign, fromPromise, setup } from 'xstate';
+import { iterationMessageId, makeRunId } from '../run/run-id.ts';
 import type {
   BeginIterationInput,
   GoalContext,
@@ -9,14 +10,11 @@ import type {
   GoalSpent,
 } from './types.ts';
 
-/** The message id of a goal iteration: its identity (goal id + epoch + iteration number). */
-export function iterationMessageId(goalId: string, epoch: number, iteration: number): string {
-  return `goal:${goalId}:${epoch}:${iteration}`;
-}
+export { iterationMessageId };
 
 /** The run id of a goal iteration: deterministic, so a restart finds the same run. */
 export function iterationRunId(agentId: string, goalId: string, epoch: number, iteration: number): string {
-  return `${agentId}:${iterationMessageId(goalId, epoch, iteration)}`;
+  return makeRunId(agentId, iterationMessageId(goalId, epoch, iteration));
 }
 
 const LIMITS = ['modelCalls', 'toolCalls', 'wallTimeMs'] as const;

@@ -1,5 +1,5 @@
 import type { ApprovalRecord, Store } from '../../store/index.ts';
-import type { RunContext } from '../../machines/run/types.ts';
+import { storedContext } from '../runs/stored-run.ts';
 import type { BusLogger } from '../bus/index.ts';
 import { withRetry } from './retry.ts';
 import { type RunRecord, type RunRecords, TERMINAL_STATUSES } from './run-records.ts';
@@ -142,7 +142,7 @@ export class RunMirror {
     if (local === null && (await this.deps.rt()?.runs.stored(runId)) === true)
       local = store.snapshots.get(runId);
     if (local === null) return;
-    const ctx = (local.snapshot as { context?: RunContext }).context;
+    const ctx = storedContext(local);
     const record: RunRecord = {
       v: 1,
       runId,

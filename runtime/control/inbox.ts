@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { storedContext } from '../runs/stored-run.ts';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { CLUSTER_FILE } from '../runtime-file.ts';
@@ -127,7 +128,7 @@ export function showRun(stateDir: string, runId: string): { summary: RunSummary;
     if (stored === null) return null;
     const summary = store.snapshots.list().find((r) => r.runId === runId);
     if (summary === undefined) return null;
-    return { summary, context: (stored.snapshot as { context?: unknown }).context ?? null };
+    return { summary, context: storedContext(stored) };
   } finally {
     store.close();
   }

@@ -1,5 +1,6 @@
 import { createActor, fromPromise, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
 import { goalMachine, iterationMessageId, iterationRunId } from '../../machines/goal/machine.ts';
+import { storedContext } from '../runs/stored-run.ts';
 import type { BeginIterationInput, GoalContext, GoalSpent } from '../../machines/goal/types.ts';
 import type { Budget, RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { GoalStatusView, GoalClaimOutcome } from '../../actors/tools/goal.ts';
@@ -298,7 +299,7 @@ export class GoalHost {
     }
     if (TERMINAL_RUN.has(stored.status)) {
       if (it.status === 'started') {
-        const run = (stored.snapshot as { context?: RunContext }).context;
+        const run = storedContext(stored);
         this.deps.store.goals.endIteration(
           goalId,
           it.epoch,

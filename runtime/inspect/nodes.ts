@@ -1,5 +1,6 @@
 import type { AgentContext } from '../../machines/agent/machine.ts';
 import type { RunContext } from '../../machines/run/types.ts';
+import { parseIterationMessageId, parseRunId } from '../../machines/run/run-id.ts';
 import { GOAL_SURFACE } from '../../policy/goal-tools.ts';
 import type {
   ApprovalRecord,
@@ -61,14 +62,16 @@ export function storedRunFields(summary: RunSummary): ActorFields {
   };
 }
 
-/** The rest of a goal iteration's run id after `<agent>:` (machines/goal iterationRunId). */
-const ITERATION_RUN = /^goal:([A-Za-z0-9_.-]{1,64}):\d+:\d+$/;
+/** A goal id as config allows it: only such an id is shown in the tree. */
+const GOAL_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** `{ goalId }` for the run of a goal loop's iteration (surface `goal`, id from its identity), else `{}`. */
 export function goalOf(surface: string, agentId: string, runId: string): { goalId?: string } {
-  if (surface !== GOAL_SURFACE || !runId.startsWith(`${agentId}:`)) return {};
-  const goalId = ITERATION_RUN.exec(runId.slice(agentId.length + 1))?.[1];
-  return goalId === undefined ? {} : { goalId };
+  if (surface !== GOAL_SURFACE) return {};
+  const run = parseRunId(runId);
+  if (run === null || run.agentId !== agentId) return {};
+  const goalId = parseIterationMessageId(run.messageId)?.goalId;
+  return goalId === undefined || !GOAL_ID.test(goalId) ? {} : { goalId };
 }
 
 /** What a goal node shows: ids, the machine's state, status, parked and the counters (never the objective or evidence). */

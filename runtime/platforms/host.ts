@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SecretResolver } from '../../actors/tools/types.ts';
 import type { Budget, RunOutcome } from '../../machines/run/types.ts';
 import type { AgentMessage } from '../../machines/agent/machine.ts';
+import { makeRunId, platformIdOfMessageId, platformMessageId } from '../../machines/run/run-id.ts';
 import { DEFAULT_PAIRING_LIMITS } from '../../store/index.ts';
 import type {
   InboundRecord,
@@ -55,10 +56,7 @@ export function replyKey(kind: string, chatId: number, messageId: number): strin
   return `${kind}:${chatId}:${messageId}`;
 }
 
-/** The agent message id of a platform message: deterministic from platform, chat and message. */
-export function platformMessageId(platformId: string, chatId: number, messageId: number): string {
-  return `platform:${platformId}:${chatId}:${messageId}`;
-}
+export { platformMessageId };
 
 /**
  * The runtime side of platform replies (surface `platform`): the durable journals, pairing and
@@ -156,7 +154,7 @@ export class PlatformHost {
       // Only what was sent after the pairing is read: a message written before it (queued while
       // the runtime was down, or answered with pairing instructions) never becomes a run.
       if (rec.status === 'pairing' || sentBefore(rec, since)) return this.#ignore(rec, 'sent_before_pairing');
-      const runId = `${cfg.agent}:${platformMessageId(rec.platformId, rec.chatId, rec.messageId)}`;
+      const runId = makeRunId(cfg.agent, platformMessageId(rec.platformId, rec.chatId, rec.messageId));
       inbound.route(rec.platformId, rec.updateId, { status: 'run', runId });
       onRun?.(runId);
       await this.#startRun(cfg, rec);
@@ -271,7 +269,7 @@ export class PlatformHost {
    */
   limitBudget(message: Pick<AgentMessage, 'surface' | 'messageId'>, budget: Budget): Budget {
     if (message.surface !== PLATFORM_SURFACE) return budget;
-    const platformId = message.messageId.split(':')[1] ?? '';
+    const platformId = platformIdOfMessageId(message.messageId) ?? '';
     const cfg = this.#byId.get(platformId);
     const cap = cfg?.maxTurnsPerMessage ?? DEFAULT_MAX_TURNS_PER_MESSAGE;
     return { ...budget, modelCalls: Math.min(budget.modelCalls, cap) };

@@ -1,4 +1,5 @@
 import { createActor, fromPromise, type Actor, type InspectionEvent, type SnapshotFrom } from 'xstate';
+import { storedContext } from './stored-run.ts';
 import type { ApprovalRecord, RunStatus, Store } from '../../store/index.ts';
 import type { provideRunMachine, SettledEffect } from '../../actors/run/effects.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
@@ -164,7 +165,7 @@ export class RunHost {
     const live = this.#live.get(runId);
     if (live !== undefined) return live.getSnapshot().context;
     const stored = this.store.snapshots.get(runId);
-    return (stored?.snapshot as { context?: RunContext } | undefined)?.context ?? null;
+    return storedContext(stored);
   }
 
   /**

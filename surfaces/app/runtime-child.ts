@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { signalGroup } from '../../runtime/processes/index.ts';
+import { signalGroup } from '../../runtime/index.ts';
 import { packageFile } from '../cli/package-root.ts';
 
 /**

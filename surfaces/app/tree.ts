@@ -2,7 +2,7 @@
  * The process tree `snotra app` is responsible for: every live descendant of the runtime child
  * (found through /proc), and ending all of it, group by group, once the runtime has stopped.
  */
-import { isLiveState, killGroup, listProcesses, type ProcStat } from '../../runtime/processes/index.ts';
+import { isLiveState, killGroup, listProcesses, type ProcStat } from '../../runtime/index.ts';
 
 /** Live processes whose ancestry leads to `root` (not `root` itself). */
 export async function descendantsOf(root: number): Promise<ProcStat[]> {

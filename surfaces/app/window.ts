@@ -8,7 +8,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core';
-import { POSIX_ENV_ALLOWLIST, WINDOWS_ENV_ALLOWLIST } from '../../runtime/processes/index.ts';
+import { POSIX_ENV_ALLOWLIST, WINDOWS_ENV_ALLOWLIST } from '../../runtime/index.ts';
 
 /** Debian's Chromium; `CHROME_PATH` names another Chromium or Chrome. */
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';

@@ -12,11 +12,16 @@
  * error (bad flags). With --json an error is `{"error":{"code","message"}}` on stdout.
  */
 import { parseArgs as parseArgsUtil } from 'node:util';
-import { ConfigError } from '../../runtime/config/errors.ts';
-import { didYouMean } from '../../runtime/config/suggest.ts';
+import {
+  type AuditEvent,
+  type AuditReader,
+  AuditUnavailableError,
+  type ChainVerification,
+  ConfigError,
+  didYouMean,
+  openAuditReader,
+} from '../../runtime/index.ts';
 import { stateDirOf } from './state-dir.ts';
-import { AuditUnavailableError, openAuditReader, type AuditReader } from '../../runtime/control/audit.ts';
-import type { AuditEvent, ChainVerification } from '../../runtime/control/audit.ts';
 
 /** Where `auditCommand` writes. */
 export interface AuditIo {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runDemo } from '../../runtime/demo.ts';
+import { runDemo } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 /** `snotra demo [--keep]`: the self-contained walkthrough on a temp workspace (exit 0 when every step held). */

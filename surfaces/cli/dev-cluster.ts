@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalCluster } from '../../runtime/cluster/local-cluster.ts';
+import { startLocalCluster } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra dev-cluster [--dir D] [--nodes N]';

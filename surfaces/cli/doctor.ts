@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runDoctor } from '../../runtime/doctor/checks.ts';
+import { runDoctor } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra doctor [--config F] [--json]';

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
-import { resolveConfig } from '../../runtime/config/load.ts';
 import {
+  type GoalRecord,
+  type IterationRecord,
+  NoStateError,
   readGoal,
   readGoals,
   requestGoalControl,
-  type GoalRecord,
-  type IterationRecord,
-} from '../../runtime/control/goals.ts';
-import { NoStateError } from '../../runtime/control/local-store.ts';
+  resolveConfig,
+} from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { parseStateArgs } from './state-dir.ts';

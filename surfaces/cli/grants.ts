@@ -1,4 +1,4 @@
-import { listGrants, revokeGrant, type GrantView } from '../../runtime/control/grants.ts';
+import { type GrantView, listGrants, revokeGrant } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { parseStateArgs, stateDirOf } from './state-dir.ts';

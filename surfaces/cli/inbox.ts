@@ -1,10 +1,5 @@
 import { parseArgs } from 'node:util';
-import {
-  decideAsLocalUser,
-  listPending,
-  showApproval,
-  type ApprovalRecord,
-} from '../../runtime/control/inbox.ts';
+import { type ApprovalRecord, decideAsLocalUser, listPending, showApproval } from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { stateDirOf } from './state-dir.ts';

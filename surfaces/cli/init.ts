@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_NAME, parseConfig } from '../../runtime/config/load.ts';
-import type { StateEnv } from '../../runtime/config/state-dir.ts';
+import { CONFIG_FILE_NAME, parseConfig, type StateEnv } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { packageFile } from './package-root.ts';
 

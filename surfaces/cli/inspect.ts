@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { ActorStreamLine } from '../../runtime/control/actor-stream.ts';
-import { NotRunningError, watchActors, type ActorWatch } from '../../runtime/control/actor-watch.ts';
+import { type ActorStreamLine, type ActorWatch, NotRunningError, watchActors } from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
 import { LocalTree, renderTree } from './inspect/render.ts';
 import { stateDirOf } from './state-dir.ts';

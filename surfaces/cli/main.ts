@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { ConfigError } from '../../runtime/config/errors.ts';
+import { ConfigError } from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, OutputClosedError, UsageError, type CliIo } from './io.ts';
 import { parseCommandLine, withFlagSuggestion } from './program.ts';
 import type { ApprovalTerminal } from './run/prompt.ts';

@@ -1,6 +1,10 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../../runtime/config/load.ts';
-import { inspectMcpServers, UnknownMcpServerError, type McpServerReport } from '../../runtime/mcp/inspect.ts';
+import {
+  inspectMcpServers,
+  type McpServerReport,
+  resolveConfig,
+  UnknownMcpServerError,
+} from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 

@@ -2,11 +2,15 @@ import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { resolveConfig, type LoadedConfig } from '../../runtime/config/load.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
-import { LOG_LEVELS, Runtime } from '../../runtime/runtime.ts';
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
-import { StateDirLockedError } from '../../runtime/state-lock.ts';
+import {
+  type LoadedConfig,
+  LOG_LEVELS,
+  modelFromConfig,
+  resolveConfig,
+  Runtime,
+  secretStoreFromConfig,
+  StateDirLockedError,
+} from '../../runtime/index.ts';
 import { createMcpServer } from '../mcp/server.ts';
 import { McpSurface } from '../mcp/service.ts';
 import { MAX_WAIT_MS } from '../mcp/schemas.ts';

@@ -6,7 +6,7 @@ import {
   pairAsLocalUser,
   unpairAsLocalUser,
   type UndeliveredPaging,
-} from '../../runtime/platforms/control.ts';
+} from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { parseStateArgs, stateDirOf } from './state-dir.ts';

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { explainDecision } from '../../policy/explain.ts';
-import { resolveConfig } from '../../runtime/config/load.ts';
-import { createPolicyChecker, type PolicyChecker } from '../../runtime/policy/checker.ts';
+import { createPolicyChecker, type PolicyChecker, resolveConfig } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra policy check [--config F] [--agent A] (--tool T --args JSON | --stdin) [--json]';

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ToolRule } from '../../policy/rules.ts';
-import { resolveConfig } from '../../runtime/config/load.ts';
-import { readActiveGrants } from '../../runtime/control/grants.ts';
-import { effectivePolicy, type EffectivePolicy } from '../../runtime/policy/effective.ts';
-import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import {
+  createPolicyEnvironment,
+  effectivePolicy,
+  type EffectivePolicy,
+  readActiveGrants,
+  registryFromConfig,
+  resolveConfig,
+} from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra policy show [--config F] [--state-dir D] [--agent A] [--json]';

@@ -1,5 +1,5 @@
 import type { Command, CommanderError } from 'commander';
-import { didYouMean } from '../../runtime/config/suggest.ts';
+import { didYouMean } from '../../runtime/index.ts';
 import { COMMAND_SPECS, GROUPS, flagNames, type CommandSpec } from './commands.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { packageVersion } from './package-root.ts';

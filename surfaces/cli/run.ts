@@ -1,13 +1,17 @@
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import {
+  listPending,
+  type LoadedConfig,
+  modelFromConfig,
+  resolveConfig,
+  Runtime,
+  secretStoreFromConfig,
+  showRun,
+} from '../../runtime/index.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { resolveConfig, type LoadedConfig } from '../../runtime/config/load.ts';
-import { listPending, showRun } from '../../runtime/control/inbox.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
-import { Runtime } from '../../runtime/runtime.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { ApprovalDesk } from './run/desk.ts';
 import { oneLine } from './run/escape.ts';

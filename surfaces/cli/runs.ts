@@ -1,4 +1,4 @@
-import { listRuns, showRun } from '../../runtime/control/inbox.ts';
+import { listRuns, showRun } from '../../runtime/index.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { parseStateArgs, stateDirOf } from './state-dir.ts';
 

@@ -1,8 +1,13 @@
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../../runtime/config/load.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
-import { LOG_LEVELS, Runtime, type LogLevel } from '../../runtime/runtime.ts';
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import {
+  LOG_LEVELS,
+  type LogLevel,
+  modelFromConfig,
+  resolveConfig,
+  Runtime,
+  secretStoreFromConfig,
+  type LoadedConfig,
+} from '../../runtime/index.ts';
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
 import { startPlatforms, type Platforms } from '../platforms/index.ts';
@@ -67,6 +72,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       throw err;
     }
     if (received === null) {
+      const sandbox = runtime.read.sandbox();
       io.stdout(
         `${JSON.stringify({
           event: 'ready',
@@ -78,10 +84,8 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
           sidecar: sidecar?.url ?? null,
           platforms: loaded.config.surfaces.platforms.map((p) => p.id),
           // The OS sandbox shell and git children run in; without one, why (and allow-mode shell asks a human).
-          sandbox: runtime.policyEnv.sandbox.name,
-          ...(runtime.policyEnv.sandbox.name === 'none'
-            ? { sandboxReason: runtime.policyEnv.sandbox.reason }
-            : {}),
+          sandbox: sandbox.name,
+          ...(sandbox.reason === undefined ? {} : { sandboxReason: sandbox.reason }),
         })}\n`,
       );
     }
@@ -100,7 +104,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
 /** Starts the sidecar unless `sidecar.enabled` is false. */
 function sidecarOf(
   runtime: Runtime,
-  config: Runtime['loaded']['config']['sidecar'],
+  config: LoadedConfig['config']['sidecar'],
   token: string,
 ): Promise<Sidecar | null> {
   if (!config.enabled) return Promise.resolve(null);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveConfig } from '../../runtime/config/load.ts';
+import { resolveConfig } from '../../runtime/index.ts';
 import { UsageError } from './io.ts';
 
 /** The state dir a CLI command works on: `--state-dir D`, else the config's (`--config F`, ./snotra.config.json or the embedded defaults: outside the workspace). */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { listFirings } from '../../runtime/control/inbox.ts';
+import { listFirings } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { stateDirOf } from './state-dir.ts';
 

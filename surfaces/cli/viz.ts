@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { graphOf, MACHINES } from '../../runtime/viz/machines.ts';
-import { renderGraph, VIZ_FORMATS, type VizFormat } from '../../runtime/viz/render.ts';
+import { graphOf, MACHINES, renderGraph, VIZ_FORMATS, type VizFormat } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = `usage: snotra viz [machine] [--format ${VIZ_FORMATS.join('|')} | --json] [--out FILE]  (machines: ${Object.keys(MACHINES).join(', ')}; default run, mermaid)`;

@@ -1,4 +1,4 @@
-import type { GoalRecord, Runtime } from '../../runtime/runtime.ts';
+import type { GoalRecord, Runtime } from '../../runtime/index.ts';
 
 /** A goal start the runtime refused (unknown goal, already active or paused). */
 export class GoalStartRefusedError extends Error {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Runtime } from '../../runtime/runtime.ts';
+import { parseRunId, type Runtime } from '../../runtime/index.ts';
 import { MCP_SURFACE, type InboxEntryView, type RunView } from './schemas.ts';
 
 /** A request of an MCP client that names something this surface does not have or show. */
@@ -11,8 +11,6 @@ export class McpSurfaceError extends Error {
     super(message);
   }
 }
-
-type StoredContext = { outcome?: { status: string; reason: string; text?: string } | null };
 
 /**
  * What the MCP surface may do with the runtime, and nothing more: start an unattended run
@@ -33,7 +31,7 @@ export class McpSurface {
 
   /** The agents a client may name. */
   agents(): string[] {
-    return Object.keys(this.runtime.loaded.config.agents);
+    return this.runtime.read.agents().map((a) => a.id);
   }
 
   /**
@@ -42,7 +40,7 @@ export class McpSurface {
    * Its task is `mcp:<agent>`: standing approvals a human grants for it bind MCP runs of that agent.
    */
   async runTask(agent: string, text: string, waitMs?: number): Promise<RunView> {
-    if (!Object.hasOwn(this.runtime.loaded.config.agents, agent)) {
+    if (!this.runtime.read.hasAgent(agent)) {
       throw new McpSurfaceError(
         'unknown_agent',
         `agent: no agent ${JSON.stringify(agent)} in the config; agents: ${this.agents().join(', ')}`,
@@ -87,8 +85,8 @@ export class McpSurface {
 
   /** The pending approvals of runs started through MCP (read-only: deciding is for the CLI and the sidecar). */
   listInbox(): InboxEntryView[] {
-    return this.runtime.store.approvals
-      .listPending({})
+    return this.runtime.read
+      .pendingApprovals()
       .filter((a) => a.surface === MCP_SURFACE)
       .map((a) => ({
         id: a.id,
@@ -104,11 +102,11 @@ export class McpSurface {
 
   /** `submitted`: the run was just queued by this call (not stored yet is then `queued`, not unknown). */
   private view(runId: string, submitted = false): RunView {
-    const stored = this.runtime.store.snapshots.get(runId);
+    const stored = this.runtime.read.storedRun(runId);
     if (stored === null && submitted) {
       return {
         runId,
-        agent: runId.split(':')[0] as string,
+        agent: parseRunId(runId)?.agentId ?? runId,
         status: 'queued',
         outcome: null,
         pendingApprovals: [],
@@ -117,9 +115,9 @@ export class McpSurface {
     if (stored === null || stored.surface !== MCP_SURFACE) {
       throw new McpSurfaceError('unknown_run', `runId: no run ${JSON.stringify(runId)} started through MCP`);
     }
-    const outcome = (stored.snapshot as { context?: StoredContext }).context?.outcome;
-    const pendingApprovals = this.runtime.store.approvals
-      .listPending({})
+    const outcome = stored.outcome;
+    const pendingApprovals = this.runtime.read
+      .pendingApprovals()
       .filter((a) => a.runId !== null && (a.runId === runId || a.runId.startsWith(`${runId}/`)))
       .map((a) => ({ id: a.id, tool: a.tool }));
     return {

@@ -1,8 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import type { InboundRecord, PlatformHost, Route, RunOutcome } from '../../runtime/platforms/host.ts';
-import { replyKey } from '../../runtime/platforms/host.ts';
-import type { PlatformConfig } from '../../runtime/config/schema.ts';
-import type { RunFeedEvent } from '../../runtime/events.ts';
+import {
+  type InboundRecord,
+  type PlatformConfig,
+  type PlatformHost,
+  replyKey,
+  type Route,
+  type RunFeedEvent,
+  type RunOutcome,
+} from '../../runtime/index.ts';
 import { PlatformError, type PlatformAdapter } from './port.ts';
 import { SendPace, TELEGRAM_PACE, waitOn, type PaceLimits } from './send-pace.ts';
 import { splitMessage } from './split.ts';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Runtime } from '../../runtime/index.ts';
 import { PlatformGateway } from './gateway.ts';
 import { TelegramAdapter } from './telegram.ts';
 

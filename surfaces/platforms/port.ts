@@ -1,4 +1,4 @@
-import type { InboundUpdate } from '../../runtime/platforms/host.ts';
+import type { InboundUpdate } from '../../runtime/index.ts';
 
 export type { InboundUpdate };
 

@@ -6,7 +6,7 @@
  * hold, waiting messages take fresh slots one by one, never all at the same moment. Time and
  * timers come from the runtime's clock, so a test advances it instead of sleeping.
  */
-import type { Clock, TimerHandle } from '../../runtime/time/clock.ts';
+import type { Clock, TimerHandle } from '../../runtime/index.ts';
 
 /** A platform's send limits. */
 export interface PaceLimits {

@@ -1,5 +1,4 @@
-import type { RunFeedEvent } from '../../runtime/events.ts';
-import type { ActorEvent } from '../../runtime/inspect/index.ts';
+import type { ActorEvent, RunFeedEvent } from '../../runtime/index.ts';
 
 /** What the streams carry: the run feed's events and the live actor tree's `actor.*` changes. */
 export type FeedEvent = RunFeedEvent | ActorEvent;

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { approvalPreview } from '../../runtime/approvals/preview.ts';
-import { grantOptions } from '../../runtime/approvals/grant-options.ts';
-import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
-import { ClusterDecisionError } from '../../runtime/control/inbox.ts';
-import { graphOf } from '../../runtime/viz/machines.ts';
-import { BadCursorError, MAX_UNDELIVERED_PAGE } from '../../runtime/platforms/control.ts';
+import {
+  BadCursorError,
+  ClusterDecisionError,
+  GrantNotEligibleError,
+  graphOf,
+  MAX_UNDELIVERED_PAGE,
+  type Runtime,
+} from '../../runtime/index.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError, sendJson } from './errors.ts';
 
@@ -107,17 +109,16 @@ export function matchRoute(
 }
 
 function reply(ctx: RouteContext, res: ServerResponse, status: number, body: unknown): void {
-  sendJson(res, status, ctx.runtime.store.redactor.redact(body), ctx.cors);
+  sendJson(res, status, ctx.runtime.read.redact(body), ctx.cors);
 }
 
 /** The configured agents a chat can address: id and mode only. */
 function agents(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  const list = Object.entries(ctx.runtime.loaded.config.agents).map(([id, a]) => ({ id, mode: a.mode }));
-  reply(ctx, res, 200, { agents: list });
+  reply(ctx, res, 200, { agents: ctx.runtime.read.agents() });
 }
 
 function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  reply(ctx, res, 200, { approvals: ctx.runtime.store.approvals.listPending({}) });
+  reply(ctx, res, 200, { approvals: ctx.runtime.read.pendingApprovals() });
 }
 
 /**
@@ -126,29 +127,9 @@ function inbox(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): v
  * now). `details` is null when the run's context is gone (the record alone is still shown).
  */
 function inboxItem(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
-  const { runtime } = ctx;
-  const approval = runtime.store.approvals.get(id as string);
-  if (approval === null) throw new SidecarError(404, 'not_found', 'no such approval');
-  const run = approval.runId === null ? null : runtime.runs.contextOf(approval.runId);
-  // The run's decision is the one of the call at its cursor: only that call's is used.
-  const call = run?.calls[run.cursor];
-  const checkpoint = approval.resumeCheckpoint as { callId?: unknown } | null;
-  const decision = call !== undefined && call.id === checkpoint?.callId ? (run?.decision ?? null) : null;
-  let details = null;
-  if (run != null && call !== undefined && decision !== null && approval.status === 'pending') {
-    const roots = runtime.loaded.config.workspace.roots;
-    const primary = (roots.find((r) => r.primary === true) ?? roots[0])?.path ?? null;
-    const options = grantOptions(runtime.registry, call.tool, call.args, decision, run.taskId);
-    details = {
-      targets: decision.targets,
-      rule: decision.rule,
-      options: { session: options.session !== null, standing: options.standing !== null },
-      preview: approvalPreview(call.tool, call.args, decision.targets, primary, (t) =>
-        runtime.store.redactor.redactString(t),
-      ),
-    };
-  }
-  reply(ctx, res, 200, { approval, details });
+  const view = ctx.runtime.read.approval(id as string);
+  if (view === null) throw new SidecarError(404, 'not_found', 'no such approval');
+  reply(ctx, res, 200, view);
 }
 
 async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [id]: string[]) {
@@ -182,7 +163,7 @@ async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResp
 async function chat(ctx: RouteContext, req: IncomingMessage, res: ServerResponse, [agent]: string[]) {
   const body = parse(ChatBody, await readJsonBody(req, ctx.bodyBytes));
   const agentId = agent as string;
-  if (!Object.hasOwn(ctx.runtime.loaded.config.agents, agentId)) {
+  if (!ctx.runtime.read.hasAgent(agentId)) {
     throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(agentId)} in the config`);
   }
   const runId = await ctx.runtime.submit(agentId, body.text, {
@@ -194,24 +175,13 @@ async function chat(ctx: RouteContext, req: IncomingMessage, res: ServerResponse
 }
 
 function runs(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  reply(ctx, res, 200, { runs: ctx.runtime.store.snapshots.list() });
-}
-
-function runSummary(ctx: RouteContext, runId: string) {
-  const summary = ctx.runtime.store.snapshots.list().find((r) => r.runId === runId);
-  if (summary === undefined) throw new SidecarError(404, 'unknown_run', 'no such run');
-  return summary;
+  reply(ctx, res, 200, { runs: ctx.runtime.read.runs() });
 }
 
 function run(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
-  const summary = runSummary(ctx, id as string);
-  const stored = ctx.runtime.store.snapshots.get(summary.runId);
-  const snapshot = stored?.snapshot as { context?: { outcome?: unknown }; value?: unknown } | undefined;
-  reply(ctx, res, 200, {
-    run: summary,
-    outcome: snapshot?.context?.outcome ?? null,
-    state: dottedState(snapshot?.value),
-  });
+  const view = ctx.runtime.read.run(id as string);
+  if (view === null) throw new SidecarError(404, 'unknown_run', 'no such run');
+  reply(ctx, res, 200, { run: view.run, outcome: view.outcome, state: dottedState(view.state) });
 }
 
 /** A machine's state value as a dotted path (`running.acting.executing`); null for none or a parallel state. */
@@ -226,13 +196,9 @@ export function dottedState(value: unknown): string | null {
 }
 
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
-  const summary = runSummary(ctx, id as string);
-  // The whole log's hash chain is walked: a run's events verify only as part of it.
-  const chain = ctx.runtime.store.audit.verifyChain();
-  const verification = chain.ok
-    ? { ok: true, count: chain.count, headSeq: chain.headSeq }
-    : { ok: false, count: chain.count, brokenSeq: chain.brokenSeq, reason: chain.reason };
-  reply(ctx, res, 200, { events: ctx.runtime.store.audit.list({ runId: summary.runId }), verification });
+  const view = ctx.runtime.read.runAudit(id as string);
+  if (view === null) throw new SidecarError(404, 'unknown_run', 'no such run');
+  reply(ctx, res, 200, view);
 }
 
 function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [name]: string[]): void {
@@ -258,7 +224,7 @@ function undelivered(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
     throw new SidecarError(400, 'bad_query', `limit: expected 1 to ${MAX_UNDELIVERED_PAGE}`);
   let page;
   try {
-    page = ctx.runtime.store.platforms.outbound.undeliveredPage({
+    page = ctx.runtime.read.undeliveredReplies({
       cursor: query.get('after') ?? undefined,
       limit,
     });
@@ -285,10 +251,10 @@ async function goalControl(
   const goalId = id as string;
   if (!(GOAL_ACTIONS as readonly string[]).includes(action as string))
     throw new SidecarError(404, 'unknown_action', 'goal actions are start, pause, resume and cancel');
-  if (!ctx.runtime.loaded.config.surfaces.goalLoops.some((g) => g.id === goalId))
+  if (!ctx.runtime.read.hasGoal(goalId))
     throw new SidecarError(404, 'unknown_goal', `no goal ${JSON.stringify(goalId)} in surfaces.goalLoops`);
   const control = ctx.runtime.controlGoal(goalId, action as (typeof GOAL_ACTIONS)[number], ctx.user);
   if (control.result !== 'ok')
     throw new SidecarError(409, 'goal_unchanged', `${action} changed nothing (${control.result})`);
-  reply(ctx, res, 200, { goal: ctx.runtime.store.goals.get(goalId), control });
+  reply(ctx, res, 200, { goal: ctx.runtime.read.goal(goalId), control });
 }

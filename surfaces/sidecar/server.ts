@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Runtime } from '../../runtime/index.ts';
 import { bearerOf, checkHost, checkOrigin, checkToken, tokenMatches, type Peers } from './auth.ts';
 import { SidecarError, sendError, sendJson, BASE_HEADERS } from './errors.ts';
 import { EventHub } from './hub.ts';
@@ -60,7 +60,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const limits = limitsOf(options.limits);
   const rate = new RateLimiter(limits.requestsPerMinute);
   const gate = new ConnectionGate(limits.connections);
-  const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.store.redactor.redact(v));
+  const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.read.redact(v));
   const offRuns = runtime.onRunEvent((e) => hub.publish(e));
   const offActors = runtime.onActorEvent((e) => hub.publish(e));
   const offFeed = () => {

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type * as WsLibrary from 'ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Runtime } from '../../runtime/index.ts';
 import { checkHost, checkOrigin, checkToken, tokenMatches, wsTokenOf, type Peers } from './auth.ts';
 import { SidecarError, rawErrorResponse } from './errors.ts';
 import type { EventHub } from './hub.ts';
@@ -98,7 +98,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
       ws.close(1008, 'client lagging');
       return;
     }
-    ws.send(JSON.stringify(options.runtime.store.redactor.redact(msg)));
+    ws.send(JSON.stringify(options.runtime.read.redact(msg)));
   };
   const unsubscribe = options.hub.subscribe((e) => send({ type: 'event', seq: e.seq, event: e.event }));
   ws.on('close', () => {
@@ -124,7 +124,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
             'expected {"type":"chat","agent","text","sessionId"?}',
           );
         const m = r.data;
-        if (!Object.hasOwn(options.runtime.loaded.config.agents, m.agent)) {
+        if (!options.runtime.read.hasAgent(m.agent)) {
           throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(m.agent)} in the config`);
         }
         const runId = await options.runtime.submit(m.agent, m.text, {

@@ -20,6 +20,7 @@ import {
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -58,7 +59,7 @@ const config = {
 async function actorBusOf(runtime: Runtime, agentId: string) {
   const end = Date.now() + 15_000;
   for (;;) {
-    const bus = await runtime.actorBus(agentId);
+    const bus = await runtimeInternals(runtime).actorBus(agentId);
     if (bus !== null) return bus;
     if (Date.now() > end) throw new Error(`agent ${agentId} has no bus connection of its own`);
     await new Promise((r) => setTimeout(r, 20));
@@ -73,15 +74,15 @@ describe('the runtime with bus.auth "per-actor"', () => {
     expect(readFileSync(join(fx.stateDir, 'nats', 'nats-server.conf'), 'utf8')).toContain('resolver: MEMORY');
     const runId = await rt.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
-      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       15_000,
       'an Inbox record',
     );
-    await eventually(() => !rt?.runs.isLive(runId), 10_000, 'the run to park');
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 10_000, 'the run to park');
 
     // The worker's message was pulled and acknowledged on its own connection, not the runtime's.
     const first = await actorBusOf(rt, 'worker');
-    expect(first.nats).not.toBe(rt.bus.nats);
+    expect(first.nats).not.toBe(runtimeInternals(rt).bus.nats);
     expect(first.nats.stats().inMsgs).toBeGreaterThan(0);
     expect(first.nats.stats().outMsgs).toBeGreaterThan(0);
 
@@ -93,8 +94,12 @@ describe('the runtime with bus.auth "per-actor"', () => {
     expect(fx.sent()).toEqual(['#ops done']);
 
     const own = await actorBusOf(rt, 'worker');
-    expect(own.nats).not.toBe(rt.bus.nats);
-    expect(rt.store.audit.list().filter((e) => e.kind === 'bus_permission_denied')).toEqual([]);
+    expect(own.nats).not.toBe(runtimeInternals(rt).bus.nats);
+    expect(
+      runtimeInternals(rt)
+        .store.audit.list()
+        .filter((e) => e.kind === 'bus_permission_denied'),
+    ).toEqual([]);
   });
 
   it("an agent actor's runtime-minted connection cannot reach another agent or publish a decision; each refusal is audited", async () => {
@@ -116,7 +121,10 @@ describe('the runtime with bus.auth "per-actor"', () => {
     expect(await ended).toMatchObject({ name: 'PermissionViolationError' });
     const denied = await eventually(
       () => {
-        const d = rt?.store.audit.list().filter((e) => e.kind === 'bus_permission_denied') ?? [];
+        const d =
+          (rt && runtimeInternals(rt))?.store.audit
+            .list()
+            .filter((e) => e.kind === 'bus_permission_denied') ?? [];
         return d.length === 3 ? d : null;
       },
       10_000,
@@ -140,14 +148,16 @@ describe('the runtime with bus.auth "per-actor"', () => {
     const worker = await actorBusOf(rt, 'worker');
     const own = subject('agent', 'worker', 'note');
     const heard: string[] = [];
-    const sub = rt.bus.nats.subscribe(own);
+    const sub = runtimeInternals(rt).bus.nats.subscribe(own);
     void (async () => {
       for await (const m of sub) heard.push(new TextDecoder().decode(m.data));
     })();
-    await rt.bus.flush();
+    await runtimeInternals(rt).bus.flush();
     worker.nats.publish(own, 'before');
     await eventually(() => heard.includes('before'), 10_000, 'the first note');
-    const denied = () => rt?.store.audit.list().filter((e) => e.kind === 'bus_permission_denied') ?? [];
+    const denied = () =>
+      (rt && runtimeInternals(rt))?.store.audit.list().filter((e) => e.kind === 'bus_permission_denied') ??
+      [];
     expect(denied()).toEqual([]);
 
     rt.setAgentMode('worker', 'deny', 'alice');
@@ -163,7 +173,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
     worker.nats.publish(own, 'while denied');
     await worker.flush();
     // The worker's publish was routed (or dropped) before its flush returned: a later gateway marker proves the drop.
-    rt.bus.nats.publish(own, 'marker');
+    runtimeInternals(rt).bus.nats.publish(own, 'marker');
     await eventually(() => heard.includes('marker'), 10_000, 'the marker');
     expect(heard).not.toContain('while denied');
     rt.setAgentMode('worker', 'ask', 'alice');
@@ -213,7 +223,8 @@ describe('the runtime with bus.auth "per-actor"', () => {
       worker.nats.publish(subject('agent', 'other', 'message'), 'x');
       await worker.flush();
       await eventually(
-        () => rt?.store.audit.list().some((e) => e.kind === 'bus_permission_denied'),
+        () =>
+          (rt && runtimeInternals(rt))?.store.audit.list().some((e) => e.kind === 'bus_permission_denied'),
         10_000,
         'the audited violation',
       );

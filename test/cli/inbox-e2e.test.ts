@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { eventually, runtimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const BIN = new URL('../../bin/snotra.js', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -167,7 +168,7 @@ describe('snotra start + inbox (separate processes)', () => {
     try {
       await rt.runTask('worker', 't', 'go');
       const pending = await eventually(
-        () => rt.store.approvals.listPending()[0],
+        () => runtimeInternals(rt).store.approvals.listPending()[0],
         10_000,
         'a pending approval',
       );
@@ -176,7 +177,7 @@ describe('snotra start + inbox (separate processes)', () => {
       const fromAgent = snotra(['inbox', 'approve', pending.id, '--state-dir', fx.stateDir]);
       expect(fromAgent.status).toBe(1);
       expect(fromAgent.stderr).toContain('decision_from_agent_process');
-      expect(rt.store.approvals.get(pending.id)?.status).toBe('pending');
+      expect(runtimeInternals(rt).store.approvals.get(pending.id)?.status).toBe('pending');
 
       // Another local user cannot reach the state dir, the database or the control socket.
       chmodSync(fx.dir, 0o755);
@@ -203,7 +204,7 @@ describe('snotra start + inbox (separate processes)', () => {
       );
       expect(readDb.status).not.toBe(0);
       expect(readDb.stderr).toContain('EACCES');
-      expect(rt.store.approvals.get(pending.id)?.status).toBe('pending');
+      expect(runtimeInternals(rt).store.approvals.get(pending.id)?.status).toBe('pending');
     } finally {
       await rt.stop();
     }

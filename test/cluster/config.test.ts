@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
 import { runtimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 describe('cluster mode in config', () => {
   it('node.id without bus.url is refused before anything starts, naming both keys', async () => {
@@ -36,8 +37,8 @@ describe('cluster mode in config', () => {
     const fx = runtimeFixture({});
     const rt = await fx.start(new ScriptedModel({}));
     try {
-      expect(rt.cluster).toBeNull();
-      expect(rt.loaded.config.node).toBeUndefined();
+      expect(runtimeInternals(rt).cluster).toBeNull();
+      expect(runtimeInternals(rt).loaded.config.node).toBeUndefined();
     } finally {
       await rt.stop();
       fx.cleanup();

@@ -12,6 +12,7 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import { loadConfig } from '../../runtime/config/load.ts';
 import { Runtime } from '../../runtime/runtime.ts';
 import { EnvSecretStore } from '../../runtime/secrets/env.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const dir = process.argv[2] as string;
 const outbox = process.env.SNOTRA_TEST_OUTBOX as string;
@@ -74,7 +75,11 @@ async function handle(cmd: { cmd: string; [k: string]: unknown }): Promise<void>
     const runId = await runtime.runTask('worker', String(cmd.task), 'go');
     emit({ event: 'task', runId });
   } else if (cmd.cmd === 'decide') {
-    const result = await runtime.cluster?.decide(String(cmd.id), 'approved', String(cmd.user));
+    const result = await runtimeInternals(runtime).cluster?.decide(
+      String(cmd.id),
+      'approved',
+      String(cmd.user),
+    );
     // Killed right after the decision is in the shared Inbox and its resume item is queued:
     // no later step of this process runs.
     if (cmd.killAfter === true) process.kill(process.pid, 'SIGKILL');
@@ -83,9 +88,9 @@ async function handle(cmd: { cmd: string; [k: string]: unknown }): Promise<void>
     const runId = String(cmd.runId);
     emit({
       event: 'status',
-      live: runtime.runs.liveRuns(),
-      local: runtime.store.snapshots.get(runId)?.status ?? null,
-      ledger: runtime.store.ledger.lookup(String(cmd.key))?.status ?? null,
+      live: runtimeInternals(runtime).runs.liveRuns(),
+      local: runtimeInternals(runtime).store.snapshots.get(runId)?.status ?? null,
+      ledger: runtimeInternals(runtime).store.ledger.lookup(String(cmd.key))?.status ?? null,
     });
   } else if (cmd.cmd === 'stop') {
     await runtime.stop();

@@ -10,6 +10,7 @@ import { Runtime } from '../../runtime/runtime.ts';
 import { eventually } from '../support/runtime.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 import { ASK_CONFIG, countingSend, NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let cluster: NatsCluster;
 const nodes: TestNode[] = [];
@@ -34,16 +35,16 @@ describe('two runtime nodes on a three-server cluster', () => {
     nodes.push(a);
     const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
-      () => a.rt.store.approvals.listPending()[0],
+      () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
       'the Inbox record on A',
     );
-    await eventually(() => !a.rt.runs.isLive(runId), 10_000, 'the run to park on A');
+    await eventually(() => !runtimeInternals(a.rt).runs.isLive(runId), 10_000, 'the run to park on A');
     const b = await startNode(cluster, 'node-b', model, outbox.file);
     nodes.push(b);
     // The shared Inbox has it (published by A) before B decides.
     await eventually(
-      async () => (await b.rt.cluster?.inbox.get(pending.id)) ?? null,
+      async () => (await runtimeInternals(b.rt).cluster?.inbox.get(pending.id)) ?? null,
       10_000,
       'the shared Inbox record',
     );
@@ -54,12 +55,12 @@ describe('two runtime nodes on a three-server cluster', () => {
       /cluster node "node-b".*decideAsync/,
     );
     expect(() => a.rt.approveWithGrant(pending.id, 'session', 'mallory')).toThrow(/session and standing/);
-    expect(a.rt.store.approvals.get(pending.id)?.status).toBe('pending');
-    expect((await b.rt.cluster?.inbox.get(pending.id))?.value.status).toBe('pending');
-    const decided = await b.rt.cluster?.decide(pending.id, 'approved', 'alice');
+    expect(runtimeInternals(a.rt).store.approvals.get(pending.id)?.status).toBe('pending');
+    expect((await runtimeInternals(b.rt).cluster?.inbox.get(pending.id))?.value.status).toBe('pending');
+    const decided = await runtimeInternals(b.rt).cluster?.decide(pending.id, 'approved', 'alice');
     expect(decided).toMatchObject({ ok: true, approval: { status: 'approved', decidedBy: 'alice' } });
     // A second decision, through the other node, changes nothing and says so.
-    const again = await a.rt.cluster?.decide(pending.id, 'denied', 'mallory');
+    const again = await runtimeInternals(a.rt).cluster?.decide(pending.id, 'denied', 'mallory');
     expect(again).toMatchObject({ ok: false, reason: 'already_decided' });
     expect(again?.ok === false ? again.message : '').toContain('node-b');
 
@@ -67,7 +68,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     const ended = await eventually(
       () => {
         for (const n of [a, b]) {
-          const s = n.rt.store.snapshots.get(runId);
+          const s = runtimeInternals(n.rt).store.snapshots.get(runId);
           if (s?.status === 'completed') return n.id;
         }
         return null;
@@ -78,7 +79,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     // The shared record follows the node's own store (mirrored after the local write).
     const record = await eventually(
       async () => {
-        const r = await a.rt.cluster?.records.get(runId);
+        const r = await runtimeInternals(a.rt).cluster?.records.get(runId);
         return r?.value.status === 'completed' ? r : null;
       },
       20_000,
@@ -88,23 +89,27 @@ describe('two runtime nodes on a three-server cluster', () => {
     expect(outbox.lines()).toEqual([`call:${runId}:c1 ${ended} #ops`]);
     // The node that resumed it has the decision in its own store; the claim holds the outcome.
     const resumedOn = ended === 'node-a' ? a : b;
-    expect(resumedOn.rt.store.approvals.get(pending.id)).toMatchObject({
+    expect(runtimeInternals(resumedOn.rt).store.approvals.get(pending.id)).toMatchObject({
       status: 'approved',
       decidedBy: 'alice',
     });
-    expect(await a.rt.cluster?.claims.get(`call:${runId}:c1`)).toMatchObject({
+    expect(await runtimeInternals(a.rt).cluster?.claims.get(`call:${runId}:c1`)).toMatchObject({
       status: 'completed',
       node: ended,
     });
     // Each node's own audit chain verifies.
-    for (const n of [a, b]) expect(n.rt.store.audit.verifyChain()).toMatchObject({ ok: true });
+    for (const n of [a, b])
+      expect(runtimeInternals(n.rt).store.audit.verifyChain()).toMatchObject({ ok: true });
     // The node that ended the run keeps nothing of it in memory once its record is written.
     await eventually(
-      () => resumedOn.rt.cluster?.stats().trackedRuns === 0,
+      () => runtimeInternals(resumedOn.rt).cluster?.stats().trackedRuns === 0,
       10_000,
       'the ended run to leave the node’s memory',
     );
-    expect(resumedOn.rt.cluster?.stats()).toMatchObject({ trackedRuns: 0, openedApprovals: 0 });
+    expect(runtimeInternals(resumedOn.rt).cluster?.stats()).toMatchObject({
+      trackedRuns: 0,
+      openedApprovals: 0,
+    });
   }, 90_000);
 
   it('decisions through the runtime API (the sidecar path) on two nodes at once: exactly one is told ok', async () => {
@@ -116,12 +121,12 @@ describe('two runtime nodes on a three-server cluster', () => {
     nodes.push(b);
     const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
-      () => a.rt.store.approvals.listPending()[0],
+      () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
       'the Inbox record on A',
     );
     await eventually(
-      async () => (await b.rt.cluster?.inbox.get(pending.id)) ?? null,
+      async () => (await runtimeInternals(b.rt).cluster?.inbox.get(pending.id)) ?? null,
       10_000,
       'the shared Inbox record',
     );
@@ -134,14 +139,18 @@ describe('two runtime nodes on a three-server cluster', () => {
     const winner = viaA.ok ? 'alice' : 'bob';
     const ended = await eventually(
       () => {
-        for (const n of [a, b]) if (n.rt.store.snapshots.get(runId)?.status === 'completed') return n;
+        for (const n of [a, b])
+          if (runtimeInternals(n.rt).store.snapshots.get(runId)?.status === 'completed') return n;
         return null;
       },
       20_000,
       'the run to complete on a node',
     );
     // The decision that ran is the one its caller was told won; the call ran once.
-    expect(ended.rt.store.approvals.get(pending.id)).toMatchObject({ status: 'approved', decidedBy: winner });
+    expect(runtimeInternals(ended.rt).store.approvals.get(pending.id)).toMatchObject({
+      status: 'approved',
+      decidedBy: winner,
+    });
     expect(outbox.lines()).toHaveLength(1);
   }, 90_000);
 
@@ -152,11 +161,11 @@ describe('two runtime nodes on a three-server cluster', () => {
     nodes.push(a);
     await a.rt.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
-      () => a.rt.store.approvals.listPending()[0],
+      () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
       'the Inbox record on A',
     );
-    const stateDir = a.rt.loaded.config.stateDir;
+    const stateDir = runtimeInternals(a.rt).loaded.config.stateDir;
     await expect(decideAsLocalUser(stateDir, pending.id, 'approved')).rejects.toThrow(
       /cluster node node-a: decide through a node's sidecar/,
     );
@@ -164,10 +173,10 @@ describe('two runtime nodes on a three-server cluster', () => {
       ClusterDecisionError,
     );
     // Nothing was decided anywhere.
-    expect(a.rt.store.approvals.get(pending.id)?.status).toBe('pending');
+    expect(runtimeInternals(a.rt).store.approvals.get(pending.id)?.status).toBe('pending');
     // The shared Inbox has the request (published after the local write) and it is still pending.
     const shared = await eventually(
-      async () => (await a.rt.cluster?.inbox.get(pending.id)) ?? null,
+      async () => (await runtimeInternals(a.rt).cluster?.inbox.get(pending.id)) ?? null,
       10_000,
       'the shared Inbox record',
     );
@@ -180,7 +189,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     const outbox = sharedOutbox();
     const a = await startNode(cluster, 'node-m', new ScriptedModel({ worker: [] }), outbox.file);
     nodes.push(a);
-    const stateDir = a.rt.loaded.config.stateDir;
+    const stateDir = runtimeInternals(a.rt).loaded.config.stateDir;
     expect(JSON.parse(readFileSync(join(stateDir, CLUSTER_FILE), 'utf8'))).toEqual({ nodeId: 'node-m' });
     await a.rt.stop();
     // Left by the cluster run (a stop does not remove it, and a killed node could not).
@@ -211,11 +220,13 @@ describe('two runtime nodes on a three-server cluster', () => {
     let runId: string;
     let approvalId: string;
     try {
-      expect(rt.cluster).toBeNull();
+      expect(runtimeInternals(rt).cluster).toBeNull();
       expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(false);
       runId = await rt.runTask('worker', 'nightly', 'tell #ops');
-      approvalId = (await eventually(() => rt.store.approvals.listPending()[0], 15_000, 'the approval')).id;
-      await eventually(() => !rt.runs.isLive(runId), 10_000, 'the run to park');
+      approvalId = (
+        await eventually(() => runtimeInternals(rt).store.approvals.listPending()[0], 15_000, 'the approval')
+      ).id;
+      await eventually(() => !runtimeInternals(rt).runs.isLive(runId), 10_000, 'the run to park');
     } finally {
       await rt.stop();
     }
@@ -226,7 +237,11 @@ describe('two runtime nodes on a three-server cluster', () => {
     rt = await boot();
     try {
       expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(false);
-      await eventually(() => rt.store.snapshots.get(runId)?.status === 'completed', 30_000, 'the run to end');
+      await eventually(
+        () => runtimeInternals(rt).store.snapshots.get(runId)?.status === 'completed',
+        30_000,
+        'the run to end',
+      );
       expect(outbox.lines()).toEqual([`call:${runId}:c1 single #ops`]);
     } finally {
       await rt.stop();

@@ -5,6 +5,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { BIN } from '../support/snotra-process.ts';
 import { final, OfferedTools } from './support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -32,8 +33,8 @@ describe('who may control a goal', () => {
       expect(r.status, action).toBe(1);
       expect(r.stderr, action).toContain('goal_control_from_agent_process');
     }
-    expect(rt.store.goals.pendingControls()).toEqual([]);
-    expect(rt.store.goals.get('g')).toBeNull();
+    expect(runtimeInternals(rt).store.goals.pendingControls()).toEqual([]);
+    expect(runtimeInternals(rt).store.goals.get('g')).toBeNull();
   });
 
   it('goal tools: granted to a goal iteration only, never to a sub-agent of one or any other run', () => {

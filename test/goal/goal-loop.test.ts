@@ -4,6 +4,7 @@ import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { GoalStartRefusedError, runGoal } from '../../surfaces/goal/run-goal.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { call, final, OfferedTools } from './support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -22,7 +23,7 @@ const goalConfig = (agent: Record<string, unknown>, goal: Record<string, unknown
 async function finished(r: Runtime, status?: string) {
   return eventually(
     () => {
-      const g = r.store.goals.get('g');
+      const g = runtimeInternals(r).store.goals.get('g');
       return (
         g !== null &&
         g.status !== 'active' &&
@@ -65,7 +66,7 @@ describe('goal loop', () => {
       evidence: 'npm test: 12 passed',
     });
     expect(g.used).toMatchObject({ modelCalls: 3, toolCalls: 2 });
-    const its = rt.store.goals.iterations('g');
+    const its = runtimeInternals(rt).store.goals.iterations('g');
     expect(its.map((i) => [i.iteration, i.runId, i.status, i.claim])).toEqual([
       [1, 'worker:goal:g:1:1', 'ended', 'npm test: 12 passed'],
     ]);
@@ -73,7 +74,7 @@ describe('goal loop', () => {
     expect(model.offered.get('worker:goal:g:1:1')).toEqual(
       expect.arrayContaining(['goal_status', 'goal_complete']),
     );
-    expect(rt.store.snapshots.get('worker:goal:g:1:1')?.surface).toBe('goal');
+    expect(runtimeInternals(rt).store.snapshots.get('worker:goal:g:1:1')?.surface).toBe('goal');
   });
 
   it('offers the goal tools to goal runs only: another run is denied them (tool_not_granted)', async () => {
@@ -95,7 +96,7 @@ describe('goal loop', () => {
     expect(model.offered.get(runId)).not.toContain('goal_complete');
     expect(model.offered.get(runId)).not.toContain('goal_status');
     expect(model.offered.get(runId)).toContain('read_file');
-    expect(rt.store.goals.get('g')).toBeNull();
+    expect(runtimeInternals(rt).store.goals.get('g')).toBeNull();
     model.scripted.assertConsumed('other', runId);
   });
 
@@ -109,7 +110,7 @@ describe('goal loop', () => {
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'budget_model_calls', iteration: 2 });
     expect(g.used.modelCalls).toBe(3);
-    const its = rt.store.goals.iterations('g');
+    const its = runtimeInternals(rt).store.goals.iterations('g');
     expect(its.map((i) => i.budget.modelCalls)).toEqual([3, 1]);
     expect(its.map((i) => i.outcome)).toEqual(['completed: final_answer', 'failed: budget_model_calls']);
   });
@@ -135,7 +136,9 @@ describe('goal loop', () => {
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'budget_tool_calls', iteration: 2 });
     expect(g.used.toolCalls).toBe(3);
-    const executed = rt.store.audit.list({}).filter((e) => e.kind === 'completed' && e.tool === 'list_dir');
+    const executed = runtimeInternals(rt)
+      .store.audit.list({})
+      .filter((e) => e.kind === 'completed' && e.tool === 'list_dir');
     expect(executed).toHaveLength(3);
   });
 
@@ -154,7 +157,11 @@ describe('goal loop', () => {
     rt = await fx.start(model, { clock });
     const runtime = rt;
     rt.controlGoal('g', 'start', 'test');
-    await eventually(() => runtime.runs.isLive('worker:goal:g:1:1'), 10_000, 'the first run');
+    await eventually(
+      () => runtimeInternals(runtime).runs.isLive('worker:goal:g:1:1'),
+      10_000,
+      'the first run',
+    );
     clock.advance(1500);
     const g = await finished(rt);
     expect(g).toMatchObject({
@@ -165,7 +172,7 @@ describe('goal loop', () => {
     });
     expect(g.used.wallTimeMs).toBeGreaterThanOrEqual(1500);
     expect(g.used.wallTimeMs).toBeLessThan(5_000);
-    const its = rt.store.goals.iterations('g');
+    const its = runtimeInternals(rt).store.goals.iterations('g');
     expect(its.map((i) => [i.runId, i.budget.wallTimeMs, i.outcome])).toEqual([
       ['worker:goal:g:1:1', 1500, 'failed: budget_wall_time'],
     ]);
@@ -182,31 +189,32 @@ describe('goal loop', () => {
     rt.controlGoal('g', 'start', 'test');
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'max_iterations', iteration: 3 });
-    expect(rt.store.goals.iterations('g').map((i) => i.runId)).toEqual([
-      'worker:goal:g:1:1',
-      'worker:goal:g:1:2',
-      'worker:goal:g:1:3',
-    ]);
-    expect(rt.store.snapshots.list().filter((r) => r.surface === 'goal')).toHaveLength(3);
+    expect(
+      runtimeInternals(rt)
+        .store.goals.iterations('g')
+        .map((i) => i.runId),
+    ).toEqual(['worker:goal:g:1:1', 'worker:goal:g:1:2', 'worker:goal:g:1:3']);
+    expect(
+      runtimeInternals(rt)
+        .store.snapshots.list()
+        .filter((r) => r.surface === 'goal'),
+    ).toHaveLength(3);
     // Started again: a new epoch, from zero; the old epoch's iterations stay in the journal.
     expect(rt.controlGoal('g', 'start', 'test').result).toBe('ok');
     const again = await eventually(
       () => {
-        const x = rt?.store.goals.get('g');
+        const x = (rt && runtimeInternals(rt))?.store.goals.get('g');
         return x?.epoch === 2 && x.status === 'budget_limited' && x;
       },
       20_000,
       'the second epoch to finish',
     );
     expect(again.iteration).toBe(3);
-    expect(rt.store.goals.iterations('g').map((i) => `${i.epoch}:${i.iteration}`)).toEqual([
-      '1:1',
-      '1:2',
-      '1:3',
-      '2:1',
-      '2:2',
-      '2:3',
-    ]);
+    expect(
+      runtimeInternals(rt)
+        .store.goals.iterations('g')
+        .map((i) => `${i.epoch}:${i.iteration}`),
+    ).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3']);
   });
 
   it('an approval that waits parks the goal (active, parked, no next iteration); deciding it continues the goal', async () => {
@@ -220,23 +228,35 @@ describe('goal loop', () => {
     rt = await fx.start(model);
     rt.controlGoal('g', 'start', 'test');
     const first = await eventually(
-      () => rt?.store.approvals.listPending({})[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({})[0],
       20_000,
       'the first approval',
     );
-    await eventually(() => rt?.store.goals.get('g')?.parked === true, 10_000, 'the goal to show parked');
-    expect(rt.store.goals.get('g')).toMatchObject({ status: 'active', parked: true, iteration: 1 });
+    await eventually(
+      () => (rt && runtimeInternals(rt))?.store.goals.get('g')?.parked === true,
+      10_000,
+      'the goal to show parked',
+    );
+    expect(runtimeInternals(rt).store.goals.get('g')).toMatchObject({
+      status: 'active',
+      parked: true,
+      iteration: 1,
+    });
     expect(fx.sent()).toEqual([]);
     // Parked is parked, across a restart too: nothing decides for the human, no second iteration starts.
     await rt.stop();
     rt = await fx.start(model);
-    expect(rt.store.goals.get('g')).toMatchObject({ status: 'active', parked: true, iteration: 1 });
-    expect(rt.store.approvals.get(first.id)?.status).toBe('pending');
-    expect(rt.store.approvals.listPending({})).toHaveLength(1);
+    expect(runtimeInternals(rt).store.goals.get('g')).toMatchObject({
+      status: 'active',
+      parked: true,
+      iteration: 1,
+    });
+    expect(runtimeInternals(rt).store.approvals.get(first.id)?.status).toBe('pending');
+    expect(runtimeInternals(rt).store.approvals.listPending({})).toHaveLength(1);
 
     expect(rt.decide(first.id, 'approved', 'test').ok).toBe(true);
     const second = await eventually(
-      () => rt?.store.approvals.listPending({}).find((a) => a.id !== first.id),
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({}).find((a) => a.id !== first.id),
       20_000,
       'the second iteration to park',
     );
@@ -263,23 +283,31 @@ describe('goal loop', () => {
     });
     rt = await fx.start(model);
     rt.controlGoal('g', 'start', 'test');
-    const pending = await eventually(() => rt?.store.approvals.listPending({})[0], 20_000, 'an approval');
-    await eventually(() => rt?.store.goals.get('g')?.parked === true, 10_000, 'the goal to park');
+    const pending = await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({})[0],
+      20_000,
+      'an approval',
+    );
+    await eventually(
+      () => (rt && runtimeInternals(rt))?.store.goals.get('g')?.parked === true,
+      10_000,
+      'the goal to park',
+    );
     expect(rt.controlGoal('g', 'cancel', 'test').result).toBe('ok');
     const runId = 'worker:goal:g:1:1';
     const outcome = await rt.waitForRun(runId);
     expect(outcome).toMatchObject({ status: 'failed' });
     expect(outcome.reason).toMatch(/^cancelled: /);
-    expect(rt.store.goals.get('g')).toMatchObject({
+    expect(runtimeInternals(rt).store.goals.get('g')).toMatchObject({
       status: 'cancelled',
       stopReason: 'cancelled_by_human',
       parked: false,
     });
     // The request left the Inbox with its run, audited as withdrawn; a late decision is refused.
-    expect(rt.store.approvals.listPending({})).toEqual([]);
-    expect(rt.store.approvals.get(pending.id)?.status).toBe('expired');
-    const resolved = rt.store.audit
-      .list({ runId })
+    expect(runtimeInternals(rt).store.approvals.listPending({})).toEqual([]);
+    expect(runtimeInternals(rt).store.approvals.get(pending.id)?.status).toBe('expired');
+    const resolved = runtimeInternals(rt)
+      .store.audit.list({ runId })
       .filter(
         (e) =>
           e.kind === 'approval_resolved' &&
@@ -291,9 +319,9 @@ describe('goal loop', () => {
     // The run has ended: nothing resumes it. Restart to let any delivery settle, then check.
     await rt.stop();
     rt = await fx.start(model);
-    expect(rt.store.snapshots.get(runId)?.status).toBe('failed');
+    expect(runtimeInternals(rt).store.snapshots.get(runId)?.status).toBe('failed');
     expect(fx.sent()).toEqual([]);
-    expect(rt.store.goals.iterations('g')).toHaveLength(1);
+    expect(runtimeInternals(rt).store.goals.iterations('g')).toHaveLength(1);
     expect(rt.controlGoal('g', 'resume', 'test').result).toBe('not_running');
   });
 

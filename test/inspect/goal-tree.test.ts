@@ -4,6 +4,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { LocalTree } from '../../surfaces/cli/inspect/render.ts';
 import { call, final, OfferedTools } from '../goal/support.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -93,7 +94,11 @@ describe('goal loops in the live actor tree', () => {
     });
 
     expect(rt.controlGoal('g', 'start', 'test').result).toBe('ok');
-    const pending = await eventually(() => rt?.store.approvals.listPending({})[0], 20_000, 'the approval');
+    const pending = await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({})[0],
+      20_000,
+      'the approval',
+    );
     await eventually(() => find(rt!.actors().actors, 'g')?.parked === true, 10_000, 'the goal parked');
     const parkedTree = rt.actors();
     expect(find(parkedTree.actors, 'g')).toMatchObject({
@@ -157,7 +162,11 @@ describe('goal loops in the live actor tree', () => {
 
     // Approved: the goal resumes (running, not parked), then the model claims completion.
     expect(rt.decide(pending.id, 'approved', 'test').ok).toBe(true);
-    await eventually(() => rt?.store.goals.get('g')?.status === 'complete', 20_000, 'the goal complete');
+    await eventually(
+      () => (rt && runtimeInternals(rt))?.store.goals.get('g')?.status === 'complete',
+      20_000,
+      'the goal complete',
+    );
     await eventually(
       () => find(rt!.actors().actors, 'g')?.state === 'complete',
       10_000,

@@ -3,6 +3,7 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import type { ActorEvent, ActorNode } from '../../runtime/inspect/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -47,11 +48,11 @@ describe('the live actor tree of a runtime', () => {
     ]);
     const runId = await rt.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
-      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       10_000,
       'an approval',
     );
-    await eventually(() => !rt?.runs.isLive(runId), 10_000, 'the park');
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 10_000, 'the park');
     const tree = rt.actors();
     const run = find(tree.actors, runId);
     expect(run).toMatchObject({
@@ -95,7 +96,7 @@ describe('the live actor tree of a runtime', () => {
     // Restart: no live actor for the run; the tree still shows it and its approval, from the store.
     await rt.stop();
     rt = await fx.start(model);
-    expect(rt.runs.isLive(runId)).toBe(false);
+    expect(runtimeInternals(rt).runs.isLive(runId)).toBe(false);
     const after = rt.actors();
     expect(find(after.actors, runId)).toMatchObject({ parked: true, state: 'waiting_for_approval' });
     expect(find(after.actors, pending.id)).toMatchObject({ parked: true, status: 'pending' });
@@ -146,11 +147,15 @@ describe('the live actor tree of a runtime', () => {
     const runId = await rt.runTask('lead', 'nightly', 'delegate the notification');
     const childRunId = `${runId}/s1`;
     const pending = await eventually(
-      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       10_000,
       'the child approval',
     );
-    await eventually(() => !rt?.runs.isLive(childRunId), 10_000, 'the child to park');
+    await eventually(
+      () => !(rt && runtimeInternals(rt))?.runs.isLive(childRunId),
+      10_000,
+      'the child to park',
+    );
     const shape = (nodes: readonly ActorNode[]): unknown =>
       nodes.map((n) => ({ id: n.id, kind: n.kind, parked: n.parked, children: shape(n.children) }));
     const expected = [
@@ -195,6 +200,6 @@ describe('the live actor tree of a runtime', () => {
       10_000,
       'the same tree after the restart',
     );
-    expect(rt.runs.isLive(childRunId)).toBe(false);
+    expect(runtimeInternals(rt).runs.isLive(childRunId)).toBe(false);
   }, 60_000);
 });

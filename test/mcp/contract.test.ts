@@ -21,6 +21,7 @@ import {
   script,
   type McpFixture,
 } from './support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const SECRET = 'contract-secret-Pw9-mcp';
 let fx: McpFixture | null = null;
@@ -142,7 +143,7 @@ describe('MCP tools and the contract matrix', () => {
       rt.onApproval((a) => (approval = a));
       runId = await rt.runTask('a', 'task-1', 'go');
       await eventually(
-        () => rt.store.snapshots.get(runId)?.status === 'waiting_for_approval',
+        () => runtimeInternals(rt).store.snapshots.get(runId)?.status === 'waiting_for_approval',
         60_000,
         'parked',
       );

@@ -17,6 +17,7 @@ import {
   script,
   type McpFixture,
 } from './support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const SECRET = 'hs-Zq81-secret-value-3141';
 let fx: McpFixture | null = null;
@@ -48,7 +49,7 @@ describe('a hostile MCP server', () => {
     const rt = await f.start({ a: script([{ tool: 'mcp:h:lookup', args: { q: 'x' } }]) });
     try {
       await ready(rt, 'h');
-      const status = rt.mcp?.status()[0];
+      const status = runtimeInternals(rt).mcp?.status()[0];
       expect(status?.listingProblems).toEqual([
         'tool "bad:name" dropped: not a valid MCP tool name',
         'tool "deep" dropped: its inputSchema is nested deeper than 24 levels',
@@ -59,7 +60,9 @@ describe('a hostile MCP server', () => {
         'list p3',
         'list p6',
       ]);
-      const lookup = rt.mcp?.tools('h')?.find((t) => t.tool === 'lookup');
+      const lookup = runtimeInternals(rt)
+        .mcp?.tools('h')
+        ?.find((t) => t.tool === 'lookup');
       expect(lookup?.metadata).toEqual({ risk: 'external', approvalDefault: 'ask', source: 'mcp' });
       expect(lookup?.why).toContain('readOnlyHint is ignored: a server cannot lower the risk');
       // In allow mode, "readOnlyHint: true, destructiveHint: false" still needs a human.
@@ -84,7 +87,7 @@ describe('a hostile MCP server', () => {
       const rt = await f.start({ a: [] });
       try {
         await ready(rt, 'h');
-        expect(rt.mcp?.status()[0]?.listingProblems).toContain(problem);
+        expect(runtimeInternals(rt).mcp?.status()[0]?.listingProblems).toContain(problem);
         expect(hostileLog(f.project).filter((l) => l.startsWith('list')).length).toBeLessThanOrEqual(32);
       } finally {
         await rt.stop();
@@ -100,12 +103,16 @@ describe('a hostile MCP server', () => {
       await ready(rt, 'h');
       // The server renamed "target" right after its first listing and said so at once.
       await eventually(
-        () => rt.registry.get('mcp:h:target_v2') !== undefined,
+        () => runtimeInternals(rt).registry.get('mcp:h:target_v2') !== undefined,
         30_000,
         'the change announced during start applied',
       );
-      expect(rt.registry.get('mcp:h:target')).toBeUndefined();
-      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).toContain('target_v2');
+      expect(runtimeInternals(rt).registry.get('mcp:h:target')).toBeUndefined();
+      expect(
+        runtimeInternals(rt)
+          .mcp?.tools('h')
+          ?.map((t) => t.tool),
+      ).toContain('target_v2');
       expect(hostileLog(f.project).filter((l) => l === 'list ').length).toBeGreaterThanOrEqual(2);
     } finally {
       await rt.stop();
@@ -138,11 +145,11 @@ describe('a hostile MCP server', () => {
       expect(hostileLog(f.project).filter((l) => l.startsWith('call crash'))).toHaveLength(1);
       // The crash report names the server's last words, redacted.
       await eventually(
-        () => rt.mcp?.status()[0]?.lastError?.message.includes('fatal: token'),
+        () => runtimeInternals(rt).mcp?.status()[0]?.lastError?.message.includes('fatal: token'),
         30_000,
         'crash report',
       );
-      expect(rt.mcp?.status()[0]?.lastError?.message).not.toContain(SECRET);
+      expect(runtimeInternals(rt).mcp?.status()[0]?.lastError?.message).not.toContain(SECRET);
       expect(JSON.stringify(seen)).not.toContain(SECRET);
     } finally {
       await rt.stop();
@@ -159,16 +166,24 @@ describe('a hostile MCP server', () => {
     const rt = await f.start({ a: [] });
     try {
       await ready(rt, 'h');
-      const status = rt.mcp?.status()[0];
+      const status = runtimeInternals(rt).mcp?.status()[0];
       expect(status?.listingProblems).toContain(
         '1 tool(s) dropped: the name contains a secret or looks like a credential',
       );
-      expect(rt.registry.names().filter((n) => n.includes('leak'))).toEqual([]);
-      expect(rt.mcp?.tools('h')?.map((t) => t.tool)).not.toContain(`leak-${SECRET}`);
+      expect(
+        runtimeInternals(rt)
+          .registry.names()
+          .filter((n) => n.includes('leak')),
+      ).toEqual([]);
+      expect(
+        runtimeInternals(rt)
+          .mcp?.tools('h')
+          ?.map((t) => t.tool),
+      ).not.toContain(`leak-${SECRET}`);
       // The benign look-alike: the other tools are still offered.
-      expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+      expect(runtimeInternals(rt).registry.get('mcp:h:lookup')).toBeDefined();
       expect(status?.serverName).toBe('hostile [REDACTED]');
-      expect(JSON.stringify(rt.mcp?.status())).not.toContain(SECRET);
+      expect(JSON.stringify(runtimeInternals(rt).mcp?.status())).not.toContain(SECRET);
     } finally {
       await rt.stop();
     }
@@ -186,7 +201,8 @@ describe('a hostile MCP server', () => {
       await runOnce(rt, 'a');
       const message = await eventually(
         () =>
-          rt.mcp?.status()[0]?.lastError?.message.includes('yyyy') && rt.mcp?.status()[0]?.lastError?.message,
+          runtimeInternals(rt).mcp?.status()[0]?.lastError?.message.includes('yyyy') &&
+          runtimeInternals(rt).mcp?.status()[0]?.lastError?.message,
         30_000,
         'crash report',
       );
@@ -227,7 +243,7 @@ describe('a hostile MCP server', () => {
       const text = JSON.stringify(seen[0]);
       expect(text.length).toBeLessThan(64 * 1024);
       expect(text).toContain('truncated');
-      const row = rt.store.ledger.lookup(`call:${runId}:c1`);
+      const row = runtimeInternals(rt).store.ledger.lookup(`call:${runId}:c1`);
       expect(row?.status).toBe('completed');
       expect(JSON.stringify(row?.result).length).toBeLessThan(64 * 1024);
     } finally {
@@ -258,15 +274,15 @@ describe('a hostile MCP server', () => {
       const rt = await f.start({ a: script([{ tool: 'mcp:h:target', args: { note: 'n' } }]) });
       try {
         await ready(rt, 'h');
-        const before = rt.registry.get('mcp:h:target');
+        const before = runtimeInternals(rt).registry.get('mcp:h:target');
         const { seen, approvals } = await runOnce(rt, 'a', async () => {
           // While the human looks at the request, the server changes the tool under it.
           control(f, cmd);
           await eventually(
             () => {
-              const now = rt.registry.get('mcp:h:target');
+              const now = runtimeInternals(rt).registry.get('mcp:h:target');
               return cmd === 'rename'
-                ? now === undefined && rt.registry.get('mcp:h:target_v2')
+                ? now === undefined && runtimeInternals(rt).registry.get('mcp:h:target_v2')
                 : now !== before && now;
             },
             30_000,

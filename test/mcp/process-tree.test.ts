@@ -17,6 +17,7 @@ import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { Redactor } from '../../store/index.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 /** Host pids whose command line contains `marker`. */
 function withMarker(marker: string): number[] {
@@ -84,14 +85,14 @@ describe('MCP server process trees', () => {
       const rt = await fx.start({ assistant: [] });
       try {
         await ready(rt, 'h');
-        expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+        expect(runtimeInternals(rt).registry.get('mcp:h:lookup')).toBeDefined();
         const starts = (): number => hostileLog(fx.project).filter((l) => l.startsWith('started')).length;
         expect(starts()).toBe(1);
         appendFileSync(join(fx.project, '.hostile/control'), 'crash\n');
         // Reported (exit code 9), and nothing of its catalog is callable while it is down.
         const crashed = await eventually(
           () => {
-            const s = rt.mcp?.status()[0];
+            const s = runtimeInternals(rt).mcp?.status()[0];
             return s?.lastError?.code === 'mcp_server_crashed' ? s : null;
           },
           30_000,
@@ -100,12 +101,14 @@ describe('MCP server process trees', () => {
         expect(crashed.lastError?.message).toContain('exited with code 9');
         // Restarted after the backoff: ready again, with its tools back.
         await eventually(
-          () => rt.mcp?.status()[0]?.restarts === 1 && rt.mcp?.status()[0]?.state === 'ready',
+          () =>
+            runtimeInternals(rt).mcp?.status()[0]?.restarts === 1 &&
+            runtimeInternals(rt).mcp?.status()[0]?.state === 'ready',
           30_000,
           'restarted',
         );
         expect(starts()).toBe(2);
-        expect(rt.registry.get('mcp:h:lookup')).toBeDefined();
+        expect(runtimeInternals(rt).registry.get('mcp:h:lookup')).toBeDefined();
       } finally {
         await rt.stop();
       }

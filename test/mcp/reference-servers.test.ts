@@ -17,6 +17,7 @@ import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { Redactor } from '../../store/index.ts';
 import { BIN, mcpFixture, ready, runOnce, script } from './support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const SECRET = 'unused-secret-value-for-ref-servers';
 
@@ -55,7 +56,7 @@ describe('@modelcontextprotocol/server-filesystem', () => {
     });
     try {
       await ready(rt, 'fs');
-      expect(rt.mcp?.status()[0]?.protocolVersion).toMatch(/^2025-/);
+      expect(runtimeInternals(rt).mcp?.status()[0]?.protocolVersion).toMatch(/^2025-/);
       const { outcome, seen, approvals } = await runOnce(rt, 'a', async (a) =>
         String(a.args && (a.args as { path?: string }).path).endsWith('b.txt') ? 'denied' : 'approved',
       );
@@ -114,7 +115,7 @@ describe('@modelcontextprotocol/server-everything', () => {
     });
     try {
       await ready(rt, 'ev');
-      const tools = rt.mcp?.tools('ev') ?? [];
+      const tools = runtimeInternals(rt).mcp?.tools('ev') ?? [];
       const echo = tools.find((t) => t.tool === 'echo');
       // echo says readOnlyHint, destructiveHint false, idempotentHint: still external + ask, not idempotent.
       expect(echo?.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
@@ -122,7 +123,7 @@ describe('@modelcontextprotocol/server-everything', () => {
       const toggle = tools.find((t) => t.tool === 'toggle-simulated-logging');
       expect(toggle?.offered).toBe(false);
       expect(toggle?.why[0]).toContain('excluded');
-      expect(rt.registry.get('mcp:ev:toggle-simulated-logging')).toBeUndefined();
+      expect(runtimeInternals(rt).registry.get('mcp:ev:toggle-simulated-logging')).toBeUndefined();
       const { outcome, seen, approvals } = await runOnce(rt, 'a');
       expect(outcome.status).toBe('completed');
       expect(approvals.map((a) => a.reason)).toEqual(['tool_default_ask', 'tool_default_ask']);

@@ -20,6 +20,7 @@ import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { eventually } from '../support/runtime.ts';
 import type { Observation, RunOutcome, TranscriptEntry } from '../../machines/run/types.ts';
 import type { ApprovalRecord } from '../../store/index.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const BIN = join(REPO, 'node_modules/.bin');
@@ -120,7 +121,10 @@ export function mcpFixture(config: (project: string) => Record<string, unknown>,
 /** Waits until server `id` of `rt` is ready. */
 export function ready(rt: Runtime, id: string, timeoutMs = 60_000): Promise<unknown> {
   return eventually(
-    () => rt.mcp?.status().find((s) => s.id === id && s.state === 'ready'),
+    () =>
+      runtimeInternals(rt)
+        .mcp?.status()
+        .find((s) => s.id === id && s.state === 'ready'),
     timeoutMs,
     `${id} ready`,
   );
@@ -138,7 +142,7 @@ export function script(calls: readonly { tool: string; args: unknown }[]): Scrip
 
 /** What the model saw in run `runId` (its transcript's observations, as persisted). */
 export function observations(rt: Runtime, runId: string): Observation[] {
-  const snap = rt.store.snapshots.get(runId)?.snapshot as
+  const snap = runtimeInternals(rt).store.snapshots.get(runId)?.snapshot as
     { context?: { transcript?: TranscriptEntry[] } } | undefined;
   return (snap?.context?.transcript ?? []).flatMap((e) => (e.role === 'observation' ? [e.observation] : []));
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -27,7 +28,7 @@ describe('approvals.ttlMs in config', () => {
     rt = await fx.start(model);
     const runId = await rt.runTask('worker', 'nightly', 'write it');
     const approval = await eventually(
-      () => rt?.store.approvals.getByCall(`${runId}:c1`),
+      () => (rt && runtimeInternals(rt))?.store.approvals.getByCall(`${runId}:c1`),
       10_000,
       'the approval',
     );

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -30,7 +31,7 @@ describe('an approval and its run', () => {
       worker: [call('c1', 'first'), call('c2', 'second'), { respond: { kind: 'final', text: 'done' } }],
     });
     rt = await fx.start(scripted);
-    const store = rt.store;
+    const store = runtimeInternals(rt).store;
     // The approval's transaction is followed by `syncAfterCommit` (its durable point): at that
     // moment the commit is done and nothing else of the run has been written since.
     const seen: Array<{ approvalId: string; status: string | null; waitsOn: unknown }> = [];
@@ -52,7 +53,11 @@ describe('an approval and its run', () => {
         `approval ${i + 1} of ${runId}`,
       );
       // Unattended: the run parks on it; the decision brings it back.
-      await eventually(() => !rt?.runs.isLive(runId), 20_000, `run parked on approval ${i + 1}`);
+      await eventually(
+        () => !(rt && runtimeInternals(rt))?.runs.isLive(runId),
+        20_000,
+        `run parked on approval ${i + 1}`,
+      );
       expect(rt.decide(pending.id, 'approved', 'tester').ok).toBe(true);
     }
     const outcome = await rt.waitForRun(runId);
@@ -80,7 +85,7 @@ describe('an approval and its run', () => {
       ],
     });
     rt = await fx.start(scripted);
-    const store = rt.store;
+    const store = runtimeInternals(rt).store;
     let atCommit: { payload: unknown; updatedAt: number } | null = null;
     const syncAfterCommit = store.syncAfterCommit.bind(store);
     store.syncAfterCommit = () => {
@@ -96,7 +101,7 @@ describe('an approval and its run', () => {
       20_000,
       'the approval',
     );
-    await eventually(() => !rt?.runs.isLive(runId), 20_000, 'the run parked');
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 20_000, 'the run parked');
     const parked = store.snapshots.get(runId);
     expect(atCommit).not.toBeNull();
     // The same row, and not written again (a write would have moved its time).

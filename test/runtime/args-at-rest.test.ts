@@ -5,6 +5,7 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { databaseFiles, storedBytes } from '../support/stored-bytes.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -38,23 +39,23 @@ async function parkRestartApprove(
   rt = runtime;
   const runId = await runtime.runTask('worker', 'notes', 'take notes');
   const pending = await eventually(
-    () => rt?.store.approvals.listPending({ taskId: 'notes' })[0],
+    () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'notes' })[0],
     20_000,
     'the Inbox record',
   );
-  await eventually(() => !rt?.runs.isLive(runId), 20_000, 'the run to park');
+  await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 20_000, 'the run to park');
   await runtime.stop();
   rt = null;
   runtime = await f.start(model);
   rt = runtime;
-  expect(runtime.runs.isLive(runId)).toBe(false);
+  expect(runtimeInternals(runtime).runs.isLive(runId)).toBe(false);
   expect(runtime.decide(pending.id, 'approved', 'alice').ok).toBe(true);
   return { runId, runtime };
 }
 
 function callKinds(runtime: Runtime, runId: string, callId: string): string[] {
-  return runtime.store.audit
-    .list({ runId })
+  return runtimeInternals(runtime)
+    .store.audit.list({ runId })
     .filter((e) => e.callId === callId)
     .map((e) => e.kind);
 }
@@ -77,7 +78,7 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     model.assertConsumed('worker', runId);
     // Not written with `password=[REDACTED]`, nor at all.
     expect(existsSync(join(fx.project, 'notes.txt'))).toBe(false);
-    expect(runtime.store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
+    expect(runtimeInternals(runtime).store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
     expect(callKinds(runtime, runId, 'c1')).toEqual([
       'proposed',
       'policy_decided',
@@ -85,10 +86,12 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
       'approval_resolved',
       'interrupted',
     ]);
-    const refused = runtime.store.audit.list({ runId }).find((e) => e.kind === 'interrupted');
+    const refused = runtimeInternals(runtime)
+      .store.audit.list({ runId })
+      .find((e) => e.kind === 'interrupted');
     expect(refused).toMatchObject({ tool: 'write_file', risk: 'write-local', status: 'interrupted' });
     expect(refused?.detail).toMatchObject({ cause: 'arguments_redacted_at_rest' });
-    expect(runtime.store.audit.verifyChain()).toMatchObject({ ok: true });
+    expect(runtimeInternals(runtime).store.audit.verifyChain()).toMatchObject({ ok: true });
     await runtime.stop();
     rt = null;
     expect(storedBytes(...databaseFiles(fx.stateDir)).includes(Buffer.from('hunter2hunter2'))).toBe(false);
@@ -107,13 +110,15 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     rt = runtime;
     const runId = await runtime.runTask('worker', 'notes', 'take notes');
     const pending = await eventually(
-      () => runtime.store.approvals.listPending({ taskId: 'notes' })[0],
+      () => runtimeInternals(runtime).store.approvals.listPending({ taskId: 'notes' })[0],
       20_000,
       'the Inbox record',
     );
-    await eventually(() => !runtime.runs.isLive(runId), 20_000, 'the run to park');
+    await eventually(() => !runtimeInternals(runtime).runs.isLive(runId), 20_000, 'the run to park');
     // Parked: what the store holds of the call is redacted.
-    expect(JSON.stringify(runtime.store.snapshots.get(runId))).not.toContain('hunter2hunter2');
+    expect(JSON.stringify(runtimeInternals(runtime).store.snapshots.get(runId))).not.toContain(
+      'hunter2hunter2',
+    );
     expect(runtime.decide(pending.id, 'approved', 'alice').ok).toBe(true);
     expect(await runtime.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'written' });
     model.assertConsumed('worker', runId);
@@ -142,7 +147,7 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     const { runId, runtime } = await parkRestartApprove(fx, model);
     expect(await runtime.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'written' });
     expect(readFileSync(join(fx.project, 'notes.txt'), 'utf8')).toBe('plain notes\n');
-    expect(runtime.store.ledger.lookup(`call:${runId}:c1`)).toMatchObject({
+    expect(runtimeInternals(runtime).store.ledger.lookup(`call:${runId}:c1`)).toMatchObject({
       status: 'completed',
       attempt: 1,
     });
@@ -187,6 +192,10 @@ describe('a live run executes the arguments the model wrote', () => {
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'both' });
     expect(readFileSync(join(fx.project, 'a.txt'), 'utf8')).toBe('password=hunter2hunter2\n');
     expect(readFileSync(join(fx.project, 'b.txt'), 'utf8')).toBe('masked: [REDACTED]\n');
-    expect(rt.store.audit.list({ runId }).some((e) => e.kind === 'interrupted')).toBe(false);
+    expect(
+      runtimeInternals(rt)
+        .store.audit.list({ runId })
+        .some((e) => e.kind === 'interrupted'),
+    ).toBe(false);
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -75,6 +76,6 @@ describe('ask mode through the runtime', () => {
     rt = await fx.start(model);
     const { runId, outcome } = await rt.chat('assistant', 'read it');
     expect(outcome.text).toBe('cannot');
-    expect(rt.store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
+    expect(runtimeInternals(rt).store.ledger.lookup(`call:${runId}:c1`)).toBeNull();
   });
 });

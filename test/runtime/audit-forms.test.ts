@@ -8,6 +8,7 @@ import { runCli } from '../../surfaces/cli/main.ts';
 import type { CliIo } from '../../surfaces/cli/io.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { withDecodedRows } from '../support/stored-bytes.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -66,7 +67,9 @@ describe('audit of an approved call through the runtime', () => {
     expect(outcome).toMatchObject({ status: 'completed' });
     model.assertConsumed('worker', runId);
 
-    const events = rt.store.audit.list({ runId }).filter((e) => e.callId !== null);
+    const events = runtimeInternals(rt)
+      .store.audit.list({ runId })
+      .filter((e) => e.callId !== null);
     expect(events.map((e) => e.kind)).toEqual([
       'proposed',
       'policy_decided',
@@ -76,7 +79,7 @@ describe('audit of an approved call through the runtime', () => {
       'completed',
     ]);
     expect(new Set(events.map((e) => e.callId))).toEqual(new Set(['c1']));
-    const transcript = JSON.stringify(rt.store.snapshots.get(runId)?.snapshot);
+    const transcript = JSON.stringify(runtimeInternals(rt).store.snapshots.get(runId)?.snapshot);
     expect(transcript).toContain('saved deploy with token [REDACTED]');
     await rt.stop();
     rt = null;

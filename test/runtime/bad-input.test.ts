@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -17,7 +18,7 @@ describe('bad input on the bus', () => {
     fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
     const model = new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'hello' } }] });
     rt = await fx.start(model);
-    const js = jetstream(rt.bus.nats);
+    const js = jetstream(runtimeInternals(rt).bus.nats);
     const subject = 'snotra.v1.agent.worker.message';
     const secretish = 'sk-live-should-never-be-logged';
     await js.publish(subject, `not json ${secretish}`);
@@ -36,7 +37,11 @@ describe('bad input on the bus', () => {
         payload: { text: secretish },
       }),
     );
-    await eventually(() => rt!.queue.invalid >= 3, 10_000, 'three invalid messages counted');
+    await eventually(
+      () => runtimeInternals(rt!).queue.invalid >= 3,
+      10_000,
+      'three invalid messages counted',
+    );
     const runId = await rt.runTask('worker', 't1', 'say hello');
     expect(await rt.waitForRun(runId)).toEqual({
       status: 'completed',

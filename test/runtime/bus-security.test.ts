@@ -8,6 +8,7 @@ import { listProcesses } from '../../runtime/processes/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -84,8 +85,8 @@ describe('the bus', () => {
       source: 's',
       payload: { text: 'a'.repeat(300 * 1024) },
     });
-    await jetstream(rt.bus.nats).publish('snotra.v1.agent.worker.message', big);
-    await eventually(() => rt!.queue.invalid >= 1, 10_000, 'the oversized message counted');
+    await jetstream(runtimeInternals(rt).bus.nats).publish('snotra.v1.agent.worker.message', big);
+    await eventually(() => runtimeInternals(rt!).queue.invalid >= 1, 10_000, 'the oversized message counted');
     expect(fx.logs.join('')).toContain('"reason":"oversized"');
     const runId = await rt.runTask('worker', 't', 'hello');
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });

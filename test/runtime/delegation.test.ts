@@ -6,6 +6,7 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import type { Observation } from '../../machines/run/types.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -23,7 +24,7 @@ const call = (id: string, tool: string, args: unknown) => ({
 /** Every observation a run's transcript holds, from the stored snapshot. */
 function observations(runtime: Runtime, runId: string): Observation[] {
   const ctx = (
-    runtime.store.snapshots.get(runId)?.snapshot as {
+    runtimeInternals(runtime).store.snapshots.get(runId)?.snapshot as {
       context?: { transcript: { role: string; observation?: Observation }[] };
     }
   ).context;
@@ -134,14 +135,16 @@ describe('delegation', () => {
         { kind: 'access', item: fx.project, reason: 'explorer_profile' },
       ]),
     );
-    const spawned = rt.store.audit.list({ runId: childRunId }).find((e) => e.kind === 'agent_spawned');
+    const spawned = runtimeInternals(rt)
+      .store.audit.list({ runId: childRunId })
+      .find((e) => e.kind === 'agent_spawned');
     expect(spawned?.detail).toMatchObject({
       parentRunId: runId,
       profile: 'explorer',
       granted: { tools: ['git_query', 'list_dir', 'read_file', 'search_files'] },
     });
     // The child's budget was carved out of the parent's: the parent's count includes the child's usage.
-    const parentCtx = rt.runs.contextOf(runId);
+    const parentCtx = runtimeInternals(rt).runs.contextOf(runId);
     expect(parentCtx?.used.toolCalls).toBeGreaterThanOrEqual(1 + 6);
   });
 
@@ -181,8 +184,8 @@ describe('delegation', () => {
     const done = rt.chat('lead', 'go');
     await eventually(() => model.reached, 10_000, 'the child to finish its first read');
     rt.setRoots(
-      rt.loaded.config.workspace.roots
-        .filter((r) => r.id !== 'data')
+      runtimeInternals(rt)
+        .loaded.config.workspace.roots.filter((r) => r.id !== 'data')
         .map((r) => ({ ...r, primary: true, source: 'workspace' as const })),
       'alice',
     );
@@ -195,7 +198,11 @@ describe('delegation', () => {
     expect(denial?.kind === 'tool.denied' && denial.reason).toMatch(
       /^(outside_roots|exceeds_parent_authority)$/,
     );
-    expect(rt.store.audit.list().some((e) => e.kind === 'root_changed')).toBe(true);
+    expect(
+      runtimeInternals(rt)
+        .store.audit.list()
+        .some((e) => e.kind === 'root_changed'),
+    ).toBe(true);
   });
 
   it('a sub-agent of an unattended task parks its approval in the Inbox with parent ids, survives restart, resumes once', async () => {
@@ -219,7 +226,7 @@ describe('delegation', () => {
     const runId = await rt.runTask('lead', 'nightly', 'delegate the notification');
     const childRunId = `${runId}/s1`;
     const pending = await eventually(
-      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       10_000,
       'the child approval',
     );
@@ -230,7 +237,11 @@ describe('delegation', () => {
       parentAgentId: 'lead',
       tool: 'send_message',
     });
-    await eventually(() => !rt?.runs.isLive(childRunId), 5_000, 'the child to park');
+    await eventually(
+      () => !(rt && runtimeInternals(rt))?.runs.isLive(childRunId),
+      5_000,
+      'the child to park',
+    );
 
     await rt.stop();
     rt = await fx.start(model);

@@ -7,6 +7,7 @@ import type { ModelProvider } from '../../actors/model/provider.ts';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -40,8 +41,8 @@ describe('due snapshot writes', () => {
   it('a started run is in the store once runTask resolves, while its model has not answered', async () => {
     const rt = await start();
     const runId = await rt.runTask('worker', 't1', 'hello');
-    expect(rt.store.snapshots.statusOf(runId)).toBe('running');
-    expect(await rt.runs.stored(runId)).toBe(true);
+    expect(runtimeInternals(rt).store.snapshots.statusOf(runId)).toBe('running');
+    expect(await runtimeInternals(rt).runs.stored(runId)).toBe(true);
     open();
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'done' });
   });
@@ -55,15 +56,15 @@ describe('due snapshot writes', () => {
       if (e.type !== 'run.started') return;
       queueMicrotask(() => {
         try {
-          rt.store.transaction(() => {
-            rt.store.snapshots.put({
+          runtimeInternals(rt).store.transaction(() => {
+            runtimeInternals(rt).store.snapshots.put({
               runId: 'other-run',
               agentId: 'worker',
               surface: 'chat',
               status: 'running',
               snapshot: { status: 'active', value: 'x', context: {}, children: {} },
             });
-            rolledBack.push(rt.store.snapshots.statusOf(e.runId) ?? 'absent');
+            rolledBack.push(runtimeInternals(rt).store.snapshots.statusOf(e.runId) ?? 'absent');
             throw new Error('this transaction fails');
           });
         } catch {
@@ -75,10 +76,14 @@ describe('due snapshot writes', () => {
     off();
     // The due state had joined the failed transaction (seen inside it), and was rolled back with it.
     expect(rolledBack).toEqual(['running']);
-    expect(rt.store.snapshots.has('other-run')).toBe(false);
+    expect(runtimeInternals(rt).store.snapshots.has('other-run')).toBe(false);
     // Written again on its own: the run is stored while its model is still held.
-    expect(await rt.runs.stored(runId)).toBe(true);
-    await eventually(() => rt.store.snapshots.statusOf(runId) === 'running', 20_000, 'the run stored');
+    expect(await runtimeInternals(rt).runs.stored(runId)).toBe(true);
+    await eventually(
+      () => runtimeInternals(rt).store.snapshots.statusOf(runId) === 'running',
+      20_000,
+      'the run stored',
+    );
     open();
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'done' });
   });

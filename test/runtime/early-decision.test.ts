@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -42,7 +43,7 @@ describe('a decision made before its request is reported', () => {
           events.push(e.type);
       });
       const runtime = rt;
-      const store = rt.store;
+      const store = runtimeInternals(rt).store;
       // Right after the request's row commits, before its durable point: a human decides (as a
       // surface that listed the Inbox at that moment would).
       const syncAfterCommit = store.syncAfterCommit.bind(store);

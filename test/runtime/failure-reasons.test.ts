@@ -5,6 +5,7 @@ import { modelFromConfig } from '../../runtime/model-from-config.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -35,7 +36,9 @@ async function expectFailure(
   const { runId, outcome } = await rt.chat(agent, 'do something');
   expect(outcome).toMatchObject({ status: 'failed', reason: 'model_error' });
   expect(outcome.message).toMatch(message);
-  const audit = rt.store.audit.list({ runId }).filter((e) => e.kind === 'run_failed');
+  const audit = runtimeInternals(rt)
+    .store.audit.list({ runId })
+    .filter((e) => e.kind === 'run_failed');
   expect(audit).toHaveLength(1);
   expect(audit[0]).toMatchObject({ status: 'failed', runId, agentId: agent, callId: null });
   expect((audit[0]?.detail as { reason: string; message: string }).reason).toBe('model_error');
@@ -96,7 +99,7 @@ describe('a failed run keeps its reason code and a readable message', () => {
       'worker',
       /^the model failed at step 0: provider_http_error: HTTP 401 from https:\/\/models\.example\/v1 \(key \[REDACTED\] rejected\)$/,
       // As a provider resolving its key would: the resolved value is registered with the redactor.
-      (r) => r.store.redactor.registerSecret(SECRET),
+      (r) => runtimeInternals(r).store.redactor.registerSecret(SECRET),
     );
     expect(fx.logs.join('')).not.toContain(SECRET);
     const json = await cli(['runs', 'show', runId, '--json', '--state-dir', fx.stateDir]);

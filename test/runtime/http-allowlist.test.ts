@@ -5,6 +5,7 @@ import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Observation } from '../../machines/run/types.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -25,7 +26,7 @@ async function serve(handler: (url: string, res: ServerResponse) => void): Promi
 
 function observations(runtime: Runtime, runId: string): Observation[] {
   const ctx = (
-    runtime.store.snapshots.get(runId)?.snapshot as {
+    runtimeInternals(runtime).store.snapshots.get(runId)?.snapshot as {
       context: { transcript: { role: string; observation?: Observation }[] };
     }
   ).context;

@@ -8,6 +8,7 @@ import type { ToolExecutor } from '../../actors/tools/types.ts';
 import { RESUME_CONCURRENCY } from '../../runtime/runs/boot-resume.ts';
 import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 // Boot leaves a run parked on a pending approval unloaded (no live actor, snapshot not read) and
 // brings it back only when its decision, expiry or a cancel arrives.
@@ -40,12 +41,13 @@ async function parkRuns(runtime: Runtime, n: number): Promise<Map<string, string
   for (let i = 0; i < n; i++) runIds.push(await runtime.runTask('worker', `task-${i}`, 'go'));
   await eventually(
     () =>
-      runtime.store.approvals.listPending().length === n && runIds.every((id) => !runtime.runs.isLive(id)),
+      runtimeInternals(runtime).store.approvals.listPending().length === n &&
+      runIds.every((id) => !runtimeInternals(runtime).runs.isLive(id)),
     60_000,
     `${n} parked runs`,
   );
   const byRun = new Map<string, string>();
-  for (const a of runtime.store.approvals.listPending()) byRun.set(a.runId as string, a.id);
+  for (const a of runtimeInternals(runtime).store.approvals.listPending()) byRun.set(a.runId as string, a.id);
   return byRun;
 }
 
@@ -127,9 +129,17 @@ describe('lazy restore of parked runs at boot', () => {
 
     rt = await fx.start(model);
     // Unloaded: no live actor, yet still listed as parked, in the Inbox and in the actor tree.
-    expect(rt.runs.liveRuns()).toEqual([]);
-    expect(rt.store.snapshots.list({ status: 'waiting_for_approval' }).map((r) => r.runId)).toEqual([runId]);
-    expect(rt.store.approvals.listPending().map((a) => a.id)).toEqual([approvalId]);
+    expect(runtimeInternals(rt).runs.liveRuns()).toEqual([]);
+    expect(
+      runtimeInternals(rt)
+        .store.snapshots.list({ status: 'waiting_for_approval' })
+        .map((r) => r.runId),
+    ).toEqual([runId]);
+    expect(
+      runtimeInternals(rt)
+        .store.approvals.listPending()
+        .map((a) => a.id),
+    ).toEqual([approvalId]);
     expect(flatten(rt.actors().actors).find((a) => a.id === runId)).toMatchObject({
       kind: 'run',
       parked: true,
@@ -146,11 +156,11 @@ describe('lazy restore of parked runs at boot', () => {
     expect(again).toEqual([{ ok: false, reason: 'already_decided', notified: false }]);
     await rt.stop();
     rt = await fx.start(model);
-    expect(rt.runs.liveRuns()).toEqual([]);
+    expect(runtimeInternals(rt).runs.liveRuns()).toEqual([]);
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
     expect(fx.sent()).toEqual(['#ops first']);
-    const kinds = rt.store.audit
-      .list({ runId })
+    const kinds = runtimeInternals(rt)
+      .store.audit.list({ runId })
       .filter((e) => e.callId !== null)
       .map((e) => e.kind);
     expect(kinds.filter((k) => k === 'started')).toHaveLength(1);
@@ -169,11 +179,11 @@ describe('lazy restore of parked runs at boot', () => {
     // 59 s pass while no runtime runs: the stored deadline falls due a second after the next boot.
     clock.advance(59_000);
     rt = await fx.start(model, { clock });
-    expect(rt.store.approvals.get(approvalId)?.status).toBe('pending');
-    expect(rt.runs.isLive(runId)).toBe(false);
+    expect(runtimeInternals(rt).store.approvals.get(approvalId)?.status).toBe('pending');
+    expect(runtimeInternals(rt).runs.isLive(runId)).toBe(false);
     clock.advance(2_000);
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });
-    expect(rt.store.approvals.get(approvalId)?.status).toBe('expired');
+    expect(runtimeInternals(rt).store.approvals.get(approvalId)?.status).toBe('expired');
     expect(fx.sent()).toEqual([]);
   });
 
@@ -184,21 +194,29 @@ describe('lazy restore of parked runs at boot', () => {
     const clock = new SimulatedClock();
     rt = await fx.start(model, { approvalTtlMs: 24 * 60 * 60_000, clock });
     const [[keptRun, keptApproval]] = [...(await parkRuns(rt, 1))] as [[string, string]];
-    const far = rt.store.approvals.get(keptApproval)?.expiresAt ?? 0;
+    const far = runtimeInternals(rt).store.approvals.get(keptApproval)?.expiresAt ?? 0;
     await rt.stop();
     rt = await fx.start(model, { approvalTtlMs: 60_000, clock });
     const runtime0 = rt;
     for (let i = 0; i < 2; i++) {
       await runtime0.runTask('worker', `late-${i}`, 'go');
-      await eventually(() => runtime0.store.approvals.listPending().length === 2 + i, 60_000, `late-${i}`);
+      await eventually(
+        () => runtimeInternals(runtime0).store.approvals.listPending().length === 2 + i,
+        60_000,
+        `late-${i}`,
+      );
       clock.advance(1_000); // the two near deadlines a second apart
     }
     await eventually(
-      () => runtime0.store.approvals.listPending().length === 3 && runtime0.runs.liveRuns().length === 0,
+      () =>
+        runtimeInternals(runtime0).store.approvals.listPending().length === 3 &&
+        runtimeInternals(runtime0).runs.liveRuns().length === 0,
       60_000,
       'three parked runs',
     );
-    const late = runtime0.store.approvals.listPending().filter((a) => a.id !== keptApproval);
+    const late = runtimeInternals(runtime0)
+      .store.approvals.listPending()
+      .filter((a) => a.id !== keptApproval);
     expect(late.every((a) => a.expiresAt < far)).toBe(true);
     await rt.stop();
 
@@ -208,7 +226,7 @@ describe('lazy restore of parked runs at boot', () => {
     const events: Array<{ type: string; runId: string; decision?: string }> = [];
     rt = await fx.start(model, { clock, onRunEvent: (e) => events.push(e as never) });
     const runtime = rt;
-    expect(runtime.runs.liveRuns()).toEqual([]);
+    expect(runtimeInternals(runtime).runs.liveRuns()).toEqual([]);
     const decided = runtime.decide(keptApproval, 'approved', 'alice');
     expect(decided.ok).toBe(true);
     expect(await runtime.waitForRun(keptRun)).toMatchObject({ status: 'completed', text: 'notified' });
@@ -221,7 +239,7 @@ describe('lazy restore of parked runs at boot', () => {
         status: 'denied',
         reason: 'approval_expired',
       });
-      expect(runtime.store.approvals.get(a.id)?.status).toBe('expired');
+      expect(runtimeInternals(runtime).store.approvals.get(a.id)?.status).toBe('expired');
       expect(events.filter((e) => e.type === 'approval.resolved' && e.runId === a.runId)).toMatchObject([
         { decision: 'expired' },
       ]);
@@ -252,8 +270,8 @@ describe('lazy restore of parked runs at boot', () => {
     expect(counted.most()).toBeGreaterThan(1);
     expect(counted.most()).toBeLessThanOrEqual(RESUME_CONCURRENCY);
     for (const runId of parked.keys()) {
-      const started = runtime.store.audit
-        .list({ runId })
+      const started = runtimeInternals(runtime)
+        .store.audit.list({ runId })
         .filter((e) => e.callId !== null && e.kind === 'started');
       expect(started, runId).toHaveLength(1);
     }

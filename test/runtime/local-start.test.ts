@@ -7,6 +7,7 @@ import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { AGENT_STREAM } from '../../runtime/agent-queue.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -34,14 +35,17 @@ describe('a task on one node', () => {
     const runIds: string[] = [];
     for (let i = 0; i < tasks; i++) {
       const runId = await rt.runTask('worker', `t${i}`, 'say done');
-      expect(rt.store.snapshots.has(runId), `run ${runId} stored when runTask resolved`).toBe(true);
+      expect(
+        runtimeInternals(rt).store.snapshots.has(runId),
+        `run ${runId} stored when runTask resolved`,
+      ).toBe(true);
       runIds.push(runId);
     }
     for (const runId of runIds) {
       const outcome = await rt.waitForRun(runId);
       expect(outcome).toMatchObject({ status: 'completed', reason: 'final_answer', text: 'done' });
     }
-    const jsm = await jetstreamManager(rt.bus.nats);
+    const jsm = await jetstreamManager(runtimeInternals(rt).bus.nats);
     await eventually(
       async () => {
         const info = await jsm.consumers.info(AGENT_STREAM, 'agent_worker');
@@ -54,6 +58,10 @@ describe('a task on one node', () => {
     // Each run started once: one model step each.
     expect([...asked.entries()].sort()).toEqual(runIds.map((id) => [id, 1]).sort());
     for (const runId of runIds) scripted.assertConsumed('worker', runId);
-    expect(rt.store.audit.list().filter((e) => e.kind === 'run_failed')).toEqual([]);
+    expect(
+      runtimeInternals(rt)
+        .store.audit.list()
+        .filter((e) => e.kind === 'run_failed'),
+    ).toEqual([]);
   });
 });

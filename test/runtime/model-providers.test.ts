@@ -8,6 +8,7 @@ import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { withDecodedRows } from '../support/stored-bytes.ts';
 import { openStore, Redactor } from '../../store/index.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const KEY = 'sk-proj-Wv7Rk2Qd9Xm4Lp8Tn3Hs6Jb1Fc5Gz0Ya';
 
@@ -118,7 +119,7 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
     }
     // The model's second step saw the real file content as the tool's observation.
     expect(p.observation(server.requests[1] as SeenRequest)).toContain('tangerine');
-    const ledger = rt.store.ledger.lookup(`call:${runId}:c00000000`);
+    const ledger = runtimeInternals(rt).store.ledger.lookup(`call:${runId}:c00000000`);
     expect(ledger?.status).toBe('completed');
     await rt.stop();
     expect(allBytes(fx.stateDir).includes(KEY)).toBe(false);
@@ -151,7 +152,9 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
       /answered HTTP 401 \(invalid_api_key\); check the API key in secret "model-key"/,
     );
     expect(server.requests).toHaveLength(1);
-    const stored = rt.store.snapshots.get(runId)?.snapshot as { context: { outcome: { message: string } } };
+    const stored = runtimeInternals(rt).store.snapshots.get(runId)?.snapshot as {
+      context: { outcome: { message: string } };
+    };
     expect(stored.context.outcome.message).toMatch(/HTTP 401/);
     await rt.stop();
     expect(allBytes(fx.stateDir).includes(KEY)).toBe(false);
@@ -201,10 +204,14 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
         : { sse: fixture(`${p.dir}/final.sse`, { TEXT: 'ok' }) };
     // After every commit, a second connection reads what is committed: each proposed call in
     // the audit is among the calls of the committed snapshot of its run.
-    const reader = openStore({ path: rt.store.path, redactor: new Redactor(), readonly: true });
+    const reader = openStore({
+      path: runtimeInternals(rt).store.path,
+      redactor: new Redactor(),
+      readonly: true,
+    });
     const seen: Array<{ callId: string; stored: string[] | null }> = [];
     let checked = 0;
-    rt.store.joinEachCommit({
+    runtimeInternals(rt).store.joinEachCommit({
       write: () => {},
       undone: () => {},
       ended: (committed) => {

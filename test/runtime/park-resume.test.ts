@@ -6,6 +6,7 @@ import { createActor } from 'xstate';
 import type { Clock } from '../../runtime/time/clock.ts';
 import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -50,7 +51,7 @@ describe('unattended park and resume', () => {
     const runId = await rt.runTask('worker', 'nightly', 'tell #ops the nightly run is done');
 
     const pending = await eventually(
-      () => rt?.store.approvals.listPending({ taskId: 'nightly' })[0],
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       10_000,
       'an Inbox record',
     );
@@ -62,15 +63,15 @@ describe('unattended park and resume', () => {
       reason: 'mode_ask',
       status: 'pending',
     });
-    await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
-    expect(rt.store.snapshots.get(runId)?.status).toBe('waiting_for_approval');
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 5_000, 'the run to park');
+    expect(runtimeInternals(rt).store.snapshots.get(runId)?.status).toBe('waiting_for_approval');
     expect(fx.sent()).toEqual([]);
 
     // Restart: the run stays parked, the approval stays pending, nothing has run.
     await rt.stop();
     rt = await fx.start(model);
-    expect(rt.runs.isLive(runId)).toBe(false);
-    expect(rt.store.approvals.get(pending.id)?.status).toBe('pending');
+    expect(runtimeInternals(rt).runs.isLive(runId)).toBe(false);
+    expect(runtimeInternals(rt).store.approvals.get(pending.id)?.status).toBe('pending');
     expect(fx.sent()).toEqual([]);
 
     const decided = rt.decide(pending.id, 'approved', 'alice');
@@ -93,7 +94,9 @@ describe('unattended park and resume', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(fx.sent()).toEqual(['#ops nightly done']);
 
-    const events = rt.store.audit.list({ runId }).filter((e) => e.callId !== null);
+    const events = runtimeInternals(rt)
+      .store.audit.list({ runId })
+      .filter((e) => e.callId !== null);
     expect(events.map((e) => e.kind)).toEqual([
       'proposed',
       'policy_decided',
@@ -104,7 +107,7 @@ describe('unattended park and resume', () => {
     ]);
     assertLifecycle(events.map((e) => e.kind));
     expect(events.find((e) => e.kind === 'approval_resolved')).toMatchObject({ status: 'approved' });
-    expect(rt.store.audit.verifyChain()).toMatchObject({ ok: true });
+    expect(runtimeInternals(rt).store.audit.verifyChain()).toMatchObject({ ok: true });
   });
 
   it('a decision that arrives while the runtime is down is applied at the next start, once', async () => {
@@ -112,8 +115,12 @@ describe('unattended park and resume', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
     const runId = await rt.runTask('worker', 'nightly', 'go');
-    const pending = await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
-    await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
+    const pending = await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
+      10_000,
+      'an Inbox record',
+    );
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 5_000, 'the run to park');
     await rt.stop();
     rt = null;
 
@@ -135,12 +142,16 @@ describe('unattended park and resume', () => {
     const runIds: string[] = [];
     for (let i = 0; i < 20; i++) runIds.push(await rt.runTask('worker', `task-${i}`, 'go'));
     await eventually(
-      () => rt!.store.approvals.listPending().length === 20,
+      () => runtimeInternals(rt!).store.approvals.listPending().length === 20,
       20_000,
       'twenty parked approvals',
     );
-    expect(rt.store.approvals.pendingIds().size).toBe(20);
-    await eventually(() => runIds.every((id) => !rt!.runs.isLive(id)), 5_000, 'every run parked');
+    expect(runtimeInternals(rt).store.approvals.pendingIds().size).toBe(20);
+    await eventually(
+      () => runIds.every((id) => !runtimeInternals(rt!).runs.isLive(id)),
+      5_000,
+      'every run parked',
+    );
   });
 
   it('a denied approval ends the run denied and never executes the call', async () => {
@@ -148,7 +159,11 @@ describe('unattended park and resume', () => {
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     rt = await fx.start(model);
     const runId = await rt.runTask('worker', 'nightly', 'go');
-    const pending = await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
+    const pending = await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
+      10_000,
+      'an Inbox record',
+    );
     rt.decide(pending.id, 'denied', 'alice');
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_denied' });
     expect(fx.sent()).toEqual([]);
@@ -160,8 +175,12 @@ describe('unattended park and resume', () => {
     const clock = new SimulatedClock();
     rt = await fx.start(model, { approvalTtlMs: 600, clock });
     const runId = await rt.runTask('worker', 'nightly', 'go');
-    await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
-    await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
+    await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
+      10_000,
+      'an Inbox record',
+    );
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 5_000, 'the run to park');
     await rt.stop();
     rt = await fx.start(model, { approvalTtlMs: 600, clock });
     // Past the deadline: only the timer the new process armed at boot can expire the approval.
@@ -186,8 +205,12 @@ describe('unattended park and resume', () => {
     };
     rt = await fx.start(model, { approvalTtlMs: 300, clock: slow });
     const runId = await rt.runTask('worker', 'nightly', 'go');
-    await eventually(() => rt?.store.approvals.listPending()[0], 10_000, 'an Inbox record');
-    await eventually(() => !rt?.runs.isLive(runId), 5_000, 'the run to park');
+    await eventually(
+      () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
+      10_000,
+      'an Inbox record',
+    );
+    await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 5_000, 'the run to park');
     // The approval's time passes its deadline when its timers' time is twice as far.
     timers.advance(1_000);
     expect(await rt.waitForRun(runId)).toEqual({ status: 'denied', reason: 'approval_expired' });

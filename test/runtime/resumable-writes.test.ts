@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | undefined;
 let rt: Runtime | null = null;
@@ -64,7 +65,7 @@ describe('resumable writes', () => {
       asker: [call('a1', '#ops'), call('a2', '#ops'), { respond: { kind: 'final', text: 'asker done' } }],
     });
     rt = await fx.start(scripted);
-    const store = rt.store;
+    const store = runtimeInternals(rt).store;
     const writes: Array<{ runId: string; status: string; settled: string[] }> = [];
     const put = store.snapshots.put.bind(store.snapshots);
     store.snapshots.put = (input, token) => {
@@ -82,7 +83,11 @@ describe('resumable writes', () => {
         20_000,
         `the approval of ${id}`,
       );
-      await eventually(() => !rt?.runs.isLive(asker), 20_000, `the asker parked on ${id}`);
+      await eventually(
+        () => !(rt && runtimeInternals(rt))?.runs.isLive(asker),
+        20_000,
+        `the asker parked on ${id}`,
+      );
       expect(rt.decide(pending.id, 'approved', 'tester').ok).toBe(true);
     }
     expect(await rt.waitForRun(worker)).toMatchObject({ status: 'completed', text: 'worker done' });

@@ -4,6 +4,7 @@ import type { RunFeedEvent } from '../../runtime/events.ts';
 import { RUN_FEED_EVENT_TYPES } from '../../runtime/events.ts';
 import { GrantNotEligibleError, type Runtime } from '../../runtime/runtime.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const SECRET = 'sk-live-feedtest-0123456789';
 
@@ -33,7 +34,7 @@ describe('the runtime run feed', () => {
     });
     const events: RunFeedEvent[] = [];
     rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
-    rt.store.redactor.registerSecret(SECRET);
+    runtimeInternals(rt).store.redactor.registerSecret(SECRET);
     const runId = await rt.submit('worker', 'go', { sessionId: 's1' });
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
     expect(fx.sent()).toEqual([`#ops key ${SECRET}`]);
@@ -91,11 +92,11 @@ describe('the runtime run feed', () => {
     expect(() => rt?.approveWithGrant(requested.approvalId, 'standing', 'local:me')).toThrow(
       GrantNotEligibleError,
     );
-    expect(rt.store.approvals.get(requested.approvalId)?.status).toBe('pending');
-    expect(rt.store.standingApprovals.listAllActive()).toEqual([]);
+    expect(runtimeInternals(rt).store.approvals.get(requested.approvalId)?.status).toBe('pending');
+    expect(runtimeInternals(rt).store.standingApprovals.listAllActive()).toEqual([]);
     expect(rt.approveWithGrant(requested.approvalId, 'session', 'local:me')).toMatchObject({ ok: true });
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
-    expect(rt.store.sessionApprovals.listActive('s2')).toEqual([
+    expect(runtimeInternals(rt).store.sessionApprovals.listActive('s2')).toEqual([
       expect.objectContaining({ tool: 'write_file', target: null, grantedBy: 'local:me' }),
     ]);
     const decided = events.filter((e) => e.type === 'tool.decided');
@@ -108,7 +109,7 @@ describe('the runtime run feed', () => {
       ok: false,
       reason: 'already_decided',
     });
-    expect(rt.store.sessionApprovals.listActive('s2')).toHaveLength(1);
+    expect(runtimeInternals(rt).store.sessionApprovals.listActive('s2')).toHaveLength(1);
   });
 
   it('a session grant covers the agent it was given to: another agent of the same session still asks', async () => {
@@ -131,7 +132,7 @@ describe('the runtime run feed', () => {
     if (asked.type !== 'approval.requested') throw new Error('unreachable');
     expect(rt.approveWithGrant(asked.approvalId, 'session', 'local:me')).toMatchObject({ ok: true });
     expect(await rt.waitForRun(first)).toMatchObject({ status: 'completed' });
-    expect(rt.store.sessionApprovals.listActive('shared')).toEqual([
+    expect(runtimeInternals(rt).store.sessionApprovals.listActive('shared')).toEqual([
       expect.objectContaining({ agentId: 'worker', tool: 'write_file', target: null }),
     ]);
     // The same session, another agent: the worker's grant does not cover it.

@@ -3,6 +3,7 @@ import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { logLevelOf } from '../../surfaces/cli/start.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -69,7 +70,7 @@ describe('the daemon logs the lifecycle of runs and approvals, with ids and neve
     // The sandbox mode, once at boot.
     const sandbox = lines(fx).filter((l) => typeof l.msg === 'string' && l.msg.startsWith('sandbox: '));
     expect(sandbox).toHaveLength(1);
-    expect(sandbox[0]?.sandbox).toBe(rt.policyEnv.sandbox.name);
+    expect(sandbox[0]?.sandbox).toBe(runtimeInternals(rt).policyEnv.sandbox.name);
     for (const l of lines(fx)) expect(l.pid).toBe(process.pid);
     expect(fx.logs.join('')).not.toMatch(/payload-text-7731|final-text-7731|message-text-7731/);
   });

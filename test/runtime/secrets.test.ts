@@ -7,6 +7,7 @@ import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { withDecodedRows } from '../support/stored-bytes.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture;
 let rt: Runtime | null = null;
@@ -78,11 +79,11 @@ describe('secrets used by tools', () => {
     model.assertConsumed('worker', runId);
 
     const transcript = JSON.stringify(
-      (rt.store.snapshots.get(runId)?.snapshot as { context: unknown }).context,
+      (runtimeInternals(rt).store.snapshots.get(runId)?.snapshot as { context: unknown }).context,
     );
     expect(transcript).toContain('echoedHeader');
     expect(transcript).not.toContain(SECRET);
-    const audit = JSON.stringify(rt.store.audit.list({ runId }));
+    const audit = JSON.stringify(runtimeInternals(rt).store.audit.list({ runId }));
     expect(audit).toContain('completed');
     expect(audit).not.toContain(SECRET);
     await rt.stop();

@@ -8,6 +8,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { openStore, Redactor } from '../../store/index.ts';
 import { join } from 'node:path';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | undefined;
 let rt: Runtime | null = null;
@@ -106,14 +107,16 @@ describe('a restored run whose stored effect already finished', () => {
       });
       const r = rt;
       await eventually(
-        () => r.store.snapshots.statusOf(RUN) === 'completed',
+        () => runtimeInternals(r).store.snapshots.statusOf(RUN) === 'completed',
         20_000,
         'the old run completed',
       );
       expect(fx.sent()).toEqual(['#c2 x']);
-      expect(r.store.ledger.lookup(`call:${RUN}:c2`)?.status).toBe('completed');
+      expect(runtimeInternals(r).store.ledger.lookup(`call:${RUN}:c2`)?.status).toBe('completed');
       // Decided once, from the stored decision: the policy was not asked again.
-      const kinds = r.store.audit.list({ runId: RUN }).map((e) => e.kind);
+      const kinds = runtimeInternals(r)
+        .store.audit.list({ runId: RUN })
+        .map((e) => e.kind);
       expect(kinds.filter((k) => k === 'policy_decided')).toHaveLength(1);
       expect(kinds).toContain('started');
       expect(asked).toEqual([1]);

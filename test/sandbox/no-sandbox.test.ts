@@ -17,6 +17,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { detectSandbox } from '../../runtime/sandbox/index.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { createTestWorkspace } from '../tools/support.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const NONE = () => ({ name: 'none' as const, reason: 'no sandbox in this test' });
 
@@ -44,7 +45,10 @@ describe('no OS sandbox', () => {
     rt = await fx.start(shellScript('echo ran-unconfined > marker.txt && echo ran-unconfined'), {
       detectSandbox: NONE,
     });
-    expect(rt.policyEnv.sandbox).toEqual({ name: 'none', reason: 'no sandbox in this test' });
+    expect(runtimeInternals(rt).policyEnv.sandbox).toEqual({
+      name: 'none',
+      reason: 'no sandbox in this test',
+    });
     const asked: string[] = [];
     rt.onApproval((a) => {
       asked.push(`${a.tool}:${a.reason}`);
@@ -60,7 +64,7 @@ describe('no OS sandbox', () => {
   it('with a sandbox the same call runs without a human', async () => {
     fx = runtimeFixture({ agents: { assistant: { mode: 'allow' } } });
     rt = await fx.start(shellScript('echo ran-unconfined'));
-    expect(rt.policyEnv.sandbox.name).toBe('bubblewrap');
+    expect(runtimeInternals(rt).policyEnv.sandbox.name).toBe('bubblewrap');
     const asked: string[] = [];
     rt.onApproval((a) => asked.push(a.reason));
     const { outcome } = await rt.chat('assistant', 'run it');

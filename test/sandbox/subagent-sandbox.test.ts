@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -66,7 +67,9 @@ describe('sub-agent sandbox', () => {
     });
     rt = await fx.start(model);
     const { runId, outcome } = await rt.chat('lead', 'delegate the probe');
-    const lead = rt.store.snapshots.get(runId)?.snapshot as { context?: { transcript?: unknown } };
+    const lead = runtimeInternals(rt).store.snapshots.get(runId)?.snapshot as {
+      context?: { transcript?: unknown };
+    };
     expect(outcome, JSON.stringify([outcome, lead?.context?.transcript])).toMatchObject({
       status: 'completed',
       text: 'done',

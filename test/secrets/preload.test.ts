@@ -10,6 +10,7 @@ import {
 import { Redactor } from '../../store/redaction/redactor.ts';
 import { eventually, runtimeFixture } from '../support/runtime.ts';
 import { databaseFiles, storedBytes } from '../support/stored-bytes.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 /** A store that can only be asked by name (like the OS keyring): no values held to hand over. */
 function byNameOnly(values: Record<string, string>): SecretStore & { asked: string[] } {
@@ -99,7 +100,7 @@ describe('secrets known at boot are registered before anything can persist one',
       // decision that reaches the run before it parks runs on its live context instead.)
       await eventually(() => parked.includes(runId), 20_000, 'the run parked');
       const pending = await eventually(
-        () => rt.store.approvals.listPending({})[0],
+        () => runtimeInternals(rt).store.approvals.listPending({})[0],
         20_000,
         'the parked approval',
       );
@@ -112,9 +113,9 @@ describe('secrets known at boot are registered before anything can persist one',
       // approved it, never with `deploy with [REDACTED]` (after a restart it would not run at
       // all: test/runtime/args-at-rest.test.ts). The tool's own output is not the store's.
       expect(fx.sent()).toEqual([`#ops deploy with ${secret}`]);
-      expect(rt.store.ledger.lookup(`call:${runId}:c1`)?.status).toBe('completed');
-      const kinds = rt.store.audit
-        .list({ runId })
+      expect(runtimeInternals(rt).store.ledger.lookup(`call:${runId}:c1`)?.status).toBe('completed');
+      const kinds = runtimeInternals(rt)
+        .store.audit.list({ runId })
         .filter((e) => e.callId === 'c1')
         .map((e) => e.kind);
       expect(kinds).toEqual([
@@ -125,7 +126,7 @@ describe('secrets known at boot are registered before anything can persist one',
         'started',
         'completed',
       ]);
-      expect(JSON.stringify(rt.store.audit.list({ runId }))).not.toContain(secret);
+      expect(JSON.stringify(runtimeInternals(rt).store.audit.list({ runId }))).not.toContain(secret);
     } finally {
       await rt.stop();
     }

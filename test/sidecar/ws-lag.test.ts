@@ -38,7 +38,7 @@ describe('WebSocket over a real socket', () => {
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     // The endpoint only redacts with the runtime's redactor here (no chat is sent).
-    const runtime = { store: { redactor } } as unknown as Runtime;
+    const runtime = { read: { redact: <T>(v: T): T => redactor.redact(v) as T } } as unknown as Runtime;
     const ws = webSocketEndpoint({
       runtime,
       token: TOKEN,

@@ -10,6 +10,7 @@ import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { loadConfig } from '../../runtime/config/load.ts';
 import { Runtime } from '../../runtime/runtime.ts';
 import { runIdFromFile } from './run-id-file.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
 
 const [dir, point, decision] = process.argv.slice(2) as [string, string, 'approved' | 'denied'];
 const marker = join(dir, `killed-${point}`);
@@ -61,12 +62,12 @@ const ended = runtime.waitForRun(runId);
 let finished = false;
 void ended.then(() => (finished = true));
 while (!finished) {
-  const pending = runtime.store.approvals.listPending({ taskId: 'lifecycle' })[0];
-  if (pending !== undefined && !runtime.runs.isLive(runId)) {
+  const pending = runtimeInternals(runtime).store.approvals.listPending({ taskId: 'lifecycle' })[0];
+  if (pending !== undefined && !runtimeInternals(runtime).runs.isLive(runId)) {
     die('parked');
     if (point === 'after-approve' && armed) {
       // Decided in the store (as the CLI does from outside), then killed before the runtime resumes.
-      runtime.store.approvals.decide(pending.id, decision, 'tester');
+      runtimeInternals(runtime).store.approvals.decide(pending.id, decision, 'tester');
       die('after-approve');
     }
     runtime.decide(pending.id, decision, 'tester');

@@ -1,9 +1,4 @@
-import type {
-  ActorEvent,
-  ActorFields,
-  ActorNode,
-  ActorTreeSnapshot,
-} from '../../../runtime/inspect/index.ts';
+import type { ActorEvent, ActorFields, ActorNode, ActorTreeSnapshot } from '../../../runtime/index.ts';
 import { oneLine } from '../run/escape.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { RunFeedEvent } from '../../../runtime/events.ts';
-import type { GrantScope, Runtime } from '../../../runtime/runtime.ts';
+import type { GrantScope, RunFeedEvent, Runtime } from '../../../runtime/index.ts';
 import { oneLine } from './escape.ts';
 import { askApproval, type ApprovalTerminal } from './prompt.ts';
 

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import type { RunFeedEvent } from '../../../runtime/events.ts';
+import type { RunFeedEvent } from '../../../runtime/index.ts';
 import { stripUnsafe } from './escape.ts';
 import { approvalCard, choicesLine } from './render.ts';
 

@@ -1,5 +1,5 @@
 import { REASON_TEXT } from '../../../policy/explain.ts';
-import type { RunFeedEvent } from '../../../runtime/events.ts';
+import type { RunFeedEvent } from '../../../runtime/index.ts';
 import { escapeForTerminal, oneLine } from './escape.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;

@@ -1,4 +1,4 @@
-import type { RunFeedEvent } from '../../../runtime/events.ts';
+import type { RunFeedEvent } from '../../../runtime/index.ts';
 import type { CliIo } from '../io.ts';
 import { escapeForTerminal, oneLine } from './escape.ts';
 import { decidedLine, waitingLine } from './render.ts';

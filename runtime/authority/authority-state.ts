@@ -1,9 +1,9 @@
-import type { AuthorityEnvelope } from '../policy/delegation/index.ts';
-import type { ToolRegistry } from '../policy/registry.ts';
-import type { Interaction, Mode } from '../policy/risk.ts';
-import type { WorkspaceRoot } from '../policy/roots.ts';
-import type { Store } from '../store/index.ts';
-import type { LoadedConfig } from './config/load.ts';
+import type { AuthorityEnvelope } from '../../policy/delegation/index.ts';
+import type { ToolRegistry } from '../../policy/registry.ts';
+import type { Interaction, Mode } from '../../policy/risk.ts';
+import type { WorkspaceRoot } from '../../policy/roots.ts';
+import type { Store } from '../../store/index.ts';
+import type { LoadedConfig } from '../config/load.ts';
 
 /**
  * The live authority of a running runtime: the workspace roots and each agent's mode as they

@@ -1,0 +1,379 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { createSpawnAgentExecutor } from '../../actors/delegation/spawn-agent.ts';
+import { provideRunMachine } from '../../actors/run/effects.ts';
+import { createGoalExecutors } from '../../actors/tools/goal.ts';
+import { toObservation } from '../../actors/tools/observation.ts';
+import type { SecretResolver } from '../../actors/tools/types.ts';
+import { makeSessionId, parseIterationMessageId } from '../../machines/run/run-id.ts';
+import { GOAL_SURFACE } from '../../policy/goal-tools.ts';
+import type { ToolRegistry } from '../../policy/registry.ts';
+import { createLogger, openStore, Redactor, type GoalRecord, type Store } from '../../store/index.ts';
+import type { AgentQueue } from '../agent-queue.ts';
+import { AgentPool } from '../agents/agent-pool.ts';
+import { ApprovalService } from '../approvals/approval-service.ts';
+import { AuthorityState } from '../authority/authority-state.ts';
+import { RunAuthority } from '../authority/run-authority.ts';
+import { ActorBusFactory, busAuthFromConfig } from '../bus/auth/index.ts';
+import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
+import { busTargetFromConfig } from '../bus-target.ts';
+import { startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
+import type { LoadedConfig } from '../config/load.ts';
+import { Delegation } from '../delegation.ts';
+import { GoalHost } from '../goals/goal-host.ts';
+import { Inspector } from '../inspect/index.ts';
+import { RUNTIME_KINDS, type RuntimeKinds } from '../messages.ts';
+import { PlatformHost } from '../platforms/host.ts';
+import { preflightPlatformTokens } from '../platforms/preflight.ts';
+import { createPolicyEnvironment, type PolicyEnvironment } from '../policy/environment.ts';
+import { registryFromConfig } from '../policy/registry-from-config.ts';
+import { ReadModels } from '../read/read-models.ts';
+import { RunFeed } from '../run-feed.ts';
+import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
+import { RunHost } from '../runs/run-host.ts';
+import { RunRouter } from '../runs/run-router.ts';
+import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
+import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
+import { toClock, type Clock } from '../time/clock.ts';
+import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
+import { openBus } from './open-bus.ts';
+import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, noSecrets, type RuntimeOptions } from './options.ts';
+
+/** A step that undoes part of a boot that failed. */
+export type UndoStep = () => Promise<void> | void;
+
+/** Whether the runtime is stopping: set once by `stop`, read by the parts' callbacks. */
+export interface Lifecycle {
+  stopped: boolean;
+  readonly abort: AbortController;
+}
+
+/** Everything a runtime is made of, assembled in dependency order (see `assemble`). */
+export interface RuntimeParts {
+  readonly loaded: LoadedConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly store: Store;
+  readonly nats: EmbeddedNats | null;
+  readonly bus: Bus<RuntimeKinds>;
+  readonly queue: AgentQueue;
+  readonly tools: DefaultTools | null;
+  readonly registry: ToolRegistry;
+  readonly policyEnv: PolicyEnvironment;
+  readonly cluster: ClusterNode | null;
+  readonly inspector: Inspector;
+  readonly authority: AuthorityState;
+  readonly feed: RunFeed;
+  readonly runs: RunHost;
+  readonly approvals: ApprovalService;
+  readonly agents: AgentPool;
+  readonly delegation: Delegation;
+  readonly goals: GoalHost;
+  readonly goalListeners: Set<(goal: GoalRecord) => void>;
+  readonly platforms: PlatformHost;
+  readonly router: RunRouter;
+  readonly read: ReadModels;
+  readonly lifecycle: Lifecycle;
+}
+
+/**
+ * Checks the options and builds every part of a runtime, each after what it needs: secrets and
+ * the bus target first (a config that cannot connect writes nothing), the bus coming up while
+ * the store opens and the policy environment is built, then the runs and what reacts to them.
+ * Each step that leaves something running pushes its undo on `undo`. The run machine is provided
+ * last, once every part its effects call exists; no run starts before `assemble` returns.
+ */
+export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promise<RuntimeParts> {
+  const { loaded } = options;
+  // One clock for the whole runtime: components with timers get the Clock, the others its `now`.
+  const clock = toClock(options.clock);
+  const now = (): number => clock.now();
+  const stateDir = loaded.config.stateDir;
+  const redactor = new Redactor();
+  const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
+    name: 'snotra',
+    level: options.logLevel ?? 'info',
+  });
+  // Every secret value it can know of is registered before anything can persist or show one.
+  await registerKnownSecrets(loaded.config, options.secretStore, redactor);
+  // Secrets and bus target first: a config that cannot connect writes nothing.
+  const configured = options.busTarget ?? (await busTargetFromConfig(loaded, options.secretStore, redactor));
+  // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
+  const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
+  if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
+  // The bus comes up (embedded server start, connect, JetStream stream) while the store opens
+  // and the policy environment is built: nothing below needs it until the queue is used.
+  const busReady = openBus(configured, busAuth, stateDir, logger);
+  busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
+  undo.push(async () => {
+    const opened = await busReady.catch(() => null);
+    if (opened === null) return;
+    await opened.bus.close();
+    await opened.nats?.stop();
+  });
+  const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
+  undo.push(() => store.close());
+  const registry = registryFromConfig(loaded);
+  const policyEnv = await createPolicyEnvironment(
+    loaded,
+    options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
+  );
+  logSandbox(logger, policyEnv.sandbox);
+  const secrets: SecretResolver = options.secretStore
+    ? createSecretResolver(options.secretStore, store.redactor)
+    : noSecrets;
+  const authority = new AuthorityState(loaded, registry, store);
+  const tools = await createTools(options, { registry, policyEnv, secrets, store, authority, logger });
+  if (tools !== null) undo.push(() => tools.close());
+  const { nats, bus, queue } = await busReady;
+  // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
+  const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
+  if (cluster !== null) undo.push(() => cluster.close());
+  const lifecycle: Lifecycle = { stopped: false, abort: new AbortController() };
+  const stopping = (): boolean => lifecycle.stopped;
+  const inspector = new Inspector();
+  const details = {
+    registry,
+    redactor: store.redactor,
+    primaryRoot: () => authority.roots().find((r) => r.primary)?.path ?? null,
+  };
+  const feed = new RunFeed(details, now, logger);
+  feed.on((e) => logRunEvent(logger, e));
+  if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
+  // The run host reports to the router, which needs the run host: the router is bound to its
+  // events once it exists (below, before any run can start).
+  let router: RunRouter | null = null;
+  const runs = new RunHost(
+    store,
+    {
+      onStarted: (input) => router?.started(input),
+      onRestored: (input) => logRunResumed(logger, input),
+      onStatus: (runId, status, ctx) => {
+        cluster?.runStatus(runId, status);
+        router?.status(runId, status, ctx);
+      },
+      onEnded: (runId, outcome, ctx) => router?.ended(runId, outcome, ctx),
+    },
+    clock,
+    undefined,
+    (runId, s, e) => inspector.onRunSnapshot(runId, s, e),
+  );
+  const approvals = new ApprovalService(
+    store,
+    {
+      deliver: (a) => runs.deliver(a),
+      opening: (a) => a.runId !== null && runs.isLive(a.runId),
+      resolved: (a) => {
+        feed.approvalResolved(a);
+        inspector.approvalResolved(a);
+        if (a.status !== 'pending') {
+          bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
+            approvalId: a.id,
+            runId: a.runId,
+            status: a.status,
+          });
+        }
+      },
+    },
+    clock,
+    cluster?.gate,
+  );
+  const agents = new AgentPool({
+    queue,
+    runs,
+    store,
+    logger,
+    actorBusFactory:
+      busAuth === null
+        ? null
+        : new ActorBusFactory({
+            minter: busAuth.minter,
+            url: nats?.url ?? (configured as BusTarget).url,
+            kinds: RUNTIME_KINDS,
+            audit: store.audit,
+            logger,
+            // Short-lived: re-granted (fresh JWT, reconnect) every 45 minutes, never reaching expiry.
+            ttlMs: ACTOR_CREDENTIAL_TTL_MS,
+          }),
+    clustered: cluster !== null,
+    mode: (agentId) => authority.mode(agentId),
+    startRun: (agentId, message, runId) => router?.startRun(agentId, message, runId),
+    inspect: (e) => inspector.onAgentInspection(e),
+    stopping,
+  });
+  const waitForRun = (runId: string) => (router as RunRouter).waitForRun(runId);
+  const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);
+  const goalListeners = new Set<(goal: GoalRecord) => void>();
+  const goals = new GoalHost({
+    store,
+    clock: now,
+    goals: loaded.config.surfaces.goalLoops,
+    agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
+    startRun: (agentId, messageId, text) => {
+      const goalSession = makeSessionId('goal', parseIterationMessageId(messageId)?.goalId ?? messageId);
+      return agents.send(agentId, {
+        messageId,
+        sessionId: goalSession,
+        taskId: goalSession,
+        parentRunId: null,
+        surface: GOAL_SURFACE,
+        interaction: 'unattended',
+        text,
+      });
+    },
+    cancelRun: (runId, reason) => runs.cancel(runId, reason),
+    runContext: (runId) => runs.contextOf(runId),
+    log: (level, fields, msg) => logger[level](fields, msg),
+    onChange: (goal) => {
+      for (const l of goalListeners) l(goal);
+    },
+    inspect: (goalId, e) => inspector.onGoalInspection(goalId, e),
+  });
+  const platforms = new PlatformHost({
+    store,
+    platforms: loaded.config.surfaces.platforms,
+    secrets,
+    logger,
+    clock,
+    send: (agentId, message) => agents.send(agentId, message),
+    waitForRun,
+  });
+  router = new RunRouter({
+    loaded,
+    store,
+    bus,
+    runs,
+    approvals,
+    feed,
+    inspector,
+    agents,
+    goals,
+    platforms,
+    cluster,
+    clock,
+    stopping,
+  });
+  const runAuthority = new RunAuthority({ loaded, registry, policyEnv, store, authority, delegation, runs });
+  const executors = withMcpExecutors(
+    {
+      spawn_agent: createSpawnAgentExecutor(delegation),
+      ...createGoalExecutors(goals),
+      ...(options.executors ?? tools?.executors ?? {}),
+      ...options.executorOverrides,
+    },
+    tools?.mcp ?? null,
+  );
+  // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
+  // fails is reported and retried with backoff, and the runtime starts anyway.
+  await tools?.mcp?.start();
+  const route = router;
+  runs.setMachine(
+    provideRunMachine({
+      store,
+      model: options.model,
+      registry,
+      executors,
+      clock: now,
+      approvalTtlMs: options.approvalTtlMs ?? loaded.config.approvals.ttlMs ?? 24 * 60 * 60_000,
+      policyFor: (ctx) => runAuthority.policyFor(ctx),
+      contextFor: (runId) => ({
+        ...runAuthority.scopeOf(runId),
+        paths: policyEnv.paths,
+        signal: lifecycle.abort.signal,
+        secrets,
+      }),
+      observe: (outcome) => toObservation(outcome, store.redactor),
+      runMeta: (runId) => route.runMeta(runId),
+      onApprovalOpened: (approval, ctx) => route.approvalOpened(approval, ctx),
+      replaying: (runId) => runs.wasRestored(runId),
+      persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
+      report: feed,
+      ...(cluster === null ? {} : { claims: cluster.claims }),
+    }),
+  );
+  const read = new ReadModels({
+    ...details,
+    store,
+    loaded,
+    mode: (agentId) => authority.mode(agentId),
+    contextOf: (runId) => runs.contextOf(runId),
+    sandbox: policyEnv.sandbox,
+  });
+  writeRuntimeFiles(loaded, clock, cluster);
+  return {
+    loaded,
+    clock,
+    logger,
+    store,
+    nats,
+    bus,
+    queue,
+    tools,
+    registry,
+    policyEnv,
+    cluster,
+    inspector,
+    authority,
+    feed,
+    runs,
+    approvals,
+    agents,
+    delegation,
+    goals,
+    goalListeners,
+    platforms,
+    router,
+    read,
+    lifecycle,
+  };
+}
+
+/** The built-in tools (none when the options replace them), the MCP client host among them. */
+async function createTools(
+  options: RuntimeOptions,
+  deps: {
+    registry: ToolRegistry;
+    policyEnv: PolicyEnvironment;
+    secrets: SecretResolver;
+    store: Store;
+    authority: AuthorityState;
+    logger: Logger;
+  },
+): Promise<DefaultTools | null> {
+  if (options.executors !== undefined) return null;
+  const { config } = options.loaded;
+  const { logger } = deps;
+  // The MCP client library loads only when servers are configured.
+  const createMcpHost =
+    Object.keys(config.mcp.servers).length > 0 ? (await import('../mcp/host.ts')).createRuntimeMcpHost : null;
+  return createDefaultTools({
+    allowPrivateHosts: config.http.allowPrivateHosts,
+    sandbox: deps.policyEnv.sandboxBackend,
+    mcp: {
+      createHost: createMcpHost,
+      config,
+      registry: deps.registry,
+      secrets: deps.secrets,
+      redactor: deps.store.redactor,
+      roots: () => deps.authority.roots(),
+      onStatus: (s) => {
+        if (s.state === 'crashed') logger.warn({ mcpServer: s.id, error: s.lastError }, 'MCP server stopped');
+        else logger.info({ mcpServer: s.id, state: s.state, tools: s.tools }, 'MCP server status');
+      },
+    },
+  });
+}
+
+/** The runtime file (`snotra start` is up: pid, start time) and the cluster file of a cluster node. */
+function writeRuntimeFiles(loaded: LoadedConfig, clock: Clock, cluster: ClusterNode | null): void {
+  const stateDir = loaded.config.stateDir;
+  writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock.now() }), {
+    mode: 0o600,
+  });
+  if (cluster === null) rmSync(join(stateDir, CLUSTER_FILE), { force: true });
+  else
+    writeFileSync(join(stateDir, CLUSTER_FILE), JSON.stringify({ nodeId: loaded.config.node?.id ?? null }), {
+      mode: 0o600,
+    });
+}
