@@ -15,14 +15,26 @@ const forbidden = {
   surfaces: ['store', 'actors', 'machines'],
 };
 
+/** The test-only accessor of a runtime's internals (runtime/testing.ts): no product code imports it. */
+const testOnly = {
+  group: ['**/testing.ts'],
+  message: 'runtime/testing.ts is for tests only: product code uses the Runtime and its read models.',
+};
+
 /** Extra import patterns a layer must not use: a surface reaches the runtime only through its index. */
 const deepImports = {
+  policy: [testOnly],
+  machines: [testOnly],
+  actors: [testOnly],
+  store: [testOnly],
+  runtime: [testOnly],
   surfaces: [
     {
       group: ['**/runtime/**', '!**/runtime/index.ts'],
       message:
         'surfaces/ import the runtime only through runtime/index.ts (its public entry point for surfaces, DESIGN.md §2).',
     },
+    testOnly,
   ],
 };
 
