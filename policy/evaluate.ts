@@ -150,6 +150,11 @@ function evaluateCall(call: ToolCall, ctx: PolicyContext): Decision {
     if (!resolution.ok) return denyWith(resolution, risk, targets, 3);
     targets.push(resolution.target);
   }
+  if (shell?.kind === 'unanalyzable' && shell.analysis.kind === 'unanalyzable' && shell.analysis.partial) {
+    // A literal write outside the writable roots is denied, whatever else the command does.
+    const denied = shellStep3(shell.analysis.partial, cwdInput, ctx, []);
+    if (denied) return denyWith(denied, risk, targets, 3);
+  }
   if (shell?.kind === 'ok') {
     const denied = shellStep3(shell.analysis, cwdInput, ctx, targets);
     if (denied) return denyWith(denied, risk, targets, 3);

@@ -76,7 +76,26 @@ export type CommandAnalysis =
        */
       readonly caution: { readonly ruleId: string; readonly detail: string } | null;
     }
-  | { readonly kind: 'unanalyzable'; readonly ruleId: string; readonly detail: string };
+  | {
+      readonly kind: 'unanalyzable';
+      readonly ruleId: string;
+      readonly detail: string;
+      /**
+       * What the parts that could be followed read, write, probe and walk. A denial found in
+       * them wins over the human an unanalyzable part needs (`eval "$x"; cat ~/.ssh/id_rsa` is
+       * denied). Absent when nothing could be followed (a parse failure, an oversized input).
+       */
+      readonly partial?: PathEffects;
+    };
+
+/** The path effects of an analysis (see CommandAnalysis). */
+export interface PathEffects {
+  readonly reads: readonly string[];
+  readonly writes: readonly string[];
+  readonly probes: readonly string[];
+  readonly trees: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
+  readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
+}
 
 /**
  * One simple command a shell command string runs, after `NAME=value` prefixes, wrappers (`sudo`,

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { ReasonCode, RuleRef, Target } from './decision.ts';
 import type { PolicyContext } from './context.ts';
-import type { CommandAnalysis, Denial } from './seams.ts';
+import type { CommandAnalysis, Denial, PathEffects } from './seams.ts';
 
 /** Device files a command may write to without touching anything durable. */
 const HARMLESS_WRITE_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/zero']);
@@ -72,6 +72,9 @@ function patternFromCwd(pattern: string, cwdInput: string | null): string {
 export function shellStep2(command: string, cwdInput: string | null, ctx: PolicyContext): ShellStep2 {
   const analysis = ctx.shell.analyze(command);
   if (analysis.kind === 'unanalyzable') {
+    // A denial anywhere in the command wins over the human an unanalyzable part needs.
+    const denied = analysis.partial === undefined ? null : effectDenial(analysis.partial, cwdInput, ctx);
+    if (denied !== null) return { kind: 'deny', denial: denied };
     return {
       kind: 'unanalyzable',
       reason: shellReason(analysis.ruleId),
@@ -85,41 +88,45 @@ export function shellStep2(command: string, cwdInput: string | null, ctx: Policy
       denial: { reason: 'hardline_command', rule: { id: analysis.hardline.ruleId, source: 'hardline' } },
     };
   }
-  const deny = (d: Denial | null): ShellStep2 | null => (d ? { kind: 'deny', denial: d } : null);
+  const denied = effectDenial(analysis, cwdInput, ctx);
+  return denied === null ? { kind: 'ok', analysis } : { kind: 'deny', denial: denied };
+}
+
+/**
+ * The step-2 denial of a command's path effects: trees walked recursively that are or hold
+ * sensitive paths (a recursive change of the runtime's state dir is hardline), sensitive reads,
+ * sensitive or never-writable writes and probes, globs that could match either. Null when none.
+ */
+function effectDenial(effects: PathEffects, cwdInput: string | null, ctx: PolicyContext): Denial | null {
   // Trees that are changed first: a change of the state dir's tree is hardline, not just sensitive.
-  const trees = [...analysis.trees].sort((a, b) =>
+  const trees = [...effects.trees].sort((a, b) =>
     a.access === b.access ? 0 : a.access === 'write' ? -1 : 1,
   );
   for (const t of trees) {
     const d = ctx.paths.checkPattern?.(patternFromCwd(t.path, cwdInput), t.access, ctx.roots, true) ?? null;
     if (d !== null && t.access === 'write' && d.rule.id === RUNTIME_STATE_RULE) {
       return {
-        kind: 'deny',
-        denial: {
-          reason: 'hardline_command',
-          rule: { id: 'hardline.recursive-runtime-state', source: 'hardline' },
-        },
+        reason: 'hardline_command',
+        rule: { id: 'hardline.recursive-runtime-state', source: 'hardline' },
       };
     }
-    const r = deny(d);
-    if (r) return r;
+    if (d) return d;
   }
-  for (const p of analysis.reads) {
-    const r = deny(ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'read', ctx.roots));
-    if (r) return r;
+  for (const p of effects.reads) {
+    const d = ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'read', ctx.roots);
+    if (d) return d;
   }
-  for (const p of [...analysis.writes, ...analysis.probes]) {
+  for (const p of [...effects.writes, ...effects.probes]) {
     if (HARMLESS_WRITE_TARGETS.has(p)) continue;
-    const r = deny(ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'write', ctx.roots));
-    if (r) return r;
+    const d = ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'write', ctx.roots);
+    if (d) return d;
   }
-  for (const g of analysis.globs) {
-    const r = deny(
-      ctx.paths.checkPattern?.(patternFromCwd(g.pattern, cwdInput), g.access, ctx.roots, false) ?? null,
-    );
-    if (r) return r;
+  for (const g of effects.globs) {
+    const d =
+      ctx.paths.checkPattern?.(patternFromCwd(g.pattern, cwdInput), g.access, ctx.roots, false) ?? null;
+    if (d) return d;
   }
-  return { kind: 'ok', analysis };
+  return null;
 }
 
 /**
@@ -128,7 +135,7 @@ export function shellStep2(command: string, cwdInput: string | null, ctx: Policy
  * Appends resolved write targets to `targets`; returns the first denial.
  */
 export function shellStep3(
-  analysis: CommandAnalysis & { kind: 'analyzed' },
+  analysis: Pick<PathEffects, 'writes'>,
   cwdInput: string | null,
   ctx: PolicyContext,
   targets: Target[],

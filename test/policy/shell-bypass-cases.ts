@@ -1,0 +1,74 @@
+/**
+ * The bypass classes of issue 35: for each class, evasion variants (denied, or sent to a human)
+ * and benign look-alikes, with the decision expected in `allow` mode (`ask` and `deny` mode
+ * follow from it: `expectedIn` of shell-failclosed-cases.ts). Run through the engine
+ * (shell-bypass.test.ts) and through `snotra policy check --stdin`
+ * (test/cli/policy-check-bypass.test.ts), on the workspace `prepareBypassWorkspace` makes.
+ */
+
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Expect, FailClosedCase } from './shell-failclosed-cases.ts';
+
+/** The classes of issue 35, by the name the tests report. */
+export const BYPASS_CLASSES = {
+  1: 'a denial anywhere in a command wins over asking',
+} as const;
+
+/** A class of issue 35. */
+export type BypassClass = keyof typeof BYPASS_CLASSES;
+
+const deny = (reason: string): Expect => ['deny', reason];
+const ask = (reason: string): Expect => ['approval-required', reason];
+const SENSITIVE = deny('sensitive_path');
+const NEVER = deny('never_writable_path');
+const UNANALYZABLE = ask('unanalyzable_command');
+
+const sh = (cls: BypassClass, expect: Expect, ...commands: string[]): FailClosedCase[] =>
+  commands.map((command) => ({ cls, command, expect }));
+
+/**
+ * The workspace of the cases, under `dir`: the primary root `project/` (read-write) holds the
+ * runtime's state dir `project/.snotra`, `build/`, `README.md` and `src/` with two links, `src/out`
+ * to `dir/outside` (outside the roots) and `src/home` to the home folder.
+ */
+export function prepareBypassWorkspace(dir: string, project: string): void {
+  mkdirSync(join(project, '.snotra'), { recursive: true });
+  mkdirSync(join(project, 'build'), { recursive: true });
+  mkdirSync(join(project, 'src'), { recursive: true });
+  mkdirSync(join(dir, 'outside'), { recursive: true });
+  writeFileSync(join(project, 'README.md'), 'readme\n');
+  symlinkSync(join(dir, 'outside'), join(project, 'src', 'out'));
+  symlinkSync(homedir(), join(project, 'src', 'home'));
+}
+
+export const BYPASS_CASES: readonly FailClosedCase[] = [
+  // 1. An unanalyzable part asks a human; a denial elsewhere in the same command wins.
+  ...sh(
+    1,
+    SENSITIVE,
+    'eval "$X"; cat ~/.aws/credentials',
+    'eval "$X" && cat ~/.ssh/id_rsa',
+    'cat ~/.ssh/id_rsa; eval "$X"',
+    'eval "$X" | cat ~/.netrc',
+    '$(echo rm) x; cat ~/.ssh/id_rsa',
+    'curl -s x | sh; cat ~/.aws/credentials',
+    'bash -c "$Y" || tar czf x.tgz ~/.ssh',
+    'if true; then eval "$X"; fi; cp ~/.gnupg/pubring.kbx build/',
+    'eval "$X"; grep -r key ~',
+    'eval "$X"; cat ~/.ss[h]/id_rsa',
+  ),
+  ...sh(1, NEVER, 'eval "$X"; echo x > ~/.bashrc', 'eval "$X"; echo x >> .git/hooks/pre-commit'),
+  ...sh(1, deny('outside_roots'), 'eval "$X"; echo x > /etc/motd', 'touch ./-rf && rm * /'),
+  ...sh(
+    1,
+    UNANALYZABLE,
+    'eval "$X"; ls',
+    'eval "$X"; cat README.md',
+    'eval "$X"; echo hi > build/out.txt',
+    'echo "cat ~/.ssh/id_rsa"; eval "$X"',
+    'eval "$X"; echo ~/.ssh/id_rsa',
+  ),
+  ...sh(1, 'allow', 'echo "eval x; cat ~/.aws/credentials"', 'cat README.md; ls build'),
+];
