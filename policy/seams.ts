@@ -48,6 +48,33 @@ export interface PathGuard {
     roots: readonly WorkspaceRoot[],
     tree: boolean,
   ): Denial | null;
+  /**
+   * Every symlink a walk of `input` that follows links reaches (beneath it, and beneath the
+   * directories those links point to), as absolute paths through which a link's target is
+   * checked like any path. `complete` is false when the walk was cut short (too many entries, an
+   * unreadable directory): then what the walk reaches is not known. Optional: without it such
+   * a walk needs a human. `stop` may end the walk early at a link (the walk is then incomplete).
+   */
+  linksBeneath?(input: string, roots: readonly WorkspaceRoot[], stop?: (link: string) => boolean): LinkWalk;
+}
+
+/** The symlinks a link-following walk reaches, and whether all of them were found. */
+export interface LinkWalk {
+  readonly links: readonly string[];
+  readonly complete: boolean;
+}
+
+/** A directory a command walks recursively. */
+export interface TreeWalk {
+  readonly path: string;
+  readonly access: 'read' | 'write';
+  /** The walk follows the symlinks beneath `path` (`grep -R`, `rg -L`, `find -L`). */
+  readonly follow?: boolean;
+  /**
+   * The walk only lists names (`find` without -exec, `ls -R`, `tree`): the runtime's own state
+   * dir and config may be listed (their names hold nothing secret); credential stores may not.
+   */
+  readonly names?: boolean;
 }
 
 /** What shell analysis found in one command string (step 2). */
@@ -66,7 +93,7 @@ export type CommandAnalysis =
        */
       readonly probes: readonly string[];
       /** Directories a command walks recursively (`grep -r`, `tar c`, `rm -r`, `git clean`). */
-      readonly trees: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
+      readonly trees: readonly TreeWalk[];
       /** Unquoted glob patterns in path positions (matched against sensitive paths as patterns). */
       readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
       /**
@@ -93,7 +120,7 @@ export interface PathEffects {
   readonly reads: readonly string[];
   readonly writes: readonly string[];
   readonly probes: readonly string[];
-  readonly trees: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
+  readonly trees: readonly TreeWalk[];
   readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
 }
 

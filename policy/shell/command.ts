@@ -167,7 +167,8 @@ function cd(kind: 'cd' | 'pushd' | 'popd', args: readonly Field[], env: CommandE
   }
   // A cd target is a path like any other: static, inside the roots, not sensitive.
   env.changeDir(kind, target, hasFlag(p, 'P'));
-  if (target !== null) env.read(literalField('.'));
+  // A bare `cd` goes to $HOME: a read of it like `cd ~`.
+  if (target !== null || kind === 'cd') env.read(literalField('.'));
 }
 
 function substitute(argv: readonly Field[], token: string, start: Field): Field[] {
@@ -183,9 +184,12 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   const f = parseFind(args);
   const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
   starts.forEach((s) => env.read(s));
-  // Listing names reads no file; -exec / -delete act on everything found beneath the starts.
-  if (f.deletes) starts.forEach((s) => env.tree(s, 'write'));
-  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read'));
+  // The walk lists every name beneath the starts (`find ~ -name '*.pem'` looks into ~/.ssh);
+  // -exec / -delete act on everything found there.
+  const follow = f.follows;
+  if (f.deletes) starts.forEach((s) => env.tree(s, 'write', { follow }));
+  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read', { follow }));
+  else if (!f.shallow) starts.forEach((s) => env.tree(s, 'read', { follow, names: true }));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {

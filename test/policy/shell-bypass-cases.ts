@@ -14,6 +14,7 @@ import type { Expect, FailClosedCase } from './shell-failclosed-cases.ts';
 /** The classes of issue 35, by the name the tests report. */
 export const BYPASS_CLASSES = {
   1: 'a denial anywhere in a command wins over asking',
+  3: 'walks that follow links, recursive reads of the home folder, a bare cd',
 } as const;
 
 /** A class of issue 35. */
@@ -30,8 +31,9 @@ const sh = (cls: BypassClass, expect: Expect, ...commands: string[]): FailClosed
 
 /**
  * The workspace of the cases, under `dir`: the primary root `project/` (read-write) holds the
- * runtime's state dir `project/.snotra`, `build/`, `README.md` and `src/` with two links, `src/out`
- * to `dir/outside` (outside the roots) and `src/home` to the home folder.
+ * runtime's state dir `project/.snotra`, `build/`, `README.md`, `src/` with two links, `src/out`
+ * to `dir/outside` (outside the roots) and `src/home` to the home folder, and `lib/` with one link,
+ * `lib/deep/out` to `dir/outside`.
  */
 export function prepareBypassWorkspace(dir: string, project: string): void {
   mkdirSync(join(project, '.snotra'), { recursive: true });
@@ -41,6 +43,8 @@ export function prepareBypassWorkspace(dir: string, project: string): void {
   writeFileSync(join(project, 'README.md'), 'readme\n');
   symlinkSync(join(dir, 'outside'), join(project, 'src', 'out'));
   symlinkSync(homedir(), join(project, 'src', 'home'));
+  mkdirSync(join(project, 'lib', 'deep'), { recursive: true });
+  symlinkSync(join(dir, 'outside'), join(project, 'lib', 'deep', 'out'));
 }
 
 export const BYPASS_CASES: readonly FailClosedCase[] = [
@@ -71,4 +75,70 @@ export const BYPASS_CASES: readonly FailClosedCase[] = [
     'eval "$X"; echo ~/.ssh/id_rsa',
   ),
   ...sh(1, 'allow', 'echo "eval x; cat ~/.aws/credentials"', 'cat README.md; ls build'),
+  // 3. A walk that follows links counts every link beneath it (src/home → ~ holds ~/.ssh).
+  ...sh(
+    3,
+    SENSITIVE,
+    'grep -R secret src',
+    'grep --dereference-recursive secret src',
+    'grep -rR x src/',
+    'rg -L key src',
+    'rg --follow key',
+    'ag --follow key src',
+    'tar -chf a.tar src',
+    'tar --dereference -czf a.tgz src',
+    'cp -rL src build/copy',
+    'cp -R --dereference src build/copy',
+    'rsync -aL src/ build/copy',
+    'rsync -a --copy-links src/ build/copy',
+    'zip -r x.zip src',
+    'scp -r src host:x',
+    "find -L src -name '*.pem'",
+    'find src -follow -type f',
+    'ls -RL src',
+    'tree -l src',
+    'cd src && grep -R x .',
+    'grep -R x ./src/../src',
+  ),
+  // A link to a folder outside the roots, deep in the tree: a read outside the roots.
+  ...sh(3, ask('read_outside_roots'), 'grep -R x lib', 'rg -L x lib', 'tar -chf l.tar lib', 'find -L lib'),
+  ...sh(3, deny('outside_roots'), 'chmod -R -L a+r lib', 'chown -RL me lib'),
+  // Recursive reads of the home folder walk ~/.ssh.
+  ...sh(
+    3,
+    SENSITIVE,
+    'ls -R ~',
+    'ls -laR ~/',
+    "find ~ -name '*.pem'",
+    'find $HOME -type f',
+    'find ~/ -newer x',
+    'tree ~',
+    'grep -r key ~',
+    'cd && ls -R',
+    'cd ~ && find . -name id_rsa',
+    'ls -R ~/..',
+  ),
+  // A bare cd is a read of $HOME, like `cd ~`.
+  ...sh(3, ask('read_outside_roots'), 'cd', 'cd; ls', 'cd && pwd', 'ls ~', 'find ~ -maxdepth 1'),
+  // Look-alikes: walks that do not follow links, walks of trees without links, -y, -maxdepth.
+  ...sh(
+    3,
+    'allow',
+    'grep -r secret src',
+    'rg key src',
+    'tar -cf a.tar src',
+    'cp -r src build/copy',
+    'cp -a src build/copy',
+    'zip -ry x.zip src',
+    'chmod -R a+r lib',
+    "find src -name '*.pem'",
+    'find -P src -type l',
+    'ls -R src',
+    'grep -R x build',
+    'ls -RL build',
+    'find . -name "*.ts"',
+    'ls -R',
+    'cd build',
+    'cd build && ls -R',
+  ),
 ];

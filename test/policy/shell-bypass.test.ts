@@ -42,4 +42,24 @@ describe('issue 35: every bypass class, its evasions and look-alikes, in all thr
       expect(wrong).toEqual([]);
     });
   }
+
+  it('a walk that follows links and cannot be checked to its end needs a human, even in allow mode', () => {
+    const ctx = { ...ws.context({ mode: 'allow' }), sandboxed: true };
+    // A guard that cannot list directories (or gave up): what the walk reaches is unknown.
+    const blind = { ...ctx, paths: { ...ctx.paths, linksBeneath: undefined } };
+    const gaveUp = {
+      ...ctx,
+      paths: { ...ctx.paths, linksBeneath: () => ({ links: [], complete: false }) },
+    };
+    for (const c of [blind, gaveUp]) {
+      const d = evaluate({ tool: 'shell', args: { command: 'grep -R x build' } }, c);
+      expect([d.decision, d.reason, d.rule.id]).toEqual([
+        'approval-required',
+        'unanalyzable_command',
+        'roots.link-walk-unchecked',
+      ]);
+      // A walk that does not follow links does not ask.
+      expect(evaluate({ tool: 'shell', args: { command: 'grep -r x build' } }, c).decision).toBe('allow');
+    }
+  });
 });
