@@ -75,6 +75,12 @@ export interface TreeWalk {
    * dir and config may be listed (their names hold nothing secret); credential stores may not.
    */
   readonly names?: boolean;
+  /**
+   * The walk adds or replaces files beneath `path` but deletes nothing (extracting an archive
+   * into it): never-writable folders count (`unzip a.zip -d .git`); the runtime's own state does
+   * not make it hardline.
+   */
+  readonly fills?: boolean;
 }
 
 /** What shell analysis found in one command string (step 2). */

@@ -132,7 +132,8 @@ function effectDenial(
   for (const t of trees) {
     let d = ctx.paths.checkPattern?.(patternFromCwd(t.path, cwdInput), t.access, ctx.roots, true) ?? null;
     // Listing names of the runtime's own state is no leak (`find . -name '*.ts'` with the state dir inside).
-    if (t.names === true && d !== null && RUNTIME_RULES.has(d.rule.id)) d = null;
+    // Extracting into a tree that holds the state dir is not a recursive delete of it either.
+    if ((t.names === true || t.fills === true) && d !== null && RUNTIME_RULES.has(d.rule.id)) d = null;
     if (d !== null && t.access === 'write' && d.rule.id === RUNTIME_STATE_RULE) {
       return {
         reason: 'hardline_command',

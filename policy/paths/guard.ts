@@ -237,7 +237,12 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
         // A name-anywhere rule (`**/.env`) would hold inside any tree, and for any glob whose
         // last name starts with a wildcard (`rm *.json`): there only anchored rules count.
         const anywhere = g.startsWith('**');
-        if (tree && anywhere) continue;
+        if (tree && anywhere) {
+          // ...but a tree that is, or lies inside, the folder such a rule names holds it
+          // (`rm -rf .git` holds `**/.git/config`; `mv .git/hooks x`).
+          if (treeIsRuleFolder(g, globs)) return id;
+          continue;
+        }
         for (const glob of globs) {
           if (anywhere && /^[*?[]/.test(glob.slice(glob.lastIndexOf('/') + 1))) continue;
           if (globsOverlap(glob, g, tree)) return id;
@@ -245,6 +250,21 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
       }
     }
     return null;
+  }
+
+  /** True when a tree glob names a folder on the way to what the anywhere rule `g` protects. */
+  function treeIsRuleFolder(g: string, globs: readonly string[]): boolean {
+    const segs = g.slice(3).split('/');
+    for (let k = 1; k < segs.length; k++) {
+      const folder = '**/' + segs.slice(0, k).join('/');
+      if (folder.endsWith('/**')) break;
+      for (const glob of globs) {
+        // Only a tree named literally (`rm -rf *` is not `rm -rf .git`: the glob rules see it).
+        if (hasGlob(glob.slice(glob.lastIndexOf('/') + 1))) continue;
+        if (globsOverlap(glob, folder, false)) return true;
+      }
+    }
+    return false;
   }
 
   function checkPattern(

@@ -26,11 +26,14 @@ const EXPECTED = {
 } as const;
 
 /**
- * Unanalyzable at the analyzer, denied by the engine: a part that could be followed writes
- * outside the roots, and a denial anywhere in a command wins over asking (issue 35).
+ * Unanalyzable or ok at the analyzer, denied by the engine: a part writes outside the roots or a
+ * never-writable path, and a denial anywhere in a command wins over asking (issue 35).
  */
 const DENIED_BY_ENGINE: Readonly<Record<string, readonly [string, string]>> = {
   'touch ./-rf && rm * /': ['deny', 'outside_roots'],
+  // git config KEY VALUE writes .git/config, never writable by tools (issue 35).
+  "git config alias.p 'push -f'": ['deny', 'never_writable_path'],
+  'git config user.name "Agent"': ['deny', 'never_writable_path'],
 };
 
 describe('the shell corpus through the policy engine, in allow mode', () => {

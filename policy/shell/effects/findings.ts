@@ -13,6 +13,7 @@ export type Access = 'read' | 'write';
 export interface TreeHow {
   readonly follow?: boolean;
   readonly names?: boolean;
+  readonly fills?: boolean;
 }
 
 /** Accumulates what the walk finds; shared by nested analyses of the same command string. */
@@ -53,13 +54,15 @@ export class Findings {
 
   /** Records a recursive walk of `path` (see TreeWalk for `follow` and `names`). */
   addTree(path: string, access: Access, how: TreeHow = {}): void {
-    const key = `${access}\0${how.follow === true ? 'L' : ''}${how.names === true ? 'N' : ''}\0${path}`;
+    const flags = `${how.follow === true ? 'L' : ''}${how.names === true ? 'N' : ''}${how.fills === true ? 'F' : ''}`;
+    const key = `${access}\0${flags}\0${path}`;
     if (!this.trees.has(key)) {
       const walk: TreeWalk = { path, access };
       this.trees.set(key, {
         ...walk,
         ...(how.follow === true ? { follow: true } : {}),
         ...(how.names === true ? { names: true } : {}),
+        ...(how.fills === true ? { fills: true } : {}),
       });
     }
   }
