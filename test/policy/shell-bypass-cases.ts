@@ -16,6 +16,7 @@ export const BYPASS_CLASSES = {
   1: 'a denial anywhere in a command wins over asking',
   3: 'walks that follow links, recursive reads of the home folder, a bare cd',
   4: "never-writable paths through a program's own verbs (denied in ask mode too)",
+  6: 'writes to tmpfs folders outside the roots (/dev/shm, /dev/mqueue)',
 } as const;
 
 /** A class of issue 35. */
@@ -188,5 +189,27 @@ export const BYPASS_CASES: readonly FailClosedCase[] = [
     'unzip a.zip -d build',
     'tar -xf a.tar -C build',
     'rm -rf build/*',
+  ),
+  // 6. /dev/shm and /dev/mqueue hold ordinary files: a write there is outside the roots.
+  ...sh(
+    6,
+    deny('outside_roots'),
+    'echo x > /dev/shm/x',
+    'echo x >> /dev/shm/.hidden',
+    'cp build/a /dev/shm/b',
+    'tee /dev/mqueue/q < README.md',
+    'mkdir /dev/shm/d',
+    'touch /dev/shm/../shm/x',
+    'echo x > /DEV/SHM/x',
+  ),
+  ...sh(6, ask('read_outside_roots'), 'cat /dev/shm/x', 'ls /dev/shm'),
+  ...sh(
+    6,
+    'allow',
+    'echo x > /dev/null',
+    'echo x > /dev/fd/2',
+    'echo x > /dev/stderr',
+    'echo x > build/shm',
+    'mkdir -p build/dev/shm',
   ),
 ];
