@@ -61,6 +61,29 @@ const COMMAND_VARS = new Set([
   'PROMPT_COMMAND',
 ]);
 
+/** Variables that make the next program load code from a file (a library, a module, a script). */
+const LOADER_VARS = new Set([
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'DYLD_INSERT_LIBRARIES',
+  'DYLD_LIBRARY_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PYTHONSTARTUP',
+  'PYTHONPATH',
+  'PERL5OPT',
+  'PERL5LIB',
+  'RUBYOPT',
+  'RUBYLIB',
+  'NODE_PATH',
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+]);
+
+/** NODE_OPTIONS flags that load code (`--require x`, `--import x`, `--loader x`). */
+const NODE_LOADING = /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/;
+
 /** Variables that move git's repository or work tree. */
 const GIT_PLACE_VARS = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']);
 
@@ -119,6 +142,12 @@ export function isCodeLike(f: Field): boolean {
  * value analyzed as code; git config injection is unanalyzable.
  */
 export function checkAssignment(name: string, value: Field | null, env: CommandEnv): void {
+  // Code loaded from a file the analysis cannot read: a human decides.
+  const loads =
+    LOADER_VARS.has(name) ||
+    (name === 'NODE_OPTIONS' && (value === null || value.value === null || NODE_LOADING.test(value.value)));
+  if (loads && value?.value !== '')
+    env.caution('caution.interpreter-code', `${name} makes the program load code`);
   if (GIT_CONFIG_VARS.test(name)) {
     env.unanalyzable('unanalyzable.git-alias', `${name} injects git configuration`);
     return;

@@ -17,6 +17,7 @@ export const BYPASS_CLASSES = {
   3: 'walks that follow links, recursive reads of the home folder, a bare cd',
   4: "never-writable paths through a program's own verbs (denied in ask mode too)",
   6: 'writes to tmpfs folders outside the roots (/dev/shm, /dev/mqueue)',
+  8: 'variables that make a program load code (LD_PRELOAD, BASH_ENV, NODE_OPTIONS --require)',
 } as const;
 
 /** A class of issue 35. */
@@ -211,5 +212,30 @@ export const BYPASS_CASES: readonly FailClosedCase[] = [
     'echo x > /dev/stderr',
     'echo x > build/shm',
     'mkdir -p build/dev/shm',
+  ),
+  // 8. Code loaded from a file named in a variable: a human decides (interpreter_code).
+  ...sh(
+    8,
+    ask('interpreter_code'),
+    'LD_PRELOAD=/tmp/x.so ls',
+    'env LD_PRELOAD=./x.so ls',
+    'export LD_PRELOAD=build/x.so; ls',
+    'LD_AUDIT=build/a.so true',
+    'BASH_ENV=build/x.sh bash -c ls',
+    'NODE_OPTIONS="--require ./build/x.js" npm test',
+    'NODE_OPTIONS=--import=./x.mjs node a.js',
+    'NODE_OPTIONS="$OPTS" npm test',
+    'PYTHONSTARTUP=build/s.py python3',
+    'PERL5OPT=-Mx perl a.pl',
+    'DYLD_INSERT_LIBRARIES=x.dylib ls',
+  ),
+  ...sh(
+    8,
+    'allow',
+    'NODE_OPTIONS=--max-old-space-size=4096 npm run build',
+    'NODE_ENV=production npm test',
+    'LANG=C ls',
+    'LD_PRELOAD= ls',
+    'echo LD_PRELOAD=x.so',
   ),
 ];
