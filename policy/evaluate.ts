@@ -150,11 +150,16 @@ function evaluateCall(call: ToolCall, ctx: PolicyContext): Decision {
     if (!resolution.ok) return denyWith(resolution, risk, targets, 3);
     targets.push(resolution.target);
   }
+  if (shell?.kind === 'unanalyzable' && shell.analysis.kind === 'unanalyzable' && shell.analysis.partial) {
+    // A literal write outside the writable roots is denied, whatever else the command does.
+    const denied = shellStep3(shell.analysis.partial, cwdInput, ctx, []);
+    if (denied) return denyWith(denied, risk, targets, 3);
+  }
   if (shell?.kind === 'ok') {
-    const denied = shellStep3(shell.analysis, cwdInput, ctx, targets);
+    const denied = shellStep3(shell.analysis, cwdInput, ctx, targets, shell.links);
     if (denied) return denyWith(denied, risk, targets, 3);
     // Fail closed: a command with an effect the analysis cannot account for needs a human.
-    const unaccounted = shellPending(shell.analysis, cwdInput, ctx);
+    const unaccounted = shellPending(shell.analysis, cwdInput, ctx, shell.links);
     // A human's session approval of this exact command may lift it, unless a path in it is
     // only known at run time (the next run of the same text may touch something else).
     if (unaccounted !== null) pending = { ...unaccounted, liftable: unaccounted.reason !== 'dynamic_path' };

@@ -48,6 +48,39 @@ export interface PathGuard {
     roots: readonly WorkspaceRoot[],
     tree: boolean,
   ): Denial | null;
+  /**
+   * Every symlink a walk of `input` that follows links reaches (beneath it, and beneath the
+   * directories those links point to), as absolute paths through which a link's target is
+   * checked like any path. `complete` is false when the walk was cut short (too many entries, an
+   * unreadable directory): then what the walk reaches is not known. Optional: without it such
+   * a walk needs a human. `stop` may end the walk early at a link (the walk is then incomplete).
+   */
+  linksBeneath?(input: string, roots: readonly WorkspaceRoot[], stop?: (link: string) => boolean): LinkWalk;
+}
+
+/** The symlinks a link-following walk reaches, and whether all of them were found. */
+export interface LinkWalk {
+  readonly links: readonly string[];
+  readonly complete: boolean;
+}
+
+/** A directory a command walks recursively. */
+export interface TreeWalk {
+  readonly path: string;
+  readonly access: 'read' | 'write';
+  /** The walk follows the symlinks beneath `path` (`grep -R`, `rg -L`, `find -L`). */
+  readonly follow?: boolean;
+  /**
+   * The walk only lists names (`find` without -exec, `ls -R`, `tree`): the runtime's own state
+   * dir and config may be listed (their names hold nothing secret); credential stores may not.
+   */
+  readonly names?: boolean;
+  /**
+   * The walk adds or replaces files beneath `path` but deletes nothing (extracting an archive
+   * into it): never-writable folders count (`unzip a.zip -d .git`); the runtime's own state does
+   * not make it hardline.
+   */
+  readonly fills?: boolean;
 }
 
 /** What shell analysis found in one command string (step 2). */
@@ -66,7 +99,7 @@ export type CommandAnalysis =
        */
       readonly probes: readonly string[];
       /** Directories a command walks recursively (`grep -r`, `tar c`, `rm -r`, `git clean`). */
-      readonly trees: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
+      readonly trees: readonly TreeWalk[];
       /** Unquoted glob patterns in path positions (matched against sensitive paths as patterns). */
       readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
       /**
@@ -76,7 +109,26 @@ export type CommandAnalysis =
        */
       readonly caution: { readonly ruleId: string; readonly detail: string } | null;
     }
-  | { readonly kind: 'unanalyzable'; readonly ruleId: string; readonly detail: string };
+  | {
+      readonly kind: 'unanalyzable';
+      readonly ruleId: string;
+      readonly detail: string;
+      /**
+       * What the parts that could be followed read, write, probe and walk. A denial found in
+       * them wins over the human an unanalyzable part needs (`eval "$x"; cat ~/.ssh/id_rsa` is
+       * denied). Absent when nothing could be followed (a parse failure, an oversized input).
+       */
+      readonly partial?: PathEffects;
+    };
+
+/** The path effects of an analysis (see CommandAnalysis). */
+export interface PathEffects {
+  readonly reads: readonly string[];
+  readonly writes: readonly string[];
+  readonly probes: readonly string[];
+  readonly trees: readonly TreeWalk[];
+  readonly globs: readonly { readonly pattern: string; readonly access: 'read' | 'write' }[];
+}
 
 /**
  * One simple command a shell command string runs, after `NAME=value` prefixes, wrappers (`sudo`,

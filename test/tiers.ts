@@ -62,6 +62,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/policy/rules-delegation.test.ts',
   'test/policy/rules-properties.test.ts',
   'test/policy/shell-corpus.test.ts',
+  'test/policy/shell-bypass.test.ts',
   'test/policy/shell-failclosed-approvals.test.ts',
   'test/policy/shell-programs.test.ts',
   'test/policy/shell-properties.test.ts',

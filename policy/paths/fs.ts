@@ -29,6 +29,11 @@ export interface PathFs {
   kind(path: string): EntryKind;
   /** The raw target of the symlink at `path`, or null when it is not a readable symlink. */
   readlink(path: string): string | null;
+  /**
+   * The names in the directory at `path` (not following a final symlink), or null when it
+   * cannot be listed. Optional: without it a walk that follows links cannot be checked.
+   */
+  list?(path: string): readonly string[] | null;
 }
 
 /** Identity of a file system object: equal identities mean the same inode on the same device. */

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import type { ReasonCode, Target } from '../decision.ts';
 import type { PathAccess } from '../risk.ts';
 import type { WorkspaceRoot } from '../roots.ts';
-import type { Denial, PathGuard } from '../seams.ts';
+import type { Denial, LinkWalk, PathGuard } from '../seams.ts';
 import {
   absolutePath,
   canonicalize,
@@ -84,9 +84,13 @@ export interface SnotraPathGuard extends PathGuard {
     roots: readonly WorkspaceRoot[],
     tree: boolean,
   ): PathDenial | null;
+  linksBeneath(input: string, roots: readonly WorkspaceRoot[], stop?: (link: string) => boolean): LinkWalk;
   /** Canonicalization alone, relative inputs against the primary root of `roots`. */
   canonicalize(input: string, roots: readonly WorkspaceRoot[]): Canonicalization;
 }
+
+/** Entries a link-following walk looks at before it gives up (and a human decides). */
+export const MAX_WALK_ENTRIES = 20_000;
 
 function configuredPath(flavor: PathFlavor, path: string, what: string): AbsolutePath {
   const parsed = parseAbsolute(flavor, path);
@@ -233,7 +237,12 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
         // A name-anywhere rule (`**/.env`) would hold inside any tree, and for any glob whose
         // last name starts with a wildcard (`rm *.json`): there only anchored rules count.
         const anywhere = g.startsWith('**');
-        if (tree && anywhere) continue;
+        if (tree && anywhere) {
+          // ...but a tree that is, or lies inside, the folder such a rule names holds it
+          // (`rm -rf .git` holds `**/.git/config`; `mv .git/hooks x`).
+          if (treeIsRuleFolder(g, globs)) return id;
+          continue;
+        }
         for (const glob of globs) {
           if (anywhere && /^[*?[]/.test(glob.slice(glob.lastIndexOf('/') + 1))) continue;
           if (globsOverlap(glob, g, tree)) return id;
@@ -241,6 +250,21 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
       }
     }
     return null;
+  }
+
+  /** True when a tree glob names a folder on the way to what the anywhere rule `g` protects. */
+  function treeIsRuleFolder(g: string, globs: readonly string[]): boolean {
+    const segs = g.slice(3).split('/');
+    for (let k = 1; k < segs.length; k++) {
+      const folder = '**/' + segs.slice(0, k).join('/');
+      if (folder.endsWith('/**')) break;
+      for (const glob of globs) {
+        // Only a tree named literally (`rm -rf *` is not `rm -rf .git`: the glob rules see it).
+        if (hasGlob(glob.slice(glob.lastIndexOf('/') + 1))) continue;
+        if (globsOverlap(glob, folder, false)) return true;
+      }
+    }
+    return false;
   }
 
   function checkPattern(
@@ -283,11 +307,58 @@ export function createPathGuard(options: PathGuardOptions): SnotraPathGuard {
     return null;
   }
 
+  /**
+   * The symlinks reachable by a walk of `input` that follows links: breadth-first over real
+   * directories, into every link's target directory too (each directory once), at most
+   * MAX_WALK_ENTRIES entries. A glob in `input` walks its literal part (a superset). Stops early
+   * (incomplete) when `stop` returns true for a link found.
+   */
+  function linksBeneath(
+    input: string,
+    rootList: readonly WorkspaceRoot[],
+    stop?: (link: string) => boolean,
+  ): LinkWalk {
+    const list = fs.list?.bind(fs);
+    if (list === undefined) return { links: [], complete: false };
+    const segments = input.split('/');
+    const cut = segments.findIndex((s) => hasGlob(s));
+    const literal = cut < 0 ? input : segments.slice(0, cut).map(unescapeGlob).join('/') || '.';
+    const ctx = contextFor(rootList);
+    const start = canonicalize(literal, ctx);
+    if (!start.ok) return { links: [], complete: false };
+    const links: string[] = [];
+    const seen = new Set<string>();
+    const queue: AbsolutePath[] = [start.canonical];
+    let budget = MAX_WALK_ENTRIES;
+    for (let at = 0, next = queue[0]; next !== undefined; next = queue[++at]) {
+      const key = keyOf(next);
+      if (seen.has(key) || fs.kind(next.path) !== 'directory') continue;
+      seen.add(key);
+      const names = list(next.path);
+      if (names === null) return { links, complete: false };
+      for (const name of names) {
+        if (--budget < 0) return { links, complete: false };
+        const child = absolutePath(flavor, next.anchor, [...next.segments, name]);
+        const kind = fs.kind(child.path);
+        if (kind === 'directory') queue.push(child);
+        else if (kind === 'symlink') {
+          links.push(child.path);
+          if (stop?.(child.path) === true) return { links, complete: false };
+          const target = canonicalize(child.path, ctx);
+          if (!target.ok) return { links, complete: false };
+          queue.push(target.canonical);
+        } else if (kind === 'error') return { links, complete: false };
+      }
+    }
+    return { links, complete: true };
+  }
+
   return {
     flavor,
     fs,
     rules: { sensitive: sensitive.globs, neverWritable: neverWritable.globs },
     checkPattern,
+    linksBeneath,
     canonicalize(input, rootList) {
       return canonicalize(input, contextFor(rootList));
     },

@@ -37,6 +37,14 @@ function readlink(path: string): string | null {
   }
 }
 
+function list(path: string): readonly string[] | null {
+  try {
+    return fs.readdirSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
 function identity(stats: fs.BigIntStats | undefined): FileIdentity | null {
   return stats === undefined ? null : { dev: stats.dev, ino: stats.ino, kind: kindOf(stats) };
 }
@@ -65,6 +73,7 @@ function openNoFollow(path: string, mode: 'read' | 'write'): OpenResult {
 export const nodeFs: ExecFs = {
   kind: lstatKind,
   readlink,
+  list,
   openNoFollow,
   identityOfFd(fd) {
     try {

@@ -41,17 +41,22 @@ export function analyzeWith(parser: BashParser, command: string): CommandAnalysi
       return unanalyzable('unanalyzable.parse-error', 'the command contains a NUL character');
     const findings = new Findings();
     walkCommand(parser, findings, command);
-    if (findings.hardline === null && findings.unanalyzable !== null) {
-      return unanalyzable(findings.unanalyzable.ruleId, findings.unanalyzable.detail);
-    }
-    return Object.freeze({
-      kind: 'analyzed',
-      hardline: findings.hardline === null ? null : Object.freeze({ ruleId: findings.hardline.ruleId }),
+    const effects = {
       reads: Object.freeze([...findings.reads]),
       writes: Object.freeze([...findings.writes]),
       probes: Object.freeze([...findings.probes]),
       trees: Object.freeze([...findings.trees.values()]),
       globs: Object.freeze([...findings.globs.values()]),
+    };
+    if (findings.hardline === null && findings.unanalyzable !== null) {
+      // The parts that were followed still count: a denial in them wins over asking.
+      const { ruleId, detail } = findings.unanalyzable;
+      return Object.freeze({ kind: 'unanalyzable', ruleId, detail, partial: Object.freeze(effects) });
+    }
+    return Object.freeze({
+      kind: 'analyzed',
+      hardline: findings.hardline === null ? null : Object.freeze({ ruleId: findings.hardline.ruleId }),
+      ...effects,
       caution: findings.caution === null ? null : Object.freeze({ ...findings.caution }),
     });
   } catch (e) {

@@ -61,6 +61,29 @@ const COMMAND_VARS = new Set([
   'PROMPT_COMMAND',
 ]);
 
+/** Variables that make the next program load code from a file (a library, a module, a script). */
+const LOADER_VARS = new Set([
+  'LD_PRELOAD',
+  'LD_AUDIT',
+  'LD_LIBRARY_PATH',
+  'DYLD_INSERT_LIBRARIES',
+  'DYLD_LIBRARY_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PYTHONSTARTUP',
+  'PYTHONPATH',
+  'PERL5OPT',
+  'PERL5LIB',
+  'RUBYOPT',
+  'RUBYLIB',
+  'NODE_PATH',
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+]);
+
+/** NODE_OPTIONS flags that load code (`--require x`, `--import x`, `--loader x`). */
+const NODE_LOADING = /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/;
+
 /** Variables that move git's repository or work tree. */
 const GIT_PLACE_VARS = new Set(['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']);
 
@@ -119,6 +142,12 @@ export function isCodeLike(f: Field): boolean {
  * value analyzed as code; git config injection is unanalyzable.
  */
 export function checkAssignment(name: string, value: Field | null, env: CommandEnv): void {
+  // Code loaded from a file the analysis cannot read: a human decides.
+  const loads =
+    LOADER_VARS.has(name) ||
+    (name === 'NODE_OPTIONS' && (value === null || value.value === null || NODE_LOADING.test(value.value)));
+  if (loads && value?.value !== '')
+    env.caution('caution.interpreter-code', `${name} makes the program load code`);
   if (GIT_CONFIG_VARS.test(name)) {
     env.unanalyzable('unanalyzable.git-alias', `${name} injects git configuration`);
     return;
@@ -167,7 +196,8 @@ function cd(kind: 'cd' | 'pushd' | 'popd', args: readonly Field[], env: CommandE
   }
   // A cd target is a path like any other: static, inside the roots, not sensitive.
   env.changeDir(kind, target, hasFlag(p, 'P'));
-  if (target !== null) env.read(literalField('.'));
+  // A bare `cd` goes to $HOME: a read of it like `cd ~`.
+  if (target !== null || kind === 'cd') env.read(literalField('.'));
 }
 
 function substitute(argv: readonly Field[], token: string, start: Field): Field[] {
@@ -183,9 +213,12 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   const f = parseFind(args);
   const starts = f.starts.length > 0 ? f.starts : [literalField('.')];
   starts.forEach((s) => env.read(s));
-  // Listing names reads no file; -exec / -delete act on everything found beneath the starts.
-  if (f.deletes) starts.forEach((s) => env.tree(s, 'write'));
-  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read'));
+  // The walk lists every name beneath the starts (`find ~ -name '*.pem'` looks into ~/.ssh);
+  // -exec / -delete act on everything found there.
+  const follow = f.follows;
+  if (f.deletes) starts.forEach((s) => env.tree(s, 'write', { follow }));
+  else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read', { follow }));
+  else if (!f.shallow) starts.forEach((s) => env.tree(s, 'read', { follow, names: true }));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {

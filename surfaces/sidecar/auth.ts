@@ -80,6 +80,26 @@ export interface Peers {
 /** The Tauri shell's origins (the desktop app); always allowed. */
 export const TAURI_ORIGINS = ['tauri://localhost', 'http://tauri.localhost', 'https://tauri.localhost'];
 
+/** Header fields that must appear at most once (Node keeps only the first of a duplicate). */
+const SINGLE_FIELDS = new Set(['host', 'authorization']);
+
+/**
+ * Refuses a request with more than one `Host` or `Authorization` field line (RFC 9112 §3.2 for
+ * Host), counted in `rawHeaders`: Node's `headers` keeps only the first, so a right and a wrong
+ * value would otherwise pass in either order; throws 400.
+ */
+export function checkSingleHeaders(rawHeaders: readonly string[]): void {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] ?? '').toLowerCase();
+    if (!SINGLE_FIELDS.has(name)) continue;
+    if (seen.has(name)) {
+      throw new SidecarError(400, 'duplicate_header', `the ${name} header may appear only once`);
+    }
+    seen.add(name);
+  }
+}
+
 /** `Host` must name the sidecar itself (a DNS-rebinding name does not); throws 403. */
 export function checkHost(host: string | undefined, peers: Peers): void {
   if (host === `127.0.0.1:${peers.port}` || host === `localhost:${peers.port}`) return;

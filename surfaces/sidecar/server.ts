@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import type { Runtime } from '../../runtime/index.ts';
-import { bearerOf, checkHost, checkOrigin, checkToken, tokenMatches, type Peers } from './auth.ts';
+import {
+  bearerOf,
+  checkHost,
+  checkOrigin,
+  checkSingleHeaders,
+  checkToken,
+  tokenMatches,
+  type Peers,
+} from './auth.ts';
 import { SidecarError, sendError, sendJson, BASE_HEADERS } from './errors.ts';
 import { EventHub } from './hub.ts';
 import {
@@ -84,6 +92,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let cors: Record<string, string> = {};
     try {
+      checkSingleHeaders(req.rawHeaders);
       checkHost(req.headers.host, peers);
       const origin = req.headers.origin;
       checkOrigin(origin, peers);

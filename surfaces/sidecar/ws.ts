@@ -5,7 +5,15 @@ import type * as WsLibrary from 'ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import type { Runtime } from '../../runtime/index.ts';
-import { checkHost, checkOrigin, checkToken, tokenMatches, wsTokenOf, type Peers } from './auth.ts';
+import {
+  checkHost,
+  checkOrigin,
+  checkSingleHeaders,
+  checkToken,
+  tokenMatches,
+  wsTokenOf,
+  type Peers,
+} from './auth.ts';
 import { SidecarError, rawErrorResponse } from './errors.ts';
 import type { EventHub } from './hub.ts';
 import { clientKey, type ConnectionGate, type RateLimiter } from './limits.ts';
@@ -59,6 +67,7 @@ export function webSocketEndpoint(options: WsOptions) {
     let release: () => void;
     try {
       const peers = options.peers();
+      checkSingleHeaders(req.rawHeaders);
       checkHost(req.headers.host, peers);
       checkOrigin(req.headers.origin, peers);
       const presented = wsTokenOf(req.headers['sec-websocket-protocol']);

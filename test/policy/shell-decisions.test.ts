@@ -25,19 +25,32 @@ const EXPECTED = {
   ok: ['allow', 'mode_allow'],
 } as const;
 
+/**
+ * Unanalyzable or ok at the analyzer, denied by the engine: a part writes outside the roots or a
+ * never-writable path, and a denial anywhere in a command wins over asking (issue 35).
+ */
+const DENIED_BY_ENGINE: Readonly<Record<string, readonly [string, string]>> = {
+  'touch ./-rf && rm * /': ['deny', 'outside_roots'],
+  // git config KEY VALUE writes .git/config, never writable by tools (issue 35).
+  "git config alias.p 'push -f'": ['deny', 'never_writable_path'],
+  'git config user.name "Agent"': ['deny', 'never_writable_path'],
+};
+
 describe('the shell corpus through the policy engine, in allow mode', () => {
   it(`has at least 200 cases (${SHELL_CORPUS.length})`, () => {
     expect(SHELL_CORPUS.length).toBeGreaterThanOrEqual(200);
   });
 
   for (const c of SHELL_CORPUS) {
-    const [decision, fixedReason] = EXPECTED[c.expect];
+    const [decision, fixedReason] = DENIED_BY_ENGINE[c.command] ?? EXPECTED[c.expect];
     it(`${c.expect}: ${JSON.stringify(c.command).slice(0, 150)}`, () => {
       const d = evaluate({ tool: 'shell', args: { command: c.command } }, ws.context({ mode: 'allow' }));
       // Unanalyzable inline interpreter code has its own reason code (issue 12).
-      const reason = c.expect === 'unanalyzable' ? shellReason(c.ruleId ?? d.rule.id) : fixedReason;
+      const denied = DENIED_BY_ENGINE[c.command] !== undefined;
+      const reason =
+        c.expect === 'unanalyzable' && !denied ? shellReason(c.ruleId ?? d.rule.id) : fixedReason;
       expect({ decision: d.decision, reason: d.reason }).toEqual({ decision, reason });
-      if (c.ruleId !== undefined) expect(d.rule.id).toBe(c.ruleId);
+      if (c.ruleId !== undefined && !denied) expect(d.rule.id).toBe(c.ruleId);
     });
   }
 

@@ -4,6 +4,7 @@ import {
   bearerOf,
   checkHost,
   checkOrigin,
+  checkSingleHeaders,
   takeSidecarToken,
   tokenMatches,
   wsTokenOf,
@@ -104,6 +105,27 @@ describe('sidecar token checks', () => {
       expect(() => checkOrigin(o, peers), o).toThrow(
         expect.objectContaining({ status: 403, code: 'bad_origin' }),
       );
+    }
+  });
+
+  it('duplicate Host or Authorization field lines are refused with 400, in any order and case', () => {
+    const dup = expect.objectContaining({ status: 400, code: 'duplicate_header' });
+    for (const raw of [
+      ['Host', '127.0.0.1:4100', 'Host', 'evil'],
+      ['host', 'evil', 'HOST', '127.0.0.1:4100'],
+      ['Authorization', 'Bearer a', 'Accept', '*/*', 'authorization', 'Bearer b'],
+      ['Authorization', 'Bearer a', 'Authorization', 'Bearer a'],
+    ]) {
+      expect(() => checkSingleHeaders(raw), JSON.stringify(raw)).toThrow(dup);
+    }
+    // Look-alikes: one of each, and names that only contain them.
+    for (const raw of [
+      [],
+      ['Host', 'a', 'Authorization', 'b'],
+      ['X-Forwarded-Host', 'a', 'Host', 'b', 'Proxy-Authorization', 'c', 'authorization', 'd'],
+      ['Accept', 'host', 'Accept', 'authorization'],
+    ]) {
+      expect(() => checkSingleHeaders(raw), JSON.stringify(raw)).not.toThrow();
     }
   });
 });

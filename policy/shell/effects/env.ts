@@ -4,6 +4,7 @@
  */
 import type { Field } from '../syntax/field.ts';
 import type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from '../rules/ids.ts';
+import type { TreeHow } from './findings.ts';
 import type { PathRef } from './paths.ts';
 
 /** Where a command's stdin comes from, as far as code-reading commands care. */
@@ -67,8 +68,12 @@ export interface CommandEnv {
    * it must be static and is checked against the roots and sensitive paths.
    */
   probe(field: Field): void;
-  /** Record a directory the command walks recursively (also recorded as a read or write). */
-  tree(field: Field, access: 'read' | 'write'): void;
+  /**
+   * Record a directory the command walks recursively (also recorded as a read or write);
+   * `how.follow` when the walk follows the symlinks it meets (each link target is walked too),
+   * `how.names` when it only lists names.
+   */
+  tree(field: Field, access: 'read' | 'write', how?: TreeHow): void;
   /** Record a link the command makes (later uses of that path are not static). */
   link(field: Field): void;
   /** True when `field` names a file written earlier in the same command string. */

@@ -2,11 +2,19 @@
  * The findings of one analysis: first hardline match, first unanalyzable reason, first caution
  * (an effect the analysis cannot account for), reads, writes, probes, trees and globs.
  */
+import type { TreeWalk } from '../../seams.ts';
 import type { CautionRuleId, HardlineRuleId, UnanalyzableRuleId } from '../rules/ids.ts';
 import { normalizePosix } from './paths.ts';
 
 /** Access of a tree walk or glob. */
 export type Access = 'read' | 'write';
+
+/** How a tree is walked: following links, listing names only (TreeWalk). */
+export interface TreeHow {
+  readonly follow?: boolean;
+  readonly names?: boolean;
+  readonly fills?: boolean;
+}
 
 /** Accumulates what the walk finds; shared by nested analyses of the same command string. */
 export class Findings {
@@ -16,7 +24,7 @@ export class Findings {
   readonly reads = new Set<string>();
   readonly writes = new Set<string>();
   readonly probes = new Set<string>();
-  readonly trees = new Map<string, { readonly path: string; readonly access: Access }>();
+  readonly trees = new Map<string, TreeWalk>();
   readonly globs = new Map<string, { readonly pattern: string; readonly access: Access }>();
   /** Normalized texts of every path written so far (for generated-script detection). */
   private readonly written = new Set<string>();
@@ -44,10 +52,19 @@ export class Findings {
     this.written.add(normalizePosix(text));
   }
 
-  /** Records a recursive walk of `path`. */
-  addTree(path: string, access: Access): void {
-    const key = `${access}\0${path}`;
-    if (!this.trees.has(key)) this.trees.set(key, { path, access });
+  /** Records a recursive walk of `path` (see TreeWalk for `follow` and `names`). */
+  addTree(path: string, access: Access, how: TreeHow = {}): void {
+    const flags = `${how.follow === true ? 'L' : ''}${how.names === true ? 'N' : ''}${how.fills === true ? 'F' : ''}`;
+    const key = `${access}\0${flags}\0${path}`;
+    if (!this.trees.has(key)) {
+      const walk: TreeWalk = { path, access };
+      this.trees.set(key, {
+        ...walk,
+        ...(how.follow === true ? { follow: true } : {}),
+        ...(how.names === true ? { names: true } : {}),
+        ...(how.fills === true ? { fills: true } : {}),
+      });
+    }
   }
 
   /** Records a glob pattern in a path position. */

@@ -79,10 +79,10 @@ export function pathEffects(findings: Findings, scope: () => CwdScope): PathEffe
         if (ref.glob) findings.addGlob(ref.pattern, 'write');
       }
     },
-    tree: (f, access) => {
+    tree: (f, access, how) => {
       const r = scope().resolve(f);
       staticPath(findings, r, f, access);
-      for (const ref of r.refs) findings.addTree(ref.glob ? ref.pattern : ref.text, access);
+      for (const ref of r.refs) findings.addTree(ref.glob ? ref.pattern : ref.text, access, how);
     },
     link: (f) => {
       for (const ref of scope().resolve(f).refs) findings.addLink(ref.text);

@@ -364,10 +364,12 @@ export function deviceKind(path: string, glob = false): DeviceKind {
   if (!path.startsWith('/')) return null;
   const p = normalizePosix(path).toLowerCase();
   if (p === '/proc/sysrq-trigger' || p.startsWith('/sys/')) return 'device';
+  // tmpfs folders under /dev hold ordinary files: a write there is a write outside the roots.
+  if (/^\/dev\/(shm|mqueue)(\/|$)/.test(p)) return null;
   if (!p.startsWith('/dev/')) return null;
   if (glob) return 'device';
   if (BENIGN_DEVICES.has(p)) return 'benign';
-  if (/^\/dev\/(fd\/\d+|pts\/\d+|shm\/.+|mqueue\/.+)$/.test(p)) return 'benign';
+  if (/^\/dev\/(fd\/\d+|pts\/\d+)$/.test(p)) return 'benign';
   return 'device';
 }
 

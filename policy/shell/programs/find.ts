@@ -18,6 +18,10 @@ export interface FindParse {
   readonly outputs: readonly Field[];
   /** True when a non-literal word stood in the expression (it could be -delete or -exec). */
   readonly dynamicExpression: boolean;
+  /** True when the walk follows symlinks (`-L`, `-follow`). */
+  readonly follows: boolean;
+  /** True when `-maxdepth 0` or `-maxdepth 1` keeps the walk to the starts and their names. */
+  readonly shallow: boolean;
 }
 
 const EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -27,8 +31,11 @@ const EXPR_START = new Set(['(', ')', '!', ',']);
 /** Parses the arguments of `find` (GNU and BSD syntax). */
 export function parseFind(args: readonly Field[]): FindParse {
   let i = 0;
+  let follows = false;
   while (i < args.length) {
     const v = args[i]?.value;
+    if (v === '-L') follows = true;
+    else if (v === '-P' || v === '-H') follows = false;
     if (v === '-H' || v === '-L' || v === '-P' || (v !== undefined && v !== null && /^-O\d*$/.test(v))) i++;
     else if (v === '-D' || v === '-f') i += 2;
     else break;
@@ -47,6 +54,7 @@ export function parseFind(args: readonly Field[]): FindParse {
     starts.push(f);
   }
   let deletes = false;
+  let shallow = false;
   const execs: FindExec[] = [];
   const outputs: Field[] = [];
   for (; i < args.length; i++) {
@@ -57,7 +65,12 @@ export function parseFind(args: readonly Field[]): FindParse {
       continue;
     }
     if (v === '-delete') deletes = true;
-    else if (OUTPUT.has(v) || v === '-fprintf') {
+    else if (v === '-follow') follows = true;
+    else if (v === '-maxdepth') {
+      const depth = args[i + 1]?.value;
+      shallow = depth === '0' || depth === '1';
+      i++;
+    } else if (OUTPUT.has(v) || v === '-fprintf') {
       const out = args[i + 1];
       if (out) outputs.push(out);
       i += v === '-fprintf' ? 2 : 1;
@@ -73,5 +86,5 @@ export function parseFind(args: readonly Field[]): FindParse {
       i = j;
     }
   }
-  return { starts, deletes, execs, outputs, dynamicExpression };
+  return { starts, deletes, execs, outputs, dynamicExpression, follows, shallow };
 }

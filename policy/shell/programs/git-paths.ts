@@ -49,6 +49,76 @@ function globalDirs(args: readonly Field[]): { dirs: Field[]; rest: readonly Fie
   return { dirs, rest: [] };
 }
 
+/** `git remote` and `git submodule` verbs that write the repository's config. */
+const REMOTE_WRITES = new Set(['add', 'set-url', 'rename', 'remove', 'rm', 'set-branches']);
+const SUBMODULE_WRITES = new Set(['add', 'init', 'set-url', 'set-branch', 'sync', 'deinit']);
+/** `git config` forms that only read. */
+const CONFIG_READS = new Set([
+  '--get',
+  '--get-all',
+  '--get-regexp',
+  '--get-urlmatch',
+  '--get-color',
+  '--get-colorbool',
+  '--list',
+  '-l',
+  'get',
+  'list',
+]);
+const CONFIG_WRITES = new Set([
+  '--unset',
+  '--unset-all',
+  '--add',
+  '--replace-all',
+  '--rename-section',
+  '--remove-section',
+  '--edit',
+  '-e',
+  'set',
+  'unset',
+  'rename-section',
+  'remove-section',
+  'edit',
+]);
+
+/**
+ * The config file a git verb writes (`git config KEY VALUE`, `git remote set-url`, `git
+ * submodule init`): `.git/config`, or the scope's file (`--global`, `--system`, `--worktree`,
+ * `--file F`). Null when it writes none.
+ */
+function configFileWritten(sub: string, args: readonly Field[]): Field | null {
+  const first = args.find((a) => a.value === null || !a.value.startsWith('-'))?.value;
+  if (sub === 'remote') return first != null && REMOTE_WRITES.has(first) ? literalField('.git/config') : null;
+  if (sub === 'submodule')
+    return first != null && SUBMODULE_WRITES.has(first) ? literalField('.git/config') : null;
+  if (sub !== 'config') return null;
+  let file: Field = literalField('.git/config');
+  let writes = false;
+  let reads = false;
+  const operands: Field[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as Field;
+    const v = a.value;
+    if (v === null) {
+      operands.push(a);
+      continue;
+    }
+    if (v === '--global') file = literalField('~/.gitconfig');
+    else if (v === '--system') file = literalField('/etc/gitconfig');
+    else if (v === '--worktree') file = literalField('.git/config.worktree');
+    else if (v === '-f' || v === '--file') file = args[++i] ?? file;
+    else if (v.startsWith('--file=')) file = literalField(v.slice('--file='.length));
+    else if (['--type', '--default', '--comment', '--blob', '--value', '--url'].includes(v)) i++;
+    else if (CONFIG_READS.has(v)) reads = true;
+    else if (CONFIG_WRITES.has(v)) writes = true;
+    else if (!v.startsWith('-')) operands.push(a);
+  }
+  // `git config KEY` reads; `git config KEY VALUE` (or a non-literal word) writes.
+  if (!reads && operands.length >= 2) writes = true;
+  if (!reads && operands.some((o) => o.value === null)) writes = true;
+  return writes ? file : null;
+}
+
 /** Records the reads, writes, trees and probes of one git command line. */
 export function gitPaths(args: readonly Field[], env: CommandEnv): void {
   const { dirs, rest } = globalDirs(args);
@@ -74,6 +144,8 @@ export function gitPaths(args: readonly Field[], env: CommandEnv): void {
     .map((a) => a.value ?? '')
     .filter((v) => /^-[A-Za-z]+$/.test(v))
     .join('');
+  const config = configFileWritten(sub, subArgs);
+  if (config !== null) wenv.write(config, true);
   const dryRun = letters.includes('n') || subArgs.some((a) => a.value === '--dry-run');
   const force = letters.includes('f') || subArgs.some((a) => a.value === '--force');
   if (sub === 'clean' && force && !dryRun) {

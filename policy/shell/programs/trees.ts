@@ -21,6 +21,13 @@ export interface TreeRow {
   readonly access: 'read' | 'write';
   /** Walk `.` when no operand is walked. */
   readonly defaultHere?: boolean;
+  /**
+   * Options that make the walk follow the symlinks it meets (`grep -R`, `rg -L`, `cp -rL`);
+   * `always` when it follows them unless one of `unless` is given (`zip -r` without `-y`).
+   */
+  readonly follow?: readonly string[] | { readonly always: true; readonly unless: readonly string[] };
+  /** The walk only lists names (TreeWalk.names). */
+  readonly names?: boolean;
 }
 
 const GREP: TreeRow = {
@@ -32,6 +39,7 @@ const GREP: TreeRow = {
   walks: 'after-first',
   access: 'read',
   defaultHere: true,
+  follow: ['R', 'dereference-recursive'],
 };
 const RG: TreeRow = {
   spec: { shortValue: 'efmABCgtTjMrE', longValue: ['regexp', 'file', 'glob', 'type', 'max-depth'] },
@@ -39,18 +47,34 @@ const RG: TreeRow = {
   walks: 'after-first',
   access: 'read',
   defaultHere: true,
+  follow: ['L', 'follow'],
 };
 const COPY: TreeRow = {
   spec: { shortValue: 'tS', longValue: ['target-directory', 'suffix'] },
   recursive: ['r', 'R', 'a', 'recursive', 'archive'],
   walks: 'all-but-last',
   access: 'read',
+  follow: ['L', 'dereference'],
 };
 const CHANGE: TreeRow = {
   spec: { longValue: ['reference', 'from'] },
   recursive: ['R', 'recursive'],
   walks: 'after-mode',
   access: 'write',
+  follow: ['L'],
+};
+/** ls -R and tree list every name beneath their operands. */
+const LIST: TreeRow = {
+  spec: {
+    shortValue: 'IwT',
+    longValue: ['ignore', 'hide', 'width', 'tabsize', 'format', 'sort', 'time', 'time-style', 'block-size'],
+  },
+  recursive: ['R', 'recursive'],
+  walks: 'all',
+  access: 'read',
+  defaultHere: true,
+  follow: ['L', 'dereference'],
+  names: true,
 };
 
 /** Tree walks by program name (tar, gtar and bsdtar are read by `tar` below). */
@@ -59,16 +83,30 @@ export const TREE_ROWS: Readonly<Record<string, TreeRow>> = {
   egrep: GREP,
   fgrep: GREP,
   rg: RG,
-  ag: RG,
-  ack: RG,
+  ag: { ...RG, follow: ['f', 'follow'] },
+  ack: { ...RG, follow: ['follow'] },
+  ls: LIST,
+  tree: {
+    ...LIST,
+    spec: { shortValue: 'LPIo', longValue: ['filelimit', 'timefmt', 'charset', 'sort'] },
+    recursive: [],
+    follow: ['l'],
+  },
   cp: COPY,
-  scp: { ...COPY, spec: { shortValue: 'cFiJlOoPS' }, recursive: ['r'] },
-  rsync: { ...COPY, spec: RSYNC_OPTIONS },
+  // scp -r follows the links it meets in the tree.
+  scp: { ...COPY, spec: { shortValue: 'cFiJlOoPS' }, recursive: ['r'], follow: { always: true, unless: [] } },
+  rsync: {
+    ...COPY,
+    spec: RSYNC_OPTIONS,
+    follow: ['L', 'copy-links', 'k', 'copy-dirlinks', 'copy-unsafe-links'],
+  },
+  // zip stores what a link points to unless -y (--symlinks).
   zip: {
     spec: { shortValue: 'bntxi' },
     recursive: ['r', 'R', 'recurse-paths'],
     walks: 'after-first',
     access: 'read',
+    follow: { always: true, unless: ['y', 'symlinks'] },
   },
   chmod: CHANGE,
   chown: CHANGE,
@@ -103,9 +141,10 @@ function tar(args: readonly Field[], env: CommandEnv): void {
   });
   if (!hasFlag(p, 'c', 'create', 'r', 'append', 'u', 'update')) return;
   const access = hasFlag(p, 'remove-files') ? 'write' : 'read';
+  const follow = hasFlag(p, 'h', 'dereference');
   const dirs = [...(p.flags.get('C') ?? []), ...(p.flags.get('directory') ?? [])];
   const envs = [env, ...dirs.filter((d): d is Field => d !== null).map((d) => env.withChdir(d))];
-  for (const e of envs) for (const f of p.operands) e.tree(f, access);
+  for (const e of envs) for (const f of p.operands) e.tree(f, access, { follow });
 }
 
 /** Records the directories `name` walks recursively with these arguments. */
@@ -124,9 +163,12 @@ export function recursiveTargets(name: string, args: readonly Field[], env: Comm
   const dest = p.operands.at(-1);
   if (name === 'rsync' && dest !== undefined && [...p.flags.keys()].some((k) => k.startsWith('delete')))
     env.tree(dest, 'write');
+  const f = row.follow;
+  const follow = f === undefined ? false : 'always' in f ? !hasFlag(p, ...f.unless) : hasFlag(p, ...f);
+  const how = { follow, names: row.names === true };
   if (targets.length === 0 && row.defaultHere === true) {
-    env.tree(literalField('.'), row.access);
+    env.tree(literalField('.'), row.access, how);
     return;
   }
-  for (const f of targets) env.tree(f, row.access);
+  for (const t of targets) env.tree(t, row.access, how);
 }

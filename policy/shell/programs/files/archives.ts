@@ -1,6 +1,8 @@
 /** Reads and writes of archivers: tar (create or extract, -C directories), zip and unzip. */
 import { literalField } from '../../syntax/field.ts';
 import { flagValues, hasFlag, parseOptions } from '../options.ts';
+import type { CommandEnv } from '../../effects/env.ts';
+import type { Field } from '../../syntax/field.ts';
 import type { Collector } from './collector.ts';
 
 /**
@@ -40,7 +42,7 @@ export const tar: Collector = (args, env) => {
   const extract = hasFlag(p, 'x', 'extract', 'get');
   flagValues(p, 'f', 'file').forEach((f) => (create ? env.write(f, true) : env.read(f)));
   flagValues(p, 'T', 'files-from', 'X', 'exclude-from').forEach((f) => env.read(f));
-  if (extract) flagValues(p, 'C', 'directory').forEach((f) => env.write(f, false));
+  if (extract) flagValues(p, 'C', 'directory').forEach((f) => extractInto(f, env));
   // Operands are relative to a -C directory: checked from the cwd and from every -C (stricter).
   const envs = [env, ...flagValues(p, 'C', 'directory').map((d) => env.withChdir(d))];
   for (const e of envs) {
@@ -62,5 +64,11 @@ export const unzip: Collector = (args, env) => {
   const p = parseOptions(args, { shortValue: 'dxP' });
   const archive = p.operands[0];
   if (archive) env.read(archive);
-  flagValues(p, 'd').forEach((f) => env.write(f, false));
+  flagValues(p, 'd').forEach((f) => extractInto(f, env));
 };
+
+/** Extraction into `dir` writes it and may write anything beneath it (`unzip a.zip -d .git`). */
+function extractInto(dir: Field, env: CommandEnv): void {
+  env.write(dir, false);
+  env.tree(dir, 'write', { fills: true });
+}
