@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   BadCursorError,
   MAX_UNDELIVERED_PAGE,
@@ -17,29 +16,10 @@ const USAGE =
   '       snotra platforms unpair ID CHAT [--json]\n' +
   '  (all take --state-dir D or --config F)';
 
-/** `--limit N` and `--after CURSOR` of `platforms list`, taken out of `args`; the rest is left to `parseStateArgs`. */
-function pagingArgs(args: string[]): { rest: string[]; paging: UndeliveredPaging } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { limit: { type: 'string' }, after: { type: 'string' } },
-      allowPositionals: true,
-      strict: false,
-      tokens: true,
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n${USAGE}`);
-  }
-  const taken = new Set<number>();
-  for (const t of parsed.tokens ?? []) {
-    if (t.kind !== 'option' || (t.name !== 'limit' && t.name !== 'after')) continue;
-    if (t.value === undefined) throw new UsageError(`--${t.name} needs a value\n${USAGE}`);
-    taken.add(t.index);
-    if (!t.inlineValue) taken.add(t.index + 1);
-  }
-  const limitText = parsed.values.limit;
-  const afterText = parsed.values.after;
+/** `--limit N` and `--after CURSOR` of `platforms list`, as parsed with the other flags. */
+function pagingOf(values: Record<string, string | boolean | undefined>): UndeliveredPaging {
+  const limitText = values.limit;
+  const afterText = values.after;
   let limit: number | undefined;
   if (typeof limitText === 'string') {
     limit = Number(limitText);
@@ -48,24 +28,21 @@ function pagingArgs(args: string[]): { rest: string[]; paging: UndeliveredPaging
         `--limit: expected 1 to ${MAX_UNDELIVERED_PAGE}, got ${JSON.stringify(limitText)}\n${USAGE}`,
       );
   }
-  return {
-    rest: args.filter((_, i) => !taken.has(i)),
-    paging: { limit, after: typeof afterText === 'string' ? afterText : undefined },
-  };
+  return { limit, after: typeof afterText === 'string' ? afterText : undefined };
 }
 
 /** `snotra platforms list|pair|unpair`: the platform chats as the local user manages them. */
 export async function platformsCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const [action, ...rest] = argv;
-  const paged = action === 'list' ? pagingArgs(rest) : { rest, paging: {} };
-  const { values, positionals } = parseStateArgs(paged.rest, USAGE);
+  const { values, positionals } = parseStateArgs(rest, USAGE, action === 'list' ? ['limit', 'after'] : []);
   const stateDir = stateDirOf(values, cwd);
   switch (action) {
     case 'list': {
       if (positionals.length > 0) throw new UsageError(`platforms list takes no arguments\n${USAGE}`);
+      const paging = pagingOf(values);
       let view: ReturnType<typeof listPlatforms>;
       try {
-        view = listPlatforms(stateDir, paged.paging);
+        view = listPlatforms(stateDir, paging);
       } catch (err) {
         if (err instanceof BadCursorError) throw new CommandFailure(err.code, `--after: ${err.message}`);
         throw err;
@@ -88,7 +65,7 @@ export async function platformsCommand(argv: string[], io: CliIo, cwd: string): 
         );
       if (view.next !== null)
         io.stdout(
-          `more undelivered: snotra platforms list --limit ${paged.paging.limit ?? MAX_UNDELIVERED_PAGE} --after ${view.next}\n`,
+          `more undelivered: snotra platforms list --limit ${paging.limit ?? MAX_UNDELIVERED_PAGE} --after ${view.next}\n`,
         );
       return ExitCode.ok;
     }

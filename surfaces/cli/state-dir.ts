@@ -10,14 +10,16 @@ export function stateDirOf(values: { 'state-dir'?: string; config?: string }, cw
 }
 
 /**
- * The flags of a state command's subcommand — `--state-dir D`, `--config F`, `--json` — parsed
- * strictly, with its positionals; a bad flag is a usage error followed by `usage`.
+ * The flags of a state command's subcommand — `--state-dir D`, `--config F`, `--json`, and the
+ * string flags `extra` names (`platforms list --limit N --after CURSOR`) — parsed strictly, in
+ * one call, with its positionals; a bad flag is a usage error followed by `usage`.
  */
-export function parseStateArgs(args: string[], usage: string) {
+export function parseStateArgs(args: string[], usage: string, extra: readonly string[] = []) {
   try {
     return parseArgs({
       args,
       options: {
+        ...Object.fromEntries(extra.map((name) => [name, { type: 'string' as const }])),
         'state-dir': { type: 'string' },
         config: { type: 'string' },
         json: { type: 'boolean', default: false },
