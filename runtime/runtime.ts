@@ -116,7 +116,7 @@ export class Runtime {
   ): Promise<{ runId: string; outcome: RunOutcome }> {
     const messageId = randomUUID();
     const runId = makeRunId(agentId, messageId);
-    const done = this.#parts.router.waitForRun(runId);
+    const done = this.#parts.waiters.waitForRun(runId);
     await this.send(agentId, chatMessage(messageId, text, opts));
     return { runId, outcome: await done };
   }
@@ -155,7 +155,7 @@ export class Runtime {
 
   /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
   waitForRun(runId: string): Promise<RunOutcome> {
-    return this.#parts.router.waitForRun(runId);
+    return this.#parts.waiters.waitForRun(runId);
   }
 
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */

@@ -33,6 +33,7 @@ import { RunFeed } from '../run-feed.ts';
 import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
 import { RunHost } from '../runs/run-host.ts';
 import { RunRouter } from '../runs/run-router.ts';
+import { RunWaiters } from '../runs/run-waiters.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
@@ -66,6 +67,7 @@ export interface RuntimeParts {
   readonly authority: AuthorityState;
   readonly feed: RunFeed;
   readonly runs: RunHost;
+  readonly waiters: RunWaiters;
   readonly approvals: ApprovalService;
   readonly agents: AgentPool;
   readonly delegation: Delegation;
@@ -80,9 +82,11 @@ export interface RuntimeParts {
 /**
  * Checks the options and builds every part of a runtime, each after what it needs: secrets and
  * the bus target first (a config that cannot connect writes nothing), the bus coming up while
- * the store opens and the policy environment is built, then the runs and what reacts to them.
- * Each step that leaves something running pushes its undo on `undo`. The run machine is provided
- * last, once every part its effects call exists; no run starts before `assemble` returns.
+ * the store opens and the policy environment is built, then the run host, each part that calls
+ * it, and the router over them: every part is built after what it calls, and no callback holds a
+ * part that does not exist yet. Each step that leaves something running pushes its undo on
+ * `undo`. The run host is wired last (`RunHost.wire`), once every part its machine's effects and
+ * its events call exists; no run starts before `assemble` returns.
  */
 export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promise<RuntimeParts> {
   const { loaded } = options;
@@ -141,24 +145,11 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   const feed = new RunFeed(details, now, logger);
   feed.on((e) => logRunEvent(logger, e));
   if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
-  // The run host reports to the router, which needs the run host: the router is bound to its
-  // events once it exists (below, before any run can start).
-  let router: RunRouter | null = null;
-  const runs = new RunHost(
-    store,
-    {
-      onStarted: (input) => router?.started(input),
-      onRestored: (input) => logRunResumed(logger, input),
-      onStatus: (runId, status, ctx) => {
-        cluster?.runStatus(runId, status);
-        router?.status(runId, status, ctx);
-      },
-      onEnded: (runId, outcome, ctx) => router?.ended(runId, outcome, ctx),
-    },
-    clock,
-    undefined,
-    (runId, s, e) => inspector.onRunSnapshot(runId, s, e),
-  );
+  // The run host first: every part below calls it. It is wired (its machine, who hears of its
+  // runs) last, once every part those call exists; no run starts or is restored before.
+  const runs = new RunHost(store, clock, undefined, (runId, s, e) => inspector.onRunSnapshot(runId, s, e));
+  const waiters = new RunWaiters(runs, store);
+  const waitForRun = (runId: string) => waiters.waitForRun(runId);
   const approvals = new ApprovalService(
     store,
     {
@@ -179,6 +170,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     clock,
     cluster?.gate,
   );
+  // Its agent actors start with the services, each given the router's `startRun` then.
   const agents = new AgentPool({
     queue,
     runs,
@@ -198,11 +190,9 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
           }),
     clustered: cluster !== null,
     mode: (agentId) => authority.mode(agentId),
-    startRun: (agentId, message, runId) => router?.startRun(agentId, message, runId),
     inspect: (e) => inspector.onAgentInspection(e),
     stopping,
   });
-  const waitForRun = (runId: string) => (router as RunRouter).waitForRun(runId);
   const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);
   const goalListeners = new Set<(goal: GoalRecord) => void>();
   const goals = new GoalHost({
@@ -239,11 +229,12 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     send: (agentId, message) => agents.send(agentId, message),
     waitForRun,
   });
-  router = new RunRouter({
+  const router = new RunRouter({
     loaded,
     store,
     bus,
     runs,
+    waiters,
     approvals,
     feed,
     inspector,
@@ -267,8 +258,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
   // fails is reported and retried with backoff, and the runtime starts anyway.
   await tools?.mcp?.start();
-  const route = router;
-  runs.setMachine(
+  runs.wire(
     provideRunMachine({
       store,
       model: options.model,
@@ -284,13 +274,22 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
         secrets,
       }),
       observe: (outcome) => toObservation(outcome, store.redactor),
-      runMeta: (runId) => route.runMeta(runId),
-      onApprovalOpened: (approval, ctx) => route.approvalOpened(approval, ctx),
+      runMeta: (runId) => router.runMeta(runId),
+      onApprovalOpened: (approval, ctx) => router.approvalOpened(approval, ctx),
       replaying: (runId) => runs.wasRestored(runId),
       persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
       report: feed,
       ...(cluster === null ? {} : { claims: cluster.claims }),
     }),
+    {
+      onStarted: (input) => router.started(input),
+      onRestored: (input) => logRunResumed(logger, input),
+      onStatus: (runId, status, ctx) => {
+        cluster?.runStatus(runId, status);
+        router.status(runId, status, ctx);
+      },
+      onEnded: (runId, outcome, ctx) => router.ended(runId, outcome, ctx),
+    },
   );
   const read = new ReadModels({
     ...details,
@@ -317,6 +316,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     authority,
     feed,
     runs,
+    waiters,
     approvals,
     agents,
     delegation,

@@ -1,4 +1,5 @@
 import type { ApprovalRecord, FiringRecord } from '../../store/index.ts';
+import type { StartRun } from '../agents/agent-pool.ts';
 import { startControlSocket } from '../control/socket.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS, resumeBounded, type BootResume } from '../runs/boot-resume.ts';
 import { Scheduler } from '../scheduler.ts';
@@ -30,7 +31,8 @@ export async function startServices(
   const { store, loaded, inspector, approvals, runs, clock, logger, goals, lifecycle } = parts;
   // Calls cut by a crash: never silently re-run (see executeOnce).
   store.ledger.markInterrupted();
-  for (const agentId of Object.keys(loaded.config.agents)) parts.agents.start(agentId);
+  const startRun: StartRun = (agentId, message, runId) => parts.router.startRun(agentId, message, runId);
+  for (const agentId of Object.keys(loaded.config.agents)) parts.agents.start(agentId, startRun);
   inspector.seedGoals(loaded.config.surfaces.goalLoops, store);
   const pending = store.approvals.listPending();
   inspector.seed(store, pending);

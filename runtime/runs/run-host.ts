@@ -43,11 +43,11 @@ export class RunHost {
   readonly #live: LiveRuns;
   readonly #writes: WriteBehind;
   readonly #resumes: ResumeQueue;
-  #machine: RunMachine | null = null;
+  /** The provided run machine and who hears about runs (see `wire`). */
+  #wired: { readonly machine: RunMachine; readonly events: RunHostEvents } | null = null;
 
   constructor(
     private readonly store: Store,
-    private readonly events: RunHostEvents,
     /** Wall-time deadlines and resume slots are read and armed on this clock. */
     clock: Clock,
     /**
@@ -72,12 +72,13 @@ export class RunHost {
   }
 
   /**
-   * Sets the provided run machine (done once, after the effects are wired to this host). The
-   * host provides `recordStep` itself: the run's snapshot, holding the model's answer, is due
+   * Wires the host, once, after every part the run machine's effects and `events` call exists:
+   * no run starts or is restored before (`start` and `restore` throw). The host provides `recordStep` itself: the run's snapshot, holding the model's answer, is due
    * from then on, so it commits with (or before) whatever the store commits next — the audit of a
    * proposed call, its approval, its ledger row — and at the end of the turn at the latest.
    */
-  setMachine(machine: RunMachine): void {
+  wire(machine: RunMachine, events: RunHostEvents): void {
+    if (this.#wired !== null) throw new Error('RunHost: already wired');
     const provided = machine.provide({
       actors: {
         recordStep: fromPromise<void, { context: RunContext }>(async ({ input }) => {
@@ -89,10 +90,18 @@ export class RunHost {
       },
     }) as RunMachine;
     const observe = this.observe;
-    this.#machine =
-      observe === undefined
-        ? provided
-        : observedMachine(provided, (s, e) => observe(s.context.runId, s, e as { readonly type: string }));
+    this.#wired = {
+      machine:
+        observe === undefined
+          ? provided
+          : observedMachine(provided, (s, e) => observe(s.context.runId, s, e as { readonly type: string })),
+      events,
+    };
+  }
+
+  #wiring(): { readonly machine: RunMachine; readonly events: RunHostEvents } {
+    if (this.#wired === null) throw new Error('RunHost: no run machine set');
+    return this.#wired;
   }
 
   /**
@@ -133,7 +142,7 @@ export class RunHost {
     if (this.#live.has(input.runId) || this.store.snapshots.has(input.runId)) {
       throw new Error(`run ${input.runId} already exists`);
     }
-    this.events.onStarted?.(input);
+    this.#wiring().events.onStarted?.(input);
     this.#writes.expectFirst(input.runId);
     this.#spawn(input, undefined);
   }
@@ -158,7 +167,7 @@ export class RunHost {
     const { input, snapshot } = restorableRun(runId, stored);
     this.#spawn(input, snapshot);
     this.#live.markRestored(runId);
-    this.events.onRestored?.(input);
+    this.#wiring().events.onRestored?.(input);
     return true;
   }
 
@@ -220,7 +229,7 @@ export class RunHost {
   }
 
   #spawn(input: RunInput, snapshot: Snapshot<unknown> | undefined): void {
-    if (this.#machine === null) throw new Error('RunHost: no run machine set');
+    const { machine, events } = this.#wiring();
     const inspect = this.inspect;
     const options = inspect === undefined ? {} : { inspect: (e: InspectionEvent) => inspect(input.runId, e) };
     // A run restored after its wall-time deadline passed (while no process ran it) ends at once:
@@ -229,8 +238,8 @@ export class RunHost {
     const restored = overdue ? withoutChildren(snapshot) : snapshot;
     const actor =
       restored === undefined
-        ? createActor(this.#machine, { input, ...options })
-        : createActor(this.#machine, { input, snapshot: restored, ...options });
+        ? createActor(machine, { input, ...options })
+        : createActor(machine, { input, snapshot: restored, ...options });
     this.#live.add(input.runId, actor);
     let last: RunStatus | null = null;
     // A restored run starts from the snapshot just read from the store: its first state (the
@@ -246,13 +255,13 @@ export class RunHost {
         if (!stored) this.#writes.stepped(input.runId, actor, s, last);
         if (status !== last) {
           last = status;
-          this.events.onStatus(input.runId, status, s.context);
+          events.onStatus(input.runId, status, s.context);
           if (status === 'waiting_for_approval') this.#live.settle(input.runId);
         }
         if (s.status === 'done') {
           this.#live.drop(input.runId);
           this.#resumes.forget(input.runId);
-          this.events.onEnded(input.runId, s.output ?? { status: 'failed', reason: 'no_outcome' }, s.context);
+          events.onEnded(input.runId, s.output ?? { status: 'failed', reason: 'no_outcome' }, s.context);
         }
       },
       error: () => {
