@@ -72,6 +72,8 @@ export class AgentPool {
     const handle = async (message: Omit<AgentMessage, 'type'>): Promise<Verdict> => {
       const runId = makeRunId(agentId, message.messageId);
       if (deps.runs.isLive(runId) || deps.store.snapshots.has(runId)) return 'ack';
+      // Stopping: no new run; the message stays durable for the next start.
+      if (deps.stopping()) return 'nak';
       const refusedBefore = actor.getSnapshot().context.refused;
       actor.send({ type: 'MESSAGE', ...message });
       if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';

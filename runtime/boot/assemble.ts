@@ -39,16 +39,8 @@ import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts'
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
+import type { Lifecycle } from './shutdown.ts';
 import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, noSecrets, type RuntimeOptions } from './options.ts';
-
-/** A step that undoes part of a boot that failed. */
-export type UndoStep = () => Promise<void> | void;
-
-/** Whether the runtime is stopping: set once by `stop`, read by the parts' callbacks. */
-export interface Lifecycle {
-  stopped: boolean;
-  readonly abort: AbortController;
-}
 
 /** Everything a runtime is made of, assembled in dependency order (see `assemble`). */
 export interface RuntimeParts {
@@ -81,14 +73,14 @@ export interface RuntimeParts {
 
 /**
  * Checks the options and builds every part of a runtime, each after what it needs: secrets and
- * the bus target first (a config that cannot connect writes nothing), the bus coming up while
- * the store opens and the policy environment is built, then the run host, each part that calls
+ * the bus target first (a config that cannot connect writes nothing), the store, the bus coming
+ * up while the policy environment and the tools are built, then the run host, each part that calls
  * it, and the router over them: every part is built after what it calls, and no callback holds a
- * part that does not exist yet. Each step that leaves something running pushes its undo on
- * `undo`. The run host is wired last (`RunHost.wire`), once every part its machine's effects and
+ * part that does not exist yet. Each part that leaves something running pushes its teardown on
+ * `lifecycle` as it is built (see `shutdown`). The run host is wired last (`RunHost.wire`), once every part its machine's effects and
  * its events call exists; no run starts before `assemble` returns.
  */
-export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promise<RuntimeParts> {
+export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): Promise<RuntimeParts> {
   const { loaded } = options;
   // One clock for the whole runtime: components with timers get the Clock, the others its `now`.
   const clock = toClock(options.clock);
@@ -106,18 +98,24 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
   const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
   if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
-  // The bus comes up (embedded server start, connect, JetStream stream) while the store opens
-  // and the policy environment is built: nothing below needs it until the queue is used.
+  const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
+  lifecycle.onStop('store', () => store.close());
+  // Written last (see `writeRuntimeFiles`) and removed just before the store closes; a boot that
+  // failed before writing it leaves the state dir's file as it was.
+  let runtimeFileWritten = false;
+  lifecycle.onStop('runtime file', () => {
+    if (runtimeFileWritten) rmSync(join(stateDir, RUNTIME_FILE), { force: true });
+  });
+  // The bus comes up (embedded server start, connect, JetStream stream) while the policy
+  // environment and the tools are built: nothing below needs it until the queue is used.
   const busReady = openBus(configured, busAuth, stateDir, logger);
   busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
-  undo.push(async () => {
+  lifecycle.onStop('bus', async () => {
     const opened = await busReady.catch(() => null);
     if (opened === null) return;
-    await opened.bus.close();
+    await opened.bus.close().catch(() => {});
     await opened.nats?.stop();
   });
-  const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
-  undo.push(() => store.close());
   const registry = registryFromConfig(loaded);
   const policyEnv = await createPolicyEnvironment(
     loaded,
@@ -129,12 +127,11 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     : noSecrets;
   const authority = new AuthorityState(loaded, registry, store);
   const tools = await createTools(options, { registry, policyEnv, secrets, store, authority, logger });
-  if (tools !== null) undo.push(() => tools.close());
+  if (tools !== null) lifecycle.onStop('tools', () => tools.close());
   const { nats, bus, queue } = await busReady;
   // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
   const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
-  if (cluster !== null) undo.push(() => cluster.close());
-  const lifecycle: Lifecycle = { stopped: false, abort: new AbortController() };
+  if (cluster !== null) lifecycle.onStop('cluster', () => cluster.close());
   const stopping = (): boolean => lifecycle.stopped;
   const inspector = new Inspector();
   const details = {
@@ -170,6 +167,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     clock,
     cluster?.gate,
   );
+  lifecycle.onStop('approvals', () => approvals.stop());
   // Its agent actors start with the services, each given the router's `startRun` then.
   const agents = new AgentPool({
     queue,
@@ -193,6 +191,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     inspect: (e) => inspector.onAgentInspection(e),
     stopping,
   });
+  lifecycle.onStop('agent buses', () => agents.closeBuses());
   const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);
   const goalListeners = new Set<(goal: GoalRecord) => void>();
   const goals = new GoalHost({
@@ -291,6 +290,8 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
       onEnded: (runId, outcome, ctx) => router.ended(runId, outcome, ctx),
     },
   );
+  // From here runs can be live: stopping parks them, snapshots persisted.
+  lifecycle.onStop('runs', () => runs.stopAll());
   const read = new ReadModels({
     ...details,
     store,
@@ -300,6 +301,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     sandbox: policyEnv.sandbox,
   });
   writeRuntimeFiles(loaded, clock, cluster);
+  runtimeFileWritten = true;
   return {
     loaded,
     clock,
