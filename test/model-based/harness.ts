@@ -23,7 +23,7 @@ import type { ModelStepOutput, RunContext, RunOutcome } from '../../machines/run
 import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { agentPolicyContext } from '../../runtime/policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { ApprovalService } from '../../runtime/approvals/approval-service.ts';
 import { RunHost } from '../../runtime/runs/run-host.ts';
 import { clockFromNow, systemClock } from '../../runtime/time/clock.ts';
