@@ -26,7 +26,7 @@ export { systemClock, type Clock, type TimerHandle } from './runtime/time/clock.
 export { SimulatedClock } from './runtime/time/simulated-clock.ts';
 export { ConfigError } from './runtime/config/errors.ts';
 export { ConfigSchema, type AgentConfig, type Config } from './runtime/config/schema.ts';
-export { modelFromConfig, type ModelFromConfigOptions } from './runtime/model-from-config.ts';
+export { modelFromConfig, type ModelFromConfigOptions } from './runtime/config/adapters/models.ts';
 export type { ModelProvider, ModelStepRequest } from './actors/model/provider.ts';
 export { evaluate } from './policy/evaluate.ts';
 export type { PolicyContext, ToolCall } from './policy/context.ts';

@@ -8,7 +8,7 @@ import type { ToolCall } from '../policy/context.ts';
 import { parseConfig } from '../runtime/config/load.ts';
 import { agentPolicyContext } from '../runtime/policy/agent-context.ts';
 import { createPolicyEnvironment } from '../runtime/policy/environment.ts';
-import { registryFromConfig } from '../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../runtime/config/adapters/tool-registry.ts';
 import { summarize } from './stats.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-bench-')));

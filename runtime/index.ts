@@ -13,8 +13,8 @@
 export { GrantNotEligibleError, LOG_LEVELS, Runtime } from './runtime.ts';
 export type { GrantScope, LogLevel } from './runtime.ts';
 export { StateDirLockedError } from './state-lock.ts';
-export { modelFromConfig } from './model-from-config.ts';
-export { secretStoreFromConfig } from './secrets/index.ts';
+export { modelFromConfig } from './config/adapters/models.ts';
+export { secretStoreFromConfig } from './config/adapters/secrets.ts';
 export { CONFIG_FILE_NAME, parseConfig, resolveConfig } from './config/load.ts';
 export type { LoadedConfig } from './config/load.ts';
 export type { PlatformConfig } from './config/schema.ts';
@@ -80,7 +80,7 @@ export type { PolicyChecker } from './policy/checker.ts';
 export { effectivePolicy } from './policy/effective.ts';
 export type { EffectivePolicy } from './policy/effective.ts';
 export { createPolicyEnvironment } from './policy/environment.ts';
-export { registryFromConfig } from './policy/registry-from-config.ts';
+export { registryFromConfig } from './config/adapters/tool-registry.ts';
 
 // The edges' own helpers: platform gateways, the desktop app's process tree, machine graphs.
 export { replyKey } from './platforms/host.ts';

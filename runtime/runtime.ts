@@ -14,10 +14,10 @@ import type {
   IterationRecord,
 } from '../store/index.ts';
 import { approveWithGrant, GrantNotEligibleError, type GrantScope } from './approvals/approve-with-grant.ts';
-import { assemble, type RuntimeParts, type UndoStep } from './boot/assemble.ts';
+import { assemble, type RuntimeParts } from './boot/assemble.ts';
 import type { RuntimeOptions, SubmitOptions } from './boot/options.ts';
-import { startServices, type Services } from './boot/services.ts';
-import { shutdown } from './boot/shutdown.ts';
+import { startServices } from './boot/services.ts';
+import { Lifecycle, shutdown } from './boot/shutdown.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { refuseLocalDecisionInCluster } from './approvals/cluster-refusal.ts';
 import type { ClusterNode } from './cluster/index.ts';
@@ -53,11 +53,12 @@ export type { GoalView } from './read/read-models.ts';
  */
 export class Runtime {
   readonly #parts: RuntimeParts;
-  #services: Services | null = null;
-  #lock: StateLock | null = null;
+  readonly #lock: StateLock;
+  #stopped: Promise<void> | null = null;
 
-  private constructor(parts: RuntimeParts) {
+  private constructor(parts: RuntimeParts, lock: StateLock) {
     this.#parts = parts;
+    this.#lock = lock;
   }
 
   /**
@@ -78,30 +79,20 @@ export class Runtime {
       footprint.undoCreatedDir();
       throw err;
     }
-    const undo: UndoStep[] = [];
+    // One teardown stack: each part pushes its teardown as it is built; a failed boot and `stop`
+    // both run it (see boot/shutdown.ts).
+    const lifecycle = new Lifecycle();
     try {
-      const parts = await assemble(options, undo);
-      const rt = new Runtime(parts);
+      const parts = await assemble(options, lifecycle);
+      const rt = new Runtime(parts, lock);
       registerInternals(rt, parts);
-      // From here on, tearing down is the runtime's own stop (agents, runs, timers, socket).
-      undo.length = 0;
-      undo.push(() => rt.stop());
-      rt.#services = await startServices(
-        rt.#parts,
-        options.syncIntervalMs ?? 1000,
-        (agentId, taskId, text, messageId) => rt.runTask(agentId, taskId, text, { messageId }),
+      await startServices(parts, options.syncIntervalMs ?? 1000, (agentId, taskId, text, messageId) =>
+        rt.runTask(agentId, taskId, text, { messageId }),
       );
-      await parts.cluster?.attach({ store: parts.store, runs: parts.runs, approvals: parts.approvals });
-      rt.#lock = lock;
       return rt;
     } catch (err) {
-      for (const step of undo.reverse()) {
-        try {
-          await step();
-        } catch {
-          // Keep tearing down: the boot error is the one to report.
-        }
-      }
+      // Keep tearing down whatever fails: the boot error is the one to report.
+      await shutdown(lifecycle).catch(() => {});
       footprint.undo();
       lock.release(true);
       throw err;
@@ -116,7 +107,7 @@ export class Runtime {
   ): Promise<{ runId: string; outcome: RunOutcome }> {
     const messageId = randomUUID();
     const runId = makeRunId(agentId, messageId);
-    const done = this.#parts.router.waitForRun(runId);
+    const done = this.#parts.waiters.waitForRun(runId);
     await this.send(agentId, chatMessage(messageId, text, opts));
     return { runId, outcome: await done };
   }
@@ -155,7 +146,7 @@ export class Runtime {
 
   /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
   waitForRun(runId: string): Promise<RunOutcome> {
-    return this.#parts.router.waitForRun(runId);
+    return this.#parts.waiters.waitForRun(runId);
   }
 
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
@@ -267,7 +258,8 @@ export class Runtime {
 
   /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store; releases the state dir. */
   stop(): Promise<void> {
-    return shutdown(this.#parts, this.#services, this.#lock);
+    this.#stopped ??= shutdown(this.#parts.lifecycle).finally(() => this.#lock.release());
+    return this.#stopped;
   }
 
   /** This runtime as a node of a cluster (`node.id` in config), or null on a single node (README "Cluster"). */

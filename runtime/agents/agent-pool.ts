@@ -11,6 +11,9 @@ import type { RuntimeKinds } from '../messages.ts';
 import type { RunHost } from '../runs/run-host.ts';
 
 /** What the agent pool works with. */
+/** Starts a run for a message an agent actor accepted. */
+export type StartRun = (agentId: string, message: AgentMessage, runId: string) => void;
+
 export interface AgentPoolDeps {
   readonly queue: AgentQueue;
   readonly runs: RunHost;
@@ -22,8 +25,6 @@ export interface AgentPoolDeps {
   readonly clustered: boolean;
   /** An agent's mode now (the grant of its bus connection follows it). */
   readonly mode: (agentId: string) => Mode;
-  /** Starts a run for a message the agent actor accepted. */
-  readonly startRun: (agentId: string, message: AgentMessage, runId: string) => void;
   readonly inspect: (event: InspectionEvent) => void;
   /** Whether the runtime is stopping (a consumer that fails then is not an error). */
   readonly stopping: () => boolean;
@@ -50,14 +51,17 @@ export class AgentPool {
       deps.queue.pullOn((agentId) => this.#agentBus(factory, agentId).then((b) => b.nats));
   }
 
-  /** Starts an agent's actor and its consumer of messages. */
-  start(agentId: string): void {
+  /**
+   * Starts an agent's actor and its consumer of messages; `startRun` starts a run for each
+   * message the actor accepts (given here: the router is built after the pool it reports to).
+   */
+  start(agentId: string, startRun: StartRun): void {
     const { deps } = this;
     const actor = createActor(
       agentMachine.provide({
         actions: {
           // Deferred: creating an actor inside another actor's action is not allowed in XState.
-          startRun: (_, { message, runId }) => queueMicrotask(() => deps.startRun(agentId, message, runId)),
+          startRun: (_, { message, runId }) => queueMicrotask(() => startRun(agentId, message, runId)),
           refuse: (_, { message, reason }) =>
             deps.logger.warn({ agentId, messageId: message.messageId, reason }, 'message refused'),
         },
@@ -68,6 +72,8 @@ export class AgentPool {
     const handle = async (message: Omit<AgentMessage, 'type'>): Promise<Verdict> => {
       const runId = makeRunId(agentId, message.messageId);
       if (deps.runs.isLive(runId) || deps.store.snapshots.has(runId)) return 'ack';
+      // Stopping: no new run; the message stays durable for the next start.
+      if (deps.stopping()) return 'nak';
       const refusedBefore = actor.getSnapshot().context.refused;
       actor.send({ type: 'MESSAGE', ...message });
       if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';

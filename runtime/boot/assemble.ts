@@ -15,9 +15,10 @@ import { AgentPool } from '../agents/agent-pool.ts';
 import { ApprovalService } from '../approvals/approval-service.ts';
 import { AuthorityState } from '../authority/authority-state.ts';
 import { RunAuthority } from '../authority/run-authority.ts';
-import { ActorBusFactory, busAuthFromConfig } from '../bus/auth/index.ts';
+import { ActorBusFactory } from '../bus/auth/index.ts';
+import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
 import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
-import { busTargetFromConfig } from '../bus-target.ts';
+import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
 import { startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { Delegation } from '../delegation.ts';
@@ -27,27 +28,20 @@ import { RUNTIME_KINDS, type RuntimeKinds } from '../messages.ts';
 import { PlatformHost } from '../platforms/host.ts';
 import { preflightPlatformTokens } from '../platforms/preflight.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from '../policy/environment.ts';
-import { registryFromConfig } from '../policy/registry-from-config.ts';
+import { registryFromConfig } from '../config/adapters/tool-registry.ts';
 import { ReadModels } from '../read/read-models.ts';
 import { RunFeed } from '../run-feed.ts';
 import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
 import { RunHost } from '../runs/run-host.ts';
 import { RunRouter } from '../runs/run-router.ts';
+import { RunWaiters } from '../runs/run-waiters.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
+import type { Lifecycle } from './shutdown.ts';
 import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, noSecrets, type RuntimeOptions } from './options.ts';
-
-/** A step that undoes part of a boot that failed. */
-export type UndoStep = () => Promise<void> | void;
-
-/** Whether the runtime is stopping: set once by `stop`, read by the parts' callbacks. */
-export interface Lifecycle {
-  stopped: boolean;
-  readonly abort: AbortController;
-}
 
 /** Everything a runtime is made of, assembled in dependency order (see `assemble`). */
 export interface RuntimeParts {
@@ -66,6 +60,7 @@ export interface RuntimeParts {
   readonly authority: AuthorityState;
   readonly feed: RunFeed;
   readonly runs: RunHost;
+  readonly waiters: RunWaiters;
   readonly approvals: ApprovalService;
   readonly agents: AgentPool;
   readonly delegation: Delegation;
@@ -79,12 +74,14 @@ export interface RuntimeParts {
 
 /**
  * Checks the options and builds every part of a runtime, each after what it needs: secrets and
- * the bus target first (a config that cannot connect writes nothing), the bus coming up while
- * the store opens and the policy environment is built, then the runs and what reacts to them.
- * Each step that leaves something running pushes its undo on `undo`. The run machine is provided
- * last, once every part its effects call exists; no run starts before `assemble` returns.
+ * the bus target first (a config that cannot connect writes nothing), the store, the bus coming
+ * up while the policy environment and the tools are built, then the run host, each part that calls
+ * it, and the router over them: every part is built after what it calls, and no callback holds a
+ * part that does not exist yet. Each part that leaves something running pushes its teardown on
+ * `lifecycle` as it is built (see `shutdown`). The run host is wired last (`RunHost.wire`), once every part its machine's effects and
+ * its events call exists; no run starts before `assemble` returns.
  */
-export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promise<RuntimeParts> {
+export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): Promise<RuntimeParts> {
   const { loaded } = options;
   // One clock for the whole runtime: components with timers get the Clock, the others its `now`.
   const clock = toClock(options.clock);
@@ -102,18 +99,24 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   // Per-actor bus auth (bus.auth "per-actor"): its keys, or its signing key by secret reference.
   const busAuth = await busAuthFromConfig(loaded, options.secretStore, redactor);
   if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
-  // The bus comes up (embedded server start, connect, JetStream stream) while the store opens
-  // and the policy environment is built: nothing below needs it until the queue is used.
+  const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
+  lifecycle.onStop('store', () => store.close());
+  // Written last (see `writeRuntimeFiles`) and removed just before the store closes; a boot that
+  // failed before writing it leaves the state dir's file as it was.
+  let runtimeFileWritten = false;
+  lifecycle.onStop('runtime file', () => {
+    if (runtimeFileWritten) rmSync(join(stateDir, RUNTIME_FILE), { force: true });
+  });
+  // The bus comes up (embedded server start, connect, JetStream stream) while the policy
+  // environment and the tools are built: nothing below needs it until the queue is used.
   const busReady = openBus(configured, busAuth, stateDir, logger);
   busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
-  undo.push(async () => {
+  lifecycle.onStop('bus', async () => {
     const opened = await busReady.catch(() => null);
     if (opened === null) return;
-    await opened.bus.close();
+    await opened.bus.close().catch(() => {});
     await opened.nats?.stop();
   });
-  const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
-  undo.push(() => store.close());
   const registry = registryFromConfig(loaded);
   const policyEnv = await createPolicyEnvironment(
     loaded,
@@ -125,12 +128,11 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     : noSecrets;
   const authority = new AuthorityState(loaded, registry, store);
   const tools = await createTools(options, { registry, policyEnv, secrets, store, authority, logger });
-  if (tools !== null) undo.push(() => tools.close());
+  if (tools !== null) lifecycle.onStop('tools', () => tools.close());
   const { nats, bus, queue } = await busReady;
   // Cluster mode (node.id): checks the server and takes this node's lease before any run starts.
   const cluster = await startClusterFromConfig(loaded, bus.nats, store, clock, logger);
-  if (cluster !== null) undo.push(() => cluster.close());
-  const lifecycle: Lifecycle = { stopped: false, abort: new AbortController() };
+  if (cluster !== null) lifecycle.onStop('cluster', () => cluster.close());
   const stopping = (): boolean => lifecycle.stopped;
   const inspector = new Inspector();
   const details = {
@@ -141,24 +143,11 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   const feed = new RunFeed(details, now, logger);
   feed.on((e) => logRunEvent(logger, e));
   if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
-  // The run host reports to the router, which needs the run host: the router is bound to its
-  // events once it exists (below, before any run can start).
-  let router: RunRouter | null = null;
-  const runs = new RunHost(
-    store,
-    {
-      onStarted: (input) => router?.started(input),
-      onRestored: (input) => logRunResumed(logger, input),
-      onStatus: (runId, status, ctx) => {
-        cluster?.runStatus(runId, status);
-        router?.status(runId, status, ctx);
-      },
-      onEnded: (runId, outcome, ctx) => router?.ended(runId, outcome, ctx),
-    },
-    clock,
-    undefined,
-    (runId, s, e) => inspector.onRunSnapshot(runId, s, e),
-  );
+  // The run host first: every part below calls it. It is wired (its machine, who hears of its
+  // runs) last, once every part those call exists; no run starts or is restored before.
+  const runs = new RunHost(store, clock, undefined, (runId, s, e) => inspector.onRunSnapshot(runId, s, e));
+  const waiters = new RunWaiters(runs, store);
+  const waitForRun = (runId: string) => waiters.waitForRun(runId);
   const approvals = new ApprovalService(
     store,
     {
@@ -179,6 +168,8 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     clock,
     cluster?.gate,
   );
+  lifecycle.onStop('approvals', () => approvals.stop());
+  // Its agent actors start with the services, each given the router's `startRun` then.
   const agents = new AgentPool({
     queue,
     runs,
@@ -198,11 +189,10 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
           }),
     clustered: cluster !== null,
     mode: (agentId) => authority.mode(agentId),
-    startRun: (agentId, message, runId) => router?.startRun(agentId, message, runId),
     inspect: (e) => inspector.onAgentInspection(e),
     stopping,
   });
-  const waitForRun = (runId: string) => (router as RunRouter).waitForRun(runId);
+  lifecycle.onStop('agent buses', () => agents.closeBuses());
   const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);
   const goalListeners = new Set<(goal: GoalRecord) => void>();
   const goals = new GoalHost({
@@ -239,11 +229,12 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     send: (agentId, message) => agents.send(agentId, message),
     waitForRun,
   });
-  router = new RunRouter({
+  const router = new RunRouter({
     loaded,
     store,
     bus,
     runs,
+    waiters,
     approvals,
     feed,
     inspector,
@@ -267,8 +258,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
   // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
   // fails is reported and retried with backoff, and the runtime starts anyway.
   await tools?.mcp?.start();
-  const route = router;
-  runs.setMachine(
+  runs.wire(
     provideRunMachine({
       store,
       model: options.model,
@@ -284,14 +274,25 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
         secrets,
       }),
       observe: (outcome) => toObservation(outcome, store.redactor),
-      runMeta: (runId) => route.runMeta(runId),
-      onApprovalOpened: (approval, ctx) => route.approvalOpened(approval, ctx),
+      runMeta: (runId) => router.runMeta(runId),
+      onApprovalOpened: (approval, ctx) => router.approvalOpened(approval, ctx),
       replaying: (runId) => runs.wasRestored(runId),
       persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
       report: feed,
       ...(cluster === null ? {} : { claims: cluster.claims }),
     }),
+    {
+      onStarted: (input) => router.started(input),
+      onRestored: (input) => logRunResumed(logger, input),
+      onStatus: (runId, status, ctx) => {
+        cluster?.runStatus(runId, status);
+        router.status(runId, status, ctx);
+      },
+      onEnded: (runId, outcome, ctx) => router.ended(runId, outcome, ctx),
+    },
   );
+  // From here runs can be live: stopping parks them, snapshots persisted.
+  lifecycle.onStop('runs', () => runs.stopAll());
   const read = new ReadModels({
     ...details,
     store,
@@ -301,6 +302,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     sandbox: policyEnv.sandbox,
   });
   writeRuntimeFiles(loaded, clock, cluster);
+  runtimeFileWritten = true;
   return {
     loaded,
     clock,
@@ -317,6 +319,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     authority,
     feed,
     runs,
+    waiters,
     approvals,
     agents,
     delegation,

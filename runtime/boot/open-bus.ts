@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AgentQueue } from '../agent-queue.ts';
-import type { RuntimeBusAuth } from '../bus/auth/index.ts';
+import type { RuntimeBusAuth } from '../config/adapters/bus-auth.ts';
 import { connectBus, startEmbeddedNats, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
 import { RUNTIME_KINDS, type RuntimeKinds } from '../messages.ts';
 

@@ -1,4 +1,5 @@
 import type { ApprovalRecord, FiringRecord } from '../../store/index.ts';
+import type { StartRun } from '../agents/agent-pool.ts';
 import { startControlSocket } from '../control/socket.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS, resumeBounded, type BootResume } from '../runs/boot-resume.ts';
 import { Scheduler } from '../scheduler.ts';
@@ -8,29 +9,28 @@ import type { RuntimeParts } from './assemble.ts';
 /** How long a recorded firing whose run does not exist yet counts as on its way (then as lost). */
 const FIRING_START_GRACE_MS = 5 * 60_000;
 
-/** What `startServices` started, to be stopped by the runtime's `stop`. */
-export interface Services {
-  /** Stops the decision sync timer and the schedules. */
-  stopTimers(): void;
-  /** Closes the control socket. */
-  closeControl(): Promise<void>;
-}
-
 /**
  * Brings a runtime's work back and starts what runs on its own: calls cut by a crash are marked
  * interrupted, the agents start consuming, pending approvals are re-armed, unfinished runs come
- * back (bounded), the control socket, the decision sync and the schedules start, and goals last
- * (their runs were restored; requests made while down are applied now).
+ * back (bounded), the control socket, the decision sync and the schedules start, goals (their
+ * runs were restored; requests made while down are applied now), and last the cluster's work.
+ * Each pushes its teardown on the runtime's lifecycle as it starts (see `shutdown`).
  */
 export async function startServices(
   parts: RuntimeParts,
   syncIntervalMs: number,
   startTask: (agentId: string, taskId: string, text: string, messageId: string) => Promise<unknown>,
-): Promise<Services> {
-  const { store, loaded, inspector, approvals, runs, clock, logger, goals, lifecycle } = parts;
+): Promise<void> {
+  const { store, loaded, inspector, approvals, runs, clock, logger, goals, lifecycle, cluster } = parts;
   // Calls cut by a crash: never silently re-run (see executeOnce).
   store.ledger.markInterrupted();
-  for (const agentId of Object.keys(loaded.config.agents)) parts.agents.start(agentId);
+  const startRun: StartRun = (agentId, message, runId) => parts.router.startRun(agentId, message, runId);
+  // Their consumers end with the queue; a message that comes while stopping is left for the next start.
+  lifecycle.onStop('agents', async () => {
+    parts.agents.stopActors();
+    await parts.queue.stop();
+  });
+  for (const agentId of Object.keys(loaded.config.agents)) parts.agents.start(agentId, startRun);
   inspector.seedGoals(loaded.config.surfaces.goalLoops, store);
   const pending = store.approvals.listPending();
   inspector.seed(store, pending);
@@ -55,6 +55,7 @@ export async function startServices(
       },
     },
   );
+  lifecycle.onStop('control socket', () => control.close());
   const syncTimer: TimerHandle = clock.setInterval(() => {
     approvals.syncAll();
     goals.applyControls();
@@ -68,16 +69,19 @@ export async function startServices(
     runActive: (firing) => firingActive(parts, firing),
     log: (level, fields, msg) => logger[level](fields, msg),
   });
+  lifecycle.onStop('timers', () => {
+    clock.clearInterval(syncTimer);
+    scheduler.stop();
+  });
   scheduler.start();
-  // Goals last: their runs were restored above; requests made while down are applied now.
+  // Goals after the runs they drive were restored; requests made while down are applied now.
+  lifecycle.onStop('goals', () => goals.stop());
   goals.start();
-  return {
-    stopTimers: () => {
-      clock.clearInterval(syncTimer);
-      scheduler.stop();
-    },
-    closeControl: () => control.close(),
-  };
+  // Cluster mode: failover and the shared work queue, once this node's own runs are back.
+  if (cluster !== null) {
+    lifecycle.onStop('cluster work', () => cluster.stopWork());
+    await cluster.attach({ store, runs, approvals });
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Cron } from 'croner';
 import { isMcpToolName } from '../../policy/mcp.ts';
 import { isCredentialLikeName, isNeverSetName } from '../processes/env.ts';
-import { registryFromConfig } from '../policy/registry-from-config.ts';
+import { registryFromConfig } from './adapters/tool-registry.ts';
 import { ConfigError } from './errors.ts';
 import { hasControlChars, type Config } from './schema.ts';
 import { didYouMean } from './suggest.ts';

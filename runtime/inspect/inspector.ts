@@ -5,7 +5,7 @@ import type { RunContext } from '../../machines/run/types.ts';
 import type { ApprovalRecord, Store } from '../../store/index.ts';
 import type { GoalLoopConfig } from '../config/schema.ts';
 import { goalStatusOf } from '../goals/goal-host.ts';
-import { statusOf } from '../runs/run-host.ts';
+import { statusOf } from '../runs/run-status.ts';
 import {
   agentFields,
   approvalFields,

@@ -6,9 +6,10 @@
 import type { McpServerStatus, McpToolView } from '../../actors/mcp/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { createPolicyEnvironment } from '../policy/environment.ts';
-import { registryFromConfig } from '../policy/registry-from-config.ts';
+import { registryFromConfig } from '../config/adapters/tool-registry.ts';
 import { ProcessSupervisor } from '../processes/index.ts';
-import { createSecretResolver, secretStoreFromConfig } from '../secrets/index.ts';
+import { createSecretResolver } from '../secrets/index.ts';
+import { secretStoreFromConfig } from '../config/adapters/secrets.ts';
 import { Redactor } from '../../store/index.ts';
 import { createRuntimeMcpHost } from './host.ts';
 

@@ -6,9 +6,9 @@ import type { LoadedConfig } from '../config/load.ts';
 import { detectSandbox, type SandboxStatus } from '../sandbox/detect.ts';
 import { agentPolicyContext } from './agent-context.ts';
 import type { PolicyEnvironmentOptions } from './environment.ts';
-import { createPolicyPaths } from './paths.ts';
+import { createPolicyPaths } from '../config/adapters/policy-paths.ts';
 import { LazyShell, ShellNotLoaded } from './lazy-shell.ts';
-import { registryFromConfig } from './registry-from-config.ts';
+import { registryFromConfig } from '../config/adapters/tool-registry.ts';
 
 /** Evaluates calls for the agents of one config, without executing anything. */
 export interface PolicyChecker {

@@ -10,7 +10,7 @@ import {
   type Sandbox,
   type SandboxStatus,
 } from '../sandbox/index.ts';
-import { createPolicyPaths } from './paths.ts';
+import { createPolicyPaths } from '../config/adapters/policy-paths.ts';
 
 /** The I/O-backed parts of the policy for one config: the path guard, the shell analyzer, the OS sandbox. */
 export interface PolicyEnvironment {

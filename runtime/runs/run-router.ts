@@ -16,7 +16,7 @@ import type { RunFeed } from '../run-feed.ts';
 import type { Clock } from '../time/clock.ts';
 import { DEFAULT_BUDGET } from '../boot/options.ts';
 import type { RunHost } from './run-host.ts';
-import { storedOutcome } from './stored-run.ts';
+import type { RunWaiters } from './run-waiters.ts';
 
 /** A pending approval as a surface sees it (attended: inline; unattended: in the Inbox). */
 export type ApprovalListener = (approval: ApprovalRecord, interaction: Interaction) => void;
@@ -27,6 +27,8 @@ export interface RunRouterDeps {
   readonly store: Store;
   readonly bus: Bus<RuntimeKinds>;
   readonly runs: RunHost;
+  /** Who waits for a run to end: told last when it does. */
+  readonly waiters: RunWaiters;
   readonly approvals: ApprovalService;
   readonly feed: RunFeed;
   readonly inspector: Inspector;
@@ -42,10 +44,9 @@ export interface RunRouterDeps {
 /**
  * What happens when a run starts, asks for approval, parks and ends: who is told (the live feed,
  * the actor tree, the bus, the goal or platform that started it, the agent's slots, the callers
- * waiting for it) and what follows (an unattended run parks once its request is in the Inbox).
+ * waiting for it: `RunWaiters`) and what follows (an unattended run parks once its request is in the Inbox).
  */
 export class RunRouter {
-  readonly #waiters = new Map<string, (outcome: RunOutcome) => void>();
   readonly #approvalListeners = new Set<ApprovalListener>();
 
   constructor(private readonly deps: RunRouterDeps) {}
@@ -73,28 +74,6 @@ export class RunRouter {
         },
       ),
       startedAt: deps.clock.now(),
-    });
-  }
-
-  /** Resolves when the run ends (or at once with its stored outcome when it already ended). */
-  waitForRun(runId: string): Promise<RunOutcome> {
-    const { runs, store } = this.deps;
-    // The status column first: a live or parked run's snapshot is not decoded to be waited on.
-    const status = runs.isLive(runId) ? null : store.snapshots.statusOf(runId);
-    const ended = status === 'completed' || status === 'failed' || status === 'denied';
-    const stored = ended ? store.snapshots.get(runId) : null;
-    if (
-      stored !== null &&
-      (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'denied')
-    ) {
-      return Promise.resolve(storedOutcome(stored) ?? { status: stored.status, reason: 'stored' });
-    }
-    return new Promise((resolve) => {
-      const prev = this.#waiters.get(runId);
-      this.#waiters.set(runId, (o) => {
-        prev?.(o);
-        resolve(o);
-      });
     });
   }
 
@@ -187,8 +166,6 @@ export class RunRouter {
     deps.approvals.withdrawForRun(runId, `its run ended ${outcome.status} (${outcome.reason})`);
     deps.agents.runEnded(ctx.agentId, runId);
     if (ctx.surface === GOAL_SURFACE && !deps.stopping()) deps.goals.runEnded(runId, outcome, ctx);
-    const waiter = this.#waiters.get(runId);
-    this.#waiters.delete(runId);
-    waiter?.(outcome);
+    deps.waiters.ended(runId, outcome);
   }
 }

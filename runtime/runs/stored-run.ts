@@ -1,3 +1,4 @@
+import type { Snapshot } from 'xstate';
 import type { RunContext, RunOutcome } from '../../machines/run/types.ts';
 
 /**
@@ -36,4 +37,33 @@ export function storedContext(stored: HoldsRunSnapshot | null | undefined): RunC
 /** A stored run's outcome, or null while it has none. */
 export function storedOutcome(stored: HoldsRunSnapshot | null | undefined): RunOutcome | null {
   return storedContext(stored)?.outcome ?? null;
+}
+
+/** A stored run as the run host restores it: its input and the actor snapshot XState restores. */
+export interface RestorableRun {
+  /** The stored context (a run's context holds its input). */
+  readonly input: RunContext;
+  /** The run machine's persisted snapshot, as stored. */
+  readonly snapshot: Snapshot<unknown>;
+}
+
+const ACTOR_STATUSES: ReadonlySet<unknown> = new Set(['active', 'done', 'error', 'stopped']);
+
+function isActorSnapshot(v: Readonly<Record<string, unknown>>): v is Snapshot<unknown> {
+  return ACTOR_STATUSES.has(v['status']);
+}
+
+/**
+ * Reads a stored run for restoring. Throws, naming the run, when its actor snapshot has no run
+ * context or no XState status: such a row was not written by the run host.
+ */
+export function restorableRun(runId: string, stored: HoldsRunSnapshot): RestorableRun {
+  const { context } = readStoredRun(stored);
+  const snapshot = stored.snapshot;
+  if (context === null) throw new Error(`stored run ${runId}: its actor snapshot holds no run context`);
+  if (!isActorSnapshot(snapshot))
+    throw new Error(
+      `stored run ${runId}: its actor snapshot has no XState status (active, done, error or stopped)`,
+    );
+  return { input: context, snapshot };
 }

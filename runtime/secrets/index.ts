@@ -12,6 +12,5 @@ export { openSecretStore, SecretBackend } from './open.ts';
 export type { OpenSecretStoreOptions } from './open.ts';
 export { createSecretResolver } from './resolver.ts';
 export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
-export { secretStoreFromConfig } from './from-config.ts';
 export { registerKnownSecrets, secretNamesIn } from './preload.ts';
 export type { HeldSecrets } from './preload.ts';

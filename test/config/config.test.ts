@@ -15,7 +15,7 @@ import { configJsonSchema } from '../../runtime/config/json-schema.ts';
 import { loadConfig, parseConfig, resolveConfig } from '../../runtime/config/load.ts';
 import { defaultStateDir } from '../../runtime/config/state-dir.ts';
 import { createPolicyChecker } from '../../runtime/policy/checker.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-config-')));
 mkdirSync(join(dir, 'x'));

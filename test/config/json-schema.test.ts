@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../runtime/config/errors.ts';
 import { CONFIG_SCHEMA_ID, configJsonSchema } from '../../runtime/config/json-schema.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 
 type Json = Record<string, unknown>;
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-jsonschema-')));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../runtime/config/load.ts';
 import { ConfigError } from '../../runtime/config/errors.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 
 function load(mcp: unknown, tools: unknown = {}) {
   return parseConfig(

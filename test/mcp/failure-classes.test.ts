@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { McpHost } from '../../actors/mcp/index.ts';
 import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
 import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';

@@ -12,7 +12,7 @@ import { eventually, HOSTILE, hostileLog, hostileServer, mcpFixture, ready } fro
 import { appendFileSync } from 'node:fs';
 import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
 import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { McpHost } from '../../actors/mcp/index.ts';
 import { mcpServerSpecs } from '../../runtime/mcp/host.ts';
 import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';

@@ -23,7 +23,7 @@ import type { ModelStepOutput, RunContext, RunOutcome } from '../../machines/run
 import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { agentPolicyContext } from '../../runtime/policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { ApprovalService } from '../../runtime/approvals/approval-service.ts';
 import { RunHost } from '../../runtime/runs/run-host.ts';
 import { clockFromNow, systemClock } from '../../runtime/time/clock.ts';
@@ -260,17 +260,7 @@ export class RestartHarness {
           for (const t of e._transitions) for (const target of t.target ?? []) record.states.add(target.id);
         }
       };
-      proc.host = new RunHost(
-        this.store,
-        {
-          onStatus: () => {},
-          onEnded: (_id, outcome) => {
-            if (!proc.crashed) ended?.(outcome);
-          },
-        },
-        clockFromNow(clock),
-        inspect,
-      );
+      proc.host = new RunHost(this.store, clockFromNow(clock), inspect);
       const deps = {
         store: this.store,
         model,
@@ -330,7 +320,12 @@ export class RestartHarness {
           ),
         ]),
       );
-      proc.host.setMachine(provided.provide({ actors: gated }) as never);
+      proc.host.wire(provided.provide({ actors: gated }) as never, {
+        onStatus: () => {},
+        onEnded: (_id, outcome) => {
+          if (!proc.crashed) ended?.(outcome);
+        },
+      });
       return proc;
     };
     const decide = (approvalId: string) => {

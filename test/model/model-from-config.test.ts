@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AnthropicModel } from '../../actors/model/anthropic.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
-import { DEFAULT_BASE_URLS, httpSettings, modelFromConfig } from '../../runtime/model-from-config.ts';
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import { DEFAULT_BASE_URLS, httpSettings, modelFromConfig } from '../../runtime/config/adapters/models.ts';
+import { secretStoreFromConfig } from '../../runtime/config/adapters/secrets.ts';
 import { FakeModelServer, fixture } from './fake-server.ts';
 import { API_KEY, stepRequest } from './helpers.ts';
 

@@ -8,9 +8,9 @@
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../runtime/config/load.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
+import { modelFromConfig } from '../../runtime/config/adapters/models.ts';
 import { Runtime } from '../../runtime/runtime.ts';
-import { secretStoreFromConfig } from '../../runtime/secrets/index.ts';
+import { secretStoreFromConfig } from '../../runtime/config/adapters/secrets.ts';
 import { createDefaultTools } from '../../runtime/tools.ts';
 import { runIdFromFile } from '../support/run-id-file.ts';
 

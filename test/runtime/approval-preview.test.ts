@@ -9,7 +9,7 @@ import { grantOptions } from '../../runtime/approvals/grant-options.ts';
 import { approvalPreview, PREVIEW_FILE_MAX } from '../../runtime/approvals/preview.ts';
 import { DIFF_LIMITS, unifiedDiff } from '../../runtime/approvals/unified-diff.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 import { runs } from '../support/laws.ts';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-preview-')));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelProvider } from '../../actors/model/provider.ts';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
+import { modelFromConfig } from '../../runtime/config/adapters/models.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { runCliInProcess, type CliResult } from '../support/cli-in-process.ts';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelFromConfig } from '../../runtime/model-from-config.ts';
+import { modelFromConfig } from '../../runtime/config/adapters/models.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { FakeModelServer, fixture, type SeenRequest } from '../model/fake-server.ts';

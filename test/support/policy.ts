@@ -9,7 +9,7 @@ import type { LoadedConfig } from '../../runtime/config/load.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
 import { agentPolicyContext } from '../../runtime/policy/agent-context.ts';
 import { createPolicyEnvironment, type PolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/policy/registry-from-config.ts';
+import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
 
 /** A real temporary workspace: `project/` (read-write, primary) and `docs/` (read-only). */
 export interface Workspace {

@@ -40,4 +40,3 @@ export {
 } from './server-config.ts';
 export { busAuthDir, embeddedBusAuth, externalBusAuth, type EmbeddedBusAuth } from './setup.ts';
 export { AGENT_STREAM_NAME, agentConsumerName } from './stream-names.ts';
-export { busAuthFromConfig, type RuntimeBusAuth } from './from-config.ts';

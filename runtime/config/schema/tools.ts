@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * One entry under `tools`: security metadata of an extension or skill tool, or the user's local
  * override of an MCP tool (`mcp:<server>:<tool>`). Deliberately any object here: the tool
- * registry validates it (runtime/policy/registry-from-config.ts), and a tool whose metadata is
+ * registry validates it (runtime/config/adapters/tool-registry.ts), and a tool whose metadata is
  * missing or invalid is registered as unannotated or invalid — every call needs a human — rather
  * than failing the whole config. The JSON Schema describes the expected shape (json-schema.ts).
  */

@@ -1,11 +1,11 @@
 import type { Redactor } from '../../../store/index.ts';
-import { ConfigError } from '../../config/errors.ts';
-import type { LoadedConfig } from '../../config/load.ts';
+import { ConfigError } from '../errors.ts';
+import type { LoadedConfig } from '../load.ts';
 import type { SecretStore } from '../../secrets/index.ts';
-import type { BusCredentials } from '../target.ts';
-import { signingKeyFromSeed } from './keys.ts';
-import type { BusMinter } from './mint.ts';
-import { embeddedBusAuth, externalBusAuth } from './setup.ts';
+import type { BusCredentials } from '../../bus/target.ts';
+import { signingKeyFromSeed } from '../../bus/auth/keys.ts';
+import type { BusMinter } from '../../bus/auth/mint.ts';
+import { embeddedBusAuth, externalBusAuth } from '../../bus/auth/setup.ts';
 
 /** Per-actor auth of a runtime: the minter, the gateway's credentials, and for the embedded server its config lines. */
 export interface RuntimeBusAuth {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { AnthropicModel } from '../actors/model/anthropic.ts';
-import { OpenAiCompatibleModel } from '../actors/model/openai-compatible.ts';
-import type { ModelProvider } from '../actors/model/provider.ts';
-import { ScriptedModel, type ScriptedStep } from '../actors/model/scripted.ts';
-import type { HttpModelSettings } from '../actors/model/settings.ts';
-import { ConfigError, formatIssues } from './config/errors.ts';
-import type { LoadedConfig } from './config/load.ts';
-import type { AgentConfig } from './config/schema.ts';
+import { AnthropicModel } from '../../../actors/model/anthropic.ts';
+import { OpenAiCompatibleModel } from '../../../actors/model/openai-compatible.ts';
+import type { ModelProvider } from '../../../actors/model/provider.ts';
+import { ScriptedModel, type ScriptedStep } from '../../../actors/model/scripted.ts';
+import type { HttpModelSettings } from '../../../actors/model/settings.ts';
+import { ConfigError, formatIssues } from '../errors.ts';
+import type { LoadedConfig } from '../load.ts';
+import type { AgentConfig } from '../schema.ts';
 
 const StepSchema: z.ZodType<ScriptedStep> = z.strictObject({
   expect: z

@@ -1,8 +1,8 @@
-import type { LoadedConfig } from '../config/load.ts';
-import { EnvSecretStore } from './env.ts';
-import { MemorySecretStore } from './memory.ts';
-import { openSecretStore, type OpenSecretStoreOptions } from './open.ts';
-import type { SecretStore } from './store.ts';
+import type { LoadedConfig } from '../load.ts';
+import { EnvSecretStore } from '../../secrets/env.ts';
+import { MemorySecretStore } from '../../secrets/memory.ts';
+import { openSecretStore, type OpenSecretStoreOptions } from '../../secrets/open.ts';
+import type { SecretStore } from '../../secrets/store.ts';
 
 /**
  * A store opened at its first use: the `os` keyring is only contacted when a secret is needed,

@@ -1,9 +1,9 @@
-import { isBuiltinTool } from '../../policy/builtins.ts';
-import { GOAL_TOOLS } from '../../policy/goal-tools.ts';
-import { declaredMcpTools, isMcpToolName, mcpToolFiltered, McpOverride } from '../../policy/mcp.ts';
-import { ToolRegistry } from '../../policy/registry.ts';
-import { ConfigError, formatIssues } from '../config/errors.ts';
-import type { LoadedConfig } from '../config/loaded-config.ts';
+import { isBuiltinTool } from '../../../policy/builtins.ts';
+import { GOAL_TOOLS } from '../../../policy/goal-tools.ts';
+import { declaredMcpTools, isMcpToolName, mcpToolFiltered, McpOverride } from '../../../policy/mcp.ts';
+import { ToolRegistry } from '../../../policy/registry.ts';
+import { ConfigError, formatIssues } from '../errors.ts';
+import type { LoadedConfig } from '../loaded-config.ts';
 
 /**
  * The tool registry of a config: the built-ins, extension and skill tools declared under

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createPathGuard, type SnotraPathGuard } from '../../policy/paths/index.ts';
-import { CONFIG_FILE_NAME, type LoadedConfig } from '../config/load.ts';
+import { createPathGuard, type SnotraPathGuard } from '../../../policy/paths/index.ts';
+import { CONFIG_FILE_NAME, type LoadedConfig } from '../load.ts';
 
 /**
  * The path guard of a config: the runtime's own state dir and config file are sensitive paths,

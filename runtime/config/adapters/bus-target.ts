@@ -1,8 +1,8 @@
-import type { Redactor } from '../store/index.ts';
-import type { BusTarget } from './bus/index.ts';
-import { ConfigError } from './config/errors.ts';
-import type { LoadedConfig } from './config/load.ts';
-import type { SecretStore } from './secrets/index.ts';
+import type { Redactor } from '../../../store/index.ts';
+import type { BusTarget } from '../../bus/index.ts';
+import { ConfigError } from '../errors.ts';
+import type { LoadedConfig } from '../load.ts';
+import type { SecretStore } from '../../secrets/index.ts';
 
 /**
  * The bus of `bus.url` in config, with its credentials resolved by name from the secret store
