@@ -26,8 +26,17 @@ function quote(path: string): string {
 }
 
 /**
+ * Seconds a client has, from its TCP connect, to send CONNECT with valid credentials. nats-server's
+ * default is 2 s: on a loaded desktop (a build, a browser, a second runtime) a runtime that was
+ * starting up missed it and failed with `Authentication Timeout`. Loopback only, so a longer wait
+ * costs nothing an outsider could use.
+ */
+export const AUTH_TIMEOUT_SECONDS = 10;
+
+/**
  * The text of the server config: loopback only with a random port, token auth read from
- * `$SNOTRA_NATS_TOKEN` (the server refuses to start when it is unset — fail closed), JetStream with
+ * `$SNOTRA_NATS_TOKEN` (the server refuses to start when it is unset — fail closed) and a client
+ * given {@link AUTH_TIMEOUT_SECONDS} to authenticate, JetStream with
  * its store under `jetstreamDir` (nats-server appends `/jetstream` to `store_dir`).
  */
 export function natsConfigText(storeDir: string, authLines?: readonly string[]): string {
@@ -36,7 +45,9 @@ export function natsConfigText(storeDir: string, authLines?: readonly string[]):
     `# server's environment ($${TOKEN_ENV}).`,
     'listen: 127.0.0.1:-1',
     // Per-actor auth (runtime/bus/auth) replaces the token by operator-mode lines: public JWTs only.
-    ...(authLines ?? [`authorization { token: $${TOKEN_ENV} }`]),
+    ...(authLines === undefined
+      ? [`authorization { token: $${TOKEN_ENV}, timeout: ${AUTH_TIMEOUT_SECONDS} }`]
+      : [`authorization { timeout: ${AUTH_TIMEOUT_SECONDS} }`, ...authLines]),
     `jetstream { store_dir: ${quote(storeDir)} }`,
     '',
   ].join('\n');

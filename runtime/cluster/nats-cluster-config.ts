@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { natsChildEnv, TOKEN_ENV } from '../bus/nats-config.ts';
+import { AUTH_TIMEOUT_SECONDS, natsChildEnv, TOKEN_ENV } from '../bus/nats-config.ts';
 
 /** What one server of a local cluster is configured with. */
 export interface ClusterServerConfig {
@@ -54,7 +54,7 @@ export function clusterConfigText(c: ClusterServerConfig): string {
     `server_name: ${c.serverName}`,
     `listen: 127.0.0.1:${port(c.clientPort, 'the client port', true)}`,
     ...(c.monitoring === true ? ['http: 127.0.0.1:-1'] : []),
-    `authorization { token: $${TOKEN_ENV} }`,
+    `authorization { token: $${TOKEN_ENV}, timeout: ${AUTH_TIMEOUT_SECONDS} }`,
     `jetstream { store_dir: ${quotedPath(c.storeDir)} }`,
     'cluster {',
     `  name: ${c.clusterName}`,

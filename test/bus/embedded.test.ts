@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, errors as natsErrors } from '@nats-io/transport-node';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -78,6 +79,28 @@ describe('embedded nats-server', () => {
     expect((err as BusError).code).toBe('bus_auth_failed');
     expect((err as BusError).cause).toBeInstanceOf(natsErrors.AuthorizationError);
     expect(String((err as BusError).message)).not.toContain('snotra_wrong');
+  });
+
+  it("gives a slow client longer than nats-server's default 2 s to authenticate (a loaded desktop)", async () => {
+    // A raw client that connects and only sends CONNECT 3 s later, as a runtime starting on a busy
+    // machine may: the server's own default would have closed it with 'Authentication Timeout'.
+    const socket = tcpConnect(nats.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('utf8')));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      });
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(received).not.toContain('-ERR');
+      socket.write(`CONNECT ${JSON.stringify({ auth_token: token(), verbose: false })}\r\nPING\r\n`);
+      await eventually(() => received.includes('PONG') || received.includes('-ERR'), 30_000);
+      expect(received).toContain('PONG');
+      expect(received).not.toContain('-ERR');
+    } finally {
+      socket.destroy();
+    }
   });
 
   it('uses a 256-bit token that is never in argv, the config file or the logs', () => {

@@ -9,28 +9,49 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIsFresh, MANIFEST, sourceStats } from '../../bin/build-state.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * The package as a user gets it: `npm pack` of a copy of this checkout (its `prepack` compiles
- * dist/ from scratch there, so the checkout's own dist/ is never rebuilt under running tests),
- * installed with npm into a temporary project, its bin run, the README "Embedding" example
- * compiled with tsc against the shipped .d.ts and run on embedded defaults (its own nats-server)
- * with the scripted model. npm fetches the dependencies from the registry (its cache first);
- * install scripts are skipped and better-sqlite3's binary is the one this checkout built (its
- * script would download or compile it: no network beyond the registry, and minutes of CPU).
+ * The package as a user gets it: `npm pack` of a copy of this checkout, installed with npm into a
+ * temporary project, its bin run, the README "Embedding" example compiled with tsc against the
+ * shipped .d.ts and run on embedded defaults (its own nats-server) with the scripted model. npm
+ * fetches the dependencies from the registry (its cache first); install scripts are skipped and
+ * better-sqlite3's binary is the one this checkout built (its script would download or compile
+ * it: no network beyond the registry, and minutes of CPU).
+ *
+ * The copy packs the dist/ the suite's setup has just built from these very sources
+ * (test/support/build-dist.ts): a second compile from scratch in the copy, as `prepack` does for
+ * a release, cost a minute of CPU and proved nothing more. Only outputs whose source exists are
+ * copied, so an output left behind by a deleted source (what `prepack`'s `--clean` is for) can
+ * never ship from this test either; `prepack` itself is checked to be that clean build.
  */
-
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** What a checkout holds that is not the project: never copied into the staging folder. */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.git', '.snotra', 'coverage', '.vitest-tmp']);
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+/**
+ * Whether an entry of dist/ (a path inside it) is the output of a source that exists: a compiled
+ * module or its types, a copied plain module, or what every build makes anew (the CLI bundle, the
+ * web app, the build's bookkeeping).
+ */
+function hasSource(rel: string): boolean {
+  if (rel === '' || /^(cli|surfaces\/sidecar\/app)(\/|$)/.test(rel)) return true;
+  if (rel === '.tsbuildinfo' || rel === 'build-manifest.json') return true;
+  if (!/\.(js|d\.ts|mjs|d\.mts)$/.test(rel))
+    return statSync(join(ROOT, rel), { throwIfNoEntry: false })?.isDirectory() === true;
+  const stem = rel.replace(/\.(js|d\.ts)$/, '');
+  if (stem !== rel) return existsSync(join(ROOT, `${stem}.ts`));
+  return existsSync(join(ROOT, rel));
+}
 
 let dir = '';
 let stage = '';
@@ -69,7 +90,15 @@ beforeAll(() => {
   mkdirSync(join(stage, '.snotra'));
   writeFileSync(join(stage, '.snotra', 'snotra.db'), 'state');
   symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'));
-  const out = ok('npm', ['pack', '--json', '--pack-destination', dir], stage);
+  if (!buildIsFresh(ROOT))
+    throw new Error('dist/ is not a build of the current sources (see the build-dist setup output above)');
+  cpSync(join(ROOT, 'dist'), join(stage, 'dist'), {
+    recursive: true,
+    filter: (src) => hasSource(relative(join(ROOT, 'dist'), src)),
+  });
+  // The copy is the build of the copied sources: its manifest records them as they are in the copy.
+  writeFileSync(join(stage, MANIFEST), `${JSON.stringify({ sources: sourceStats(stage) })}\n`);
+  const out = ok('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], stage);
   const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
   if (info === undefined) throw new Error(`npm pack printed no file list:\n${out}`);
   packed = info.files.map((f) => f.path);
@@ -121,6 +150,18 @@ describe('the packed package', () => {
     expect(packed.filter((f) => /(^|\/)(test|bench|\.snotra)\//.test(f) || /\.test\./.test(f))).toEqual([]);
     expect(packed.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     expect(packed.filter((f) => /tsbuildinfo|build-manifest/.test(f))).toEqual([]);
+  });
+
+  it('is built for a release from scratch: prepack compiles dist/ clean', () => {
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts.prepack).toBe('node scripts/build.mjs --clean');
+    // --clean removes dist/ before tsc runs, so no output of a deleted source survives.
+    const build = readFileSync(join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+    const clean = build.indexOf("if (args.includes('--clean')) rmSync(join(root, 'dist')");
+    expect(clean).toBeGreaterThan(-1);
+    expect(clean).toBeLessThan(build.indexOf('execFileSync(process.execPath, [tsc'));
   });
 
   it('exports the runtime API and the schema, and no internal module', () => {
@@ -353,22 +394,17 @@ describe('the bin in a checkout', () => {
     expect(help().stdout).toContain('COMPILED BUILD: local AI agents');
     // A source edited after the build: the bin runs the sources through tsx instead.
     const source = join(stage, 'surfaces', 'cli', 'program.ts');
-    writeFileSync(source, `${readFileSync(source, 'utf8')}\n// edited after the build\n`);
+    const original = readFileSync(source, 'utf8');
+    writeFileSync(source, `${original}\n// edited after the build\n`);
     const edited = help();
     expect(edited.status).toBe(0);
     expect(edited.stdout).toContain('Snotra Runtime: local AI agents');
     expect(edited.stdout).not.toContain('COMPILED BUILD');
-    // A file added to a source folder makes it stale as well (its folder's mtime changed).
-    ok(process.execPath, [join(stage, 'scripts', 'build.mjs')], stage);
-    const rebuilt = programChunk();
-    writeFileSync(
-      rebuilt,
-      readFileSync(rebuilt, 'utf8').replace(
-        'Snotra Runtime: local AI agents',
-        'COMPILED BUILD: local AI agents',
-      ),
-    );
+    // Built again (the manifest a build writes last, without compiling the same bytes once more).
+    writeFileSync(source, original);
+    writeFileSync(join(stage, MANIFEST), `${JSON.stringify({ sources: sourceStats(stage) })}\n`);
     expect(help().stdout).toContain('COMPILED BUILD');
+    // A file added to a source folder makes it stale as well (its folder's mtime changed).
     writeFileSync(join(stage, 'runtime', 'added.ts'), 'export const added = 1;\n');
     expect(help().stdout).not.toContain('COMPILED BUILD');
   }, 300_000);

@@ -34,40 +34,51 @@ function workspace(): string {
   return dir;
 }
 
-function writeConfig(dir: string, task: Record<string, unknown>, path: string): string {
-  writeFileSync(
-    join(dir, 'script.json'),
-    JSON.stringify([
-      {
-        respond: {
-          kind: 'calls',
-          calls: [
-            {
-              id: 'c1',
-              tool: 'http_request',
-              args: { url: `http://127.0.0.1:${port}${path}`, method: 'GET' },
-            },
-          ],
+/** A scheduled task and the path its run's one HTTP request goes to. */
+interface TaskSpec {
+  readonly task: Record<string, unknown>;
+  readonly path: string;
+}
+
+/** A config with one agent per task (`worker-N`, its own script), each task firing its agent. */
+function writeConfig(dir: string, specs: readonly TaskSpec[]): string {
+  const agents: Record<string, unknown> = {};
+  for (const [i, { path }] of specs.entries()) {
+    writeFileSync(
+      join(dir, `script-${i}.json`),
+      JSON.stringify([
+        {
+          respond: {
+            kind: 'calls',
+            calls: [
+              {
+                id: 'c1',
+                tool: 'http_request',
+                args: { url: `http://127.0.0.1:${port}${path}`, method: 'GET' },
+              },
+            ],
+          },
         },
-      },
-      { expect: { kind: 'tool.result', tool: 'http_request' }, respond: { kind: 'final', text: 'done' } },
-    ]),
-  );
+        { expect: { kind: 'tool.result', tool: 'http_request' }, respond: { kind: 'final', text: 'done' } },
+      ]),
+    );
+    agents[`worker-${i}`] = {
+      mode: 'allow',
+      tools: ['http_request'],
+      model: { provider: 'scripted', script: `script-${i}.json` },
+    };
+  }
   const file = join(dir, 'snotra.config.json');
   writeFileSync(
     file,
     JSON.stringify({
       stateDir: 'state',
       workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
-      agents: {
-        worker: {
-          mode: 'allow',
-          tools: ['http_request'],
-          model: { provider: 'scripted', script: 'script.json' },
-        },
-      },
+      agents,
       http: { allowPrivateHosts: [`127.0.0.1:${port}`] },
-      surfaces: { scheduled: [{ agent: 'worker', message: 'ping', ...task }] },
+      surfaces: {
+        scheduled: specs.map(({ task }, i) => ({ agent: `worker-${i}`, message: 'ping', ...task })),
+      },
     }),
   );
   return file;
@@ -135,44 +146,47 @@ describe('scheduled tasks under SIGKILL at fire time', () => {
   it('a one-shot ISO task fires exactly once or is recorded as skipped, whatever the kill offset (-50…+200 ms), across restarts', async () => {
     const dir = workspace();
     const offsets = [-50, -20, 0, 10, 25, 50, 100, 150, 200];
-    let started = 0;
-    const taskIds: string[] = [];
-    for (const [i, offset] of offsets.entries()) {
-      const taskId = `once-${i}`;
-      const path = `/once/${i}`;
-      // A slow start on a loaded machine must not land after the fire time: give it room, and
-      // take a later time for this task when it did (the earlier one is then recorded as past).
-      let fireAt = 0;
-      let first;
-      for (let attempt = 0; ; attempt++) {
-        fireAt = Math.ceil((Date.now() + 3000 + attempt * 3000) / 1000) * 1000;
-        const config = writeConfig(
-          dir,
-          { id: `${taskId}-${attempt}`, cron: new Date(fireAt).toISOString() },
-          path,
-        );
-        first = startSnotra(['start', '--config', config]);
-        await first.ready();
-        if (Date.now() < fireAt + offset - 200 || attempt === 3) {
-          taskIds.push(`${taskId}-${attempt}`);
-          break;
-        }
-        expect(await stopProcess(first)).toBe(0);
-      }
-      const config = join(dir, 'snotra.config.json');
-      await sleepUntil(fireAt + offset);
-      first.child.kill('SIGKILL');
-      await first.exited;
-      const second = startSnotra(['start', '--config', config]);
-      await second.ready();
-      const id = taskIds[taskIds.length - 1] as string;
+    // One runtime holds a task per offset, each due `offset` ms before the one SIGKILL, so a single
+    // kill lands at every offset of the range at once (one process pair, not one per offset).
+    // A slow start on a loaded machine must not land after the first fire time: give it room, and
+    // take later times when it did (that attempt's tasks are then left out of the config).
+    let killAt = 0;
+    let taskIds: string[] = [];
+    let paths: string[] = [];
+    let first;
+    for (let attempt = 0; ; attempt++) {
+      killAt = Date.now() + 4000 + attempt * 4000;
+      taskIds = offsets.map((_, i) => `once-${i}-${attempt}`);
+      paths = offsets.map((_, i) => `/once/${i}-${attempt}`);
+      const config = writeConfig(
+        dir,
+        offsets.map((offset, i) => ({
+          task: { id: taskIds[i], cron: new Date(killAt - offset).toISOString() },
+          path: paths[i] as string,
+        })),
+      );
+      first = startSnotra(['start', '--config', config]);
+      await first.ready();
+      if (Date.now() < killAt - Math.max(...offsets) - 200 || attempt === 3) break;
+      expect(await stopProcess(first)).toBe(0);
+    }
+    const config = join(dir, 'snotra.config.json');
+    await sleepUntil(killAt);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = startSnotra(['start', '--config', config]);
+    await second.ready();
+    for (const id of taskIds)
       await eventually(() => settled(dir, id), 20_000, `firing of ${id} recorded and its run ended`).catch(
         (err: Error) => {
           throw new Error(`${err.message}: ${describeTask(dir, id)}\n${second.stderr()}`);
         },
       );
-      expect(await stopProcess(second)).toBe(0);
-      const r = checkTask(dir, id, path);
+    expect(await stopProcess(second)).toBe(0);
+    let started = 0;
+    for (const [i, offset] of offsets.entries()) {
+      const id = taskIds[i] as string;
+      const r = checkTask(dir, id, paths[i] as string);
       expect(r.started + r.skipped, `${id} at offset ${offset}`).toBe(1);
       started += r.started;
     }
@@ -198,11 +212,9 @@ describe('scheduled tasks under SIGKILL at fire time', () => {
   it('a recurring task killed around its fire times, restarted at once, never runs a firing twice; run-once catches up one firing', async () => {
     const dir = workspace();
     const path = '/every2s';
-    const config = writeConfig(
-      dir,
-      { id: 'every', cron: '*/2 * * * * *', missed: 'run-once', catchUpWindowMs: 60_000 },
-      path,
-    );
+    const config = writeConfig(dir, [
+      { task: { id: 'every', cron: '*/2 * * * * *', missed: 'run-once', catchUpWindowMs: 60_000 }, path },
+    ]);
     for (const offset of [-40, 0, 15, 60, 120, 190]) {
       const p = startSnotra(['start', '--config', config]);
       await p.ready();

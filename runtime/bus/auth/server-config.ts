@@ -88,7 +88,7 @@ export function operatorJwts(keys: BusAuthKeys, nowSeconds: number): OperatorJwt
 /**
  * The auth lines of a nats-server config in operator mode: the operator JWT, the system account,
  * and a memory resolver preloaded with both accounts. JWTs are public; no seed is written here.
- * (Replaces the `authorization { token }` line of the token mode.)
+ * (Replaces the `authorization { token }` line of the token mode; the auth timeout stays.)
  */
 export function operatorConfigLines(jwts: OperatorJwts): string[] {
   return [
