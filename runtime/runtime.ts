@@ -91,7 +91,12 @@ export class Runtime {
         options.syncIntervalMs ?? 1000,
         (agentId, taskId, text, messageId) => rt.runTask(agentId, taskId, text, { messageId }),
       );
-      await parts.cluster?.attach({ store: parts.store, runs: parts.runs, approvals: parts.approvals });
+      await parts.cluster?.attach({
+        store: parts.store,
+        runs: parts.runs,
+        approvals: parts.approvals,
+        feed: parts.feed,
+      });
       rt.#lock = lock;
       return rt;
     } catch (err) {
