@@ -69,7 +69,10 @@ export class ClusterFollower {
     const local = store.snapshots.get(runId);
     if (local === null) return;
     const envelope = rec.value.envelope as { updatedAt?: unknown; status?: unknown } | null;
-    if (local.status === rec.value.status && envelope?.updatedAt === local.updatedAt) return;
+    // Only forward: a record older than the local copy (a late watch entry from before this node
+    // took the run and parked it again) never overwrites it.
+    if (typeof envelope?.updatedAt !== 'number' || envelope.updatedAt < local.updatedAt) return;
+    if (local.status === rec.value.status && envelope.updatedAt === local.updatedAt) return;
     if (TERMINAL_STATUSES.has(local.status)) return;
     try {
       const imported = store.snapshots.importEnvelope(
