@@ -4,6 +4,7 @@
 // cluster's pending approvals with the node that parked them, a second live node with the same
 // id is refused at once, and `bus.url` may be a list whose first server is down. One cluster and
 // one set of nodes for the whole file: the cases run in order and build on each other.
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
@@ -11,6 +12,7 @@ import { listPending } from '../../runtime/control/inbox.ts';
 import type { RunFeedEvent } from '../../runtime/events.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
+import { startSidecar, type Sidecar } from '../../surfaces/sidecar/server.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 import { eventually, runtimeFixture } from '../support/runtime.ts';
 import { ASK_CONFIG, countingSend, NOTIFY, sharedOutbox, startNode, type TestNode } from './helpers.ts';
@@ -23,6 +25,21 @@ let a: TestNode;
 let b: TestNode;
 let c: TestNode;
 const runIds: string[] = [];
+let sidecarB: Sidecar;
+const token = randomBytes(32).toString('hex');
+
+/** A request to B's sidecar (the local API the web app and other clients use). */
+async function api(path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${sidecarB.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
 const approvalIds: string[] = [];
 
 async function node(id: string): Promise<TestNode> {
@@ -49,9 +66,11 @@ beforeAll(async () => {
   approvalIds.push(...pending.map((p) => p.id));
   b = await node('node-b');
   c = await node('node-c');
+  sidecarB = await startSidecar({ runtime: b.rt, token, port: 0, allowedOrigins: [] });
 }, 180_000);
 
 afterAll(async () => {
+  await sidecarB?.close();
   for (const n of [a, b, c]) {
     await n?.rt.stop().catch(() => {});
     n?.fx.cleanup();
@@ -86,13 +105,28 @@ describe('the cluster-wide Inbox', () => {
       expect(cli.map((x) => x.node)).toEqual(['node-a', 'node-a', 'node-a', 'node-a']);
       expect(listPending(n.fx.stateDir, { agentId: 'nobody' })).toEqual([]);
     }
+    // Over HTTP, on a node that parked none of them: the list and one item, with the node.
+    const inbox = await api('/v1/inbox');
+    expect(inbox.status).toBe(200);
+    const approvals = inbox.json.approvals as Array<{ id: string; node: string }>;
+    expect(approvals.map((x) => [x.id, x.node]).sort()).toEqual(
+      approvalIds.map((id) => [id, 'node-a']).sort(),
+    );
+    const item = await api(`/v1/inbox/${encodeURIComponent(approvalIds[0] as string)}`);
+    expect(item.status).toBe(200);
+    expect(item.json).toMatchObject({ approval: { id: approvalIds[0], node: 'node-a', status: 'pending' } });
   }, 120_000);
 });
 
 describe('the node that parked approvals follows the decisions made elsewhere', () => {
   it('decisions through B and C reach A’s Inbox, runs list and feed within 5 s', async () => {
     const [id1, id2, id3] = approvalIds as [string, string, string];
-    expect(await b.rt.decideAsync(id1, 'approved', 'bob')).toMatchObject({ ok: true });
+    // Through B's sidecar, as the web app does it; decided by the sidecar's user.
+    const viaHttp = await api(`/v1/inbox/${encodeURIComponent(id1)}/decision`, { decision: 'approve' });
+    expect(viaHttp.status).toBe(200);
+    const sidecarUser = (viaHttp.json.approval as { decidedBy: string }).decidedBy;
+    const again = await api(`/v1/inbox/${encodeURIComponent(id1)}/decision`, { decision: 'deny' });
+    expect(again).toMatchObject({ status: 409, json: { error: { code: 'already_decided' } } });
     expect(await c.rt.decideAsync(id2, 'approved', 'carol', 'fine by me')).toMatchObject({ ok: true });
     expect(await b.rt.decideAsync(id3, 'approved', 'bob')).toMatchObject({ ok: true });
     const decidedAt = Date.now();
@@ -118,7 +152,7 @@ describe('the node that parked approvals follows the decisions made elsewhere', 
           (e.detail as { decidedBy?: string }).decidedBy !== undefined,
       );
     expect(through(id1).map((e) => e.detail)).toEqual([
-      expect.objectContaining({ decidedBy: 'bob', through: 'node-b' }),
+      expect.objectContaining({ decidedBy: sidecarUser, through: 'node-b' }),
     ]);
     expect(through(id2).map((e) => e.detail)).toEqual([
       expect.objectContaining({ decidedBy: 'carol', through: 'node-c', decisionReason: 'fine by me' }),
@@ -144,7 +178,7 @@ describe('the node that parked approvals follows the decisions made elsewhere', 
     // A's feed heard the decisions (approval.resolved), by whom.
     const feedA = feeds.get('node-a') ?? [];
     for (const [id, by] of [
-      [id1, 'bob'],
+      [id1, sidecarUser],
       [id2, 'carol'],
       [id3, 'bob'],
     ])
