@@ -54,7 +54,9 @@ export interface ClusterNodeOptions {
  * interrupted, never run twice.
  *
  * The parts: `run-mirror.ts` writes the records, `resume-worker.ts` takes the resume items,
- * `failover.ts` watches for dead owners and overdue approvals; this class composes them.
+ * `failover.ts` watches for dead owners and overdue approvals, `follower.ts` brings what was
+ * decided, ended or taken over elsewhere into this node's store, feed and audit chain and keeps
+ * the cluster's pending approvals (the cluster-wide Inbox); this class composes them.
  */
 export class ClusterNode {
   readonly claims: ClusterClaims;
@@ -117,7 +119,6 @@ export class ClusterNode {
       store,
       logger,
       rt,
-      changed: () => this.#inboxChanged(),
     });
     this.#failover = new Failover({
       onRun: (runId, rec) => this.#follower.run(runId, rec),
@@ -200,37 +201,14 @@ export class ClusterNode {
     },
   };
 
-  /**
-   * The cluster's Inbox: every pending approval of every node, with the node that parked it
-   * (this node's own requests not yet published are included, as this node's).
-   */
+  /** The cluster's Inbox: every pending approval of every node, with the node that parked it. */
   pendingApprovals(): ClusterApproval[] {
-    const shared = this.#follower.pending();
-    const known = new Set(shared.map((a) => a.id));
-    const local = this.store.approvals
-      .listPending({})
-      .filter((a) => !known.has(a.id))
-      .map((a): ClusterApproval => ({ ...a, node: this.nodeId }));
-    return [...shared, ...local].sort((a, b) => a.createdAt - b.createdAt);
+    return this.#follower.pending();
   }
-
-  /** Listeners of changes to the cluster's Inbox. */
-  readonly #inboxListeners = new Set<() => void>();
 
   /** Calls `listener` after the cluster's pending approvals changed; returns its removal. */
   onInboxChange(listener: () => void): () => void {
-    this.#inboxListeners.add(listener);
-    return () => this.#inboxListeners.delete(listener);
-  }
-
-  #inboxChanged(): void {
-    for (const l of this.#inboxListeners) {
-      try {
-        l();
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'cluster: an Inbox listener failed');
-      }
-    }
+    return this.#follower.onChange(listener);
   }
 
   /** Whether boot may restore a run of the local store (only one this node still owns). */

@@ -16,8 +16,6 @@ export interface FollowerDeps {
   readonly logger: BusLogger;
   /** The runtime, once attached. */
   readonly rt: () => ClusterRuntimeView | null;
-  /** Called after the cluster's pending approvals changed. */
-  readonly changed: () => void;
 }
 
 /**
@@ -42,22 +40,48 @@ export class ClusterFollower {
     return this.#learning.has(approvalId);
   }
 
-  /** The cluster's pending approvals, oldest first. */
+  readonly #listeners = new Set<() => void>();
+
+  /**
+   * The cluster's pending approvals, oldest first, with the node that parked each (this node's
+   * own requests not yet published included, as this node's).
+   */
   pending(): ClusterApproval[] {
-    return [...this.#pending.values()].sort((a, b) => a.createdAt - b.createdAt);
+    const shared = [...this.#pending.values()];
+    const local = this.deps.store.approvals
+      .listPending({})
+      .filter((a) => !this.#pending.has(a.id))
+      .map((a): ClusterApproval => ({ ...a, node: this.deps.nodeId }));
+    return [...shared, ...local].sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Calls `listener` after the cluster's pending approvals changed; returns its removal. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const l of this.#listeners) {
+      try {
+        l();
+      } catch (err) {
+        this.deps.logger.warn({ err: (err as Error).message }, 'cluster: an Inbox listener failed');
+      }
+    }
   }
 
   /** An Inbox record changed (or was removed: null). */
   inbox(id: string, rec: InboxRecord | null): void {
     if (rec !== null && rec.status === 'pending') {
       this.#pending.set(id, { ...approvalOf(rec), node: rec.openedOn ?? null });
-      this.deps.changed();
+      this.#changed();
       return;
     }
     const listed = this.#pending.delete(id);
     const learned = rec !== null && this.#learnDecision(id, rec);
     // This node's own requests are listed from its store: a decision learned there changes the list too.
-    if (listed || learned) this.deps.changed();
+    if (listed || learned) this.#changed();
   }
 
   /** A run record changed: a run this node knows, owned elsewhere now, follows its record. */
