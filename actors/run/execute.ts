@@ -46,6 +46,13 @@ export interface CallClaims {
   /** Takes attempt `attempt` (as `claim` found it) again; only one node can. */
   retake(key: string, attempt: number): Promise<ClaimOutcome>;
   settle(key: string, status: 'completed' | 'failed', stored: unknown): Promise<void>;
+  /**
+   * The claim of a key as it stands, without taking it: null when there is none (or it cannot
+   * be read now); `mine` when this node made it.
+   */
+  peek(
+    key: string,
+  ): Promise<{ readonly node: string; readonly mine: boolean; readonly outcome: ClaimOutcome } | null>;
 }
 
 function resourceOf(decision: Decision): string | null {
@@ -84,6 +91,33 @@ export async function executeOnce(
   const tool = deps.registry.get(call.tool);
   const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
   const meta = deps.runMeta(runId);
+  const callInput = {
+    idempotencyKey,
+    callId: call.id,
+    runId,
+    sessionId: meta.sessionId,
+    agentId: meta.agentId,
+    surface: meta.surface,
+    tool: call.tool,
+    risk: decision.risk,
+    ruleId: decision.rule.id,
+    resource: resourceOf(decision),
+    standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
+  };
+  if (
+    existing === null &&
+    deps.claims !== undefined &&
+    (decision.risk === 'external' || !isIdempotent(tool))
+  ) {
+    const elsewhere = await madeElsewhere(
+      input,
+      deps,
+      deps.claims,
+      callInput,
+      isIdempotent(tool) && executor !== undefined,
+    );
+    if (elsewhere !== null) return elsewhere;
+  }
   if (existing?.status === 'interrupted' || existing?.status === 'started') {
     // A `started` row seen here was cut by a crash (this life never re-enters a running call).
     if (existing.status === 'started') deps.store.ledger.markInterrupted({ runId });
@@ -102,23 +136,7 @@ export async function executeOnce(
     await durablyStarted(deps.store, idempotencyKey);
   } else {
     const durable = decision.risk === 'external';
-    const begin = () =>
-      deps.store.ledger.beginCall(
-        {
-          idempotencyKey,
-          callId: call.id,
-          runId,
-          sessionId: meta.sessionId,
-          agentId: meta.agentId,
-          surface: meta.surface,
-          tool: call.tool,
-          risk: decision.risk,
-          ruleId: decision.rule.id,
-          resource: resourceOf(decision),
-          standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
-        },
-        { durable },
-      );
+    const begin = () => deps.store.ledger.beginCall(callInput, { durable });
     // An external call's `started` row is durable before the tool runs: committed now, then the
     // next shared fsync (group commit: concurrent runs' durable points share one).
     const begun = durable ? deps.store.transaction(begin, { durable: 'deferred' }) : begin();
@@ -157,6 +175,48 @@ export async function executeOnce(
     deps.store.ledger.failCall(idempotencyKey, observed);
     return { kind: 'tool.failed', ...base, message: observed.content };
   }
+}
+
+/**
+ * Cluster mode, a call with no local row: when another node made it (the run was taken over
+ * after it ran there, or while it ran), its outcome is recorded here as made elsewhere — no
+ * `started` row or event, as this node did not run it — and returned. Null: nobody else claimed
+ * it (or its unfinished claim may be taken again, the tool being idempotent): run it as usual.
+ */
+async function madeElsewhere(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  claims: CallClaims,
+  callInput: Parameters<Store['ledger']['recordElsewhere']>[0],
+  retryable: boolean,
+): Promise<Observation | null> {
+  const seen = await claims.peek(input.idempotencyKey);
+  if (seen === null || seen.mine) return null;
+  const base = { callId: input.call.id, tool: input.call.tool };
+  const { outcome, node } = seen;
+  if (outcome.state === 'completed' || outcome.state === 'failed') {
+    const recorded = deps.store.ledger.recordElsewhere(callInput, {
+      status: outcome.state,
+      node,
+      stored: outcome.stored,
+    });
+    if (!recorded.created) return executeOnce(input, deps);
+    return outcome.state === 'completed'
+      ? { kind: 'tool.result', ...base, content: contentOf(outcome.stored) }
+      : { kind: 'tool.failed', ...base, message: contentOf(outcome.stored) };
+  }
+  if (outcome.state !== 'taken' || retryable) return null;
+  const recorded = deps.store.ledger.recordElsewhere(callInput, {
+    status: 'interrupted',
+    node,
+    stored: null,
+  });
+  if (!recorded.created) return executeOnce(input, deps);
+  return {
+    kind: 'tool.interrupted',
+    ...base,
+    message: `the call was started on node ${node}, which stopped before it finished, and its tool is not idempotent, so it was not run again; check its effect before retrying`,
+  };
 }
 
 /**

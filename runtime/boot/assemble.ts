@@ -19,7 +19,7 @@ import { ActorBusFactory } from '../bus/auth/index.ts';
 import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
 import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
 import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
-import { startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
+import { removeClusterInbox, startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { Delegation } from '../delegation.ts';
 import { GoalHost } from '../goals/goal-host.ts';
@@ -300,6 +300,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     mode: (agentId) => authority.mode(agentId),
     contextOf: (runId) => runs.contextOf(runId),
     sandbox: policyEnv.sandbox,
+    ...(cluster === null ? {} : { clusterInbox: () => cluster.pendingApprovals() }),
   });
   writeRuntimeFiles(loaded, clock, cluster);
   runtimeFileWritten = true;
@@ -374,8 +375,10 @@ function writeRuntimeFiles(loaded: LoadedConfig, clock: Clock, cluster: ClusterN
   writeFileSync(join(stateDir, RUNTIME_FILE), JSON.stringify({ pid: process.pid, startedAt: clock.now() }), {
     mode: 0o600,
   });
-  if (cluster === null) rmSync(join(stateDir, CLUSTER_FILE), { force: true });
-  else
+  if (cluster === null) {
+    rmSync(join(stateDir, CLUSTER_FILE), { force: true });
+    removeClusterInbox(stateDir);
+  } else
     writeFileSync(join(stateDir, CLUSTER_FILE), JSON.stringify({ nodeId: loaded.config.node?.id ?? null }), {
       mode: 0o600,
     });

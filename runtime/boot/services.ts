@@ -21,7 +21,7 @@ export async function startServices(
   syncIntervalMs: number,
   startTask: (agentId: string, taskId: string, text: string, messageId: string) => Promise<unknown>,
 ): Promise<void> {
-  const { store, loaded, inspector, approvals, runs, clock, logger, goals, lifecycle, cluster } = parts;
+  const { store, loaded, inspector, approvals, runs, clock, logger, goals, lifecycle, cluster, feed } = parts;
   // Calls cut by a crash: never silently re-run (see executeOnce).
   store.ledger.markInterrupted();
   const startRun: StartRun = (agentId, message, runId) => parts.router.startRun(agentId, message, runId);
@@ -80,7 +80,7 @@ export async function startServices(
   // Cluster mode: failover and the shared work queue, once this node's own runs are back.
   if (cluster !== null) {
     lifecycle.onStop('cluster work', () => cluster.stopWork());
-    await cluster.attach({ store, runs, approvals });
+    await cluster.attach({ store, runs, approvals, feed });
   }
 }
 

@@ -144,6 +144,21 @@ export class ClusterClaims implements CallClaims {
     }
   }
 
+  /** The claim of a key as it stands, without taking it; null when there is none or it cannot be read now. */
+  async peek(key: string): Promise<{ node: string; mine: boolean; outcome: ClaimOutcome } | null> {
+    try {
+      const found = await this.get(key);
+      if (found === null) return null;
+      return { node: found.node, mine: found.node === this.nodeId, outcome: outcomeOf(found) };
+    } catch (err) {
+      this.logger.warn(
+        { err: (err as Error).message },
+        'cluster: a claim could not be read; claiming it instead',
+      );
+      return null;
+    }
+  }
+
   /** The claim of a key as stored, or null (for tests and inspection). */
   async get(key: string): Promise<ClaimRecord | null> {
     return (await readVersioned(this.kv, key, ClaimRecord, 'claim'))?.value ?? null;

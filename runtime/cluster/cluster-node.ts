@@ -7,6 +7,7 @@ import { AGENT_STREAM, agentStreamConfig } from '../agent-queue.ts';
 import { openBuckets, type ClusterBuckets } from './buckets.ts';
 import { ClusterClaims } from './claims.ts';
 import { Failover } from './failover.ts';
+import { ClusterFollower, type ClusterApproval } from './follower.ts';
 import { checkClusterServer, type ServerFacts } from './feature-check.ts';
 import { ClusterInbox } from './inbox.ts';
 import { NodeLease, nodeAlive } from './leases.ts';
@@ -53,7 +54,9 @@ export interface ClusterNodeOptions {
  * interrupted, never run twice.
  *
  * The parts: `run-mirror.ts` writes the records, `resume-worker.ts` takes the resume items,
- * `failover.ts` watches for dead owners and overdue approvals; this class composes them.
+ * `failover.ts` watches for dead owners and overdue approvals, `follower.ts` brings what was
+ * decided, ended or taken over elsewhere into this node's store, feed and audit chain and keeps
+ * the cluster's pending approvals (the cluster-wide Inbox); this class composes them.
  */
 export class ClusterNode {
   readonly claims: ClusterClaims;
@@ -62,6 +65,7 @@ export class ClusterNode {
   readonly #mirror: RunMirror;
   readonly #worker: ResumeWorker;
   readonly #failover: Failover;
+  readonly #follower: ClusterFollower;
   #rt: ClusterRuntimeView | null = null;
   #stopping = false;
   #workStopped = false;
@@ -110,7 +114,15 @@ export class ClusterNode {
       workStopped,
       stopping,
     });
+    this.#follower = new ClusterFollower({
+      nodeId,
+      store,
+      logger,
+      rt,
+    });
     this.#failover = new Failover({
+      onRun: (runId, rec) => this.#follower.run(runId, rec),
+      onInbox: (id, rec) => this.#follower.inbox(id, rec),
       nodeId,
       buckets,
       inbox: this.inbox,
@@ -132,12 +144,7 @@ export class ClusterNode {
     const leaseTtlMs = options.leaseTtlMs ?? 10_000;
     const server = await checkClusterServer(options.nc, 'bus.url');
     const buckets = await openBuckets(options.nc, { replicas, leaseTtlMs });
-    const until = Date.now() + 30_000;
-    const queue = await withRetry(
-      () => WorkQueue.open(options.nc, { replicas, ackWaitMs: options.ackWaitMs ?? 30_000 }, options.logger),
-      until,
-    );
-    await withRetry(() => replicateAgentStream(options.nc, replicas), until);
+    // The id first: a second live runtime with this id is refused before anything else is opened.
     let onLost: () => void = () => {};
     const lease = new NodeLease(
       buckets.nodes,
@@ -148,6 +155,19 @@ export class ClusterNode {
       () => onLost(),
     );
     await lease.acquire();
+    const until = Date.now() + 30_000;
+    let queue: WorkQueue;
+    try {
+      queue = await withRetry(
+        () =>
+          WorkQueue.open(options.nc, { replicas, ackWaitMs: options.ackWaitMs ?? 30_000 }, options.logger),
+        until,
+      );
+      await withRetry(() => replicateAgentStream(options.nc, replicas), until);
+    } catch (err) {
+      await lease.release();
+      throw err;
+    }
     const node = new ClusterNode(
       options.nodeId,
       server,
@@ -171,6 +191,8 @@ export class ClusterNode {
     mayExpire: () => false,
     mayDeliver: (approval) => {
       if (this.#worker.isDelivering(approval.id)) return true;
+      // Learned from the shared Inbox: its run resumes through a resume item, like any decision.
+      if (this.#follower.isLearning(approval.id)) return false;
       // Resolved in this node's store by a local surface (the CLI, `Runtime.decide`): carry it
       // to the shared Inbox; the run resumes through the work queue like any other decision.
       if (approval.status === 'approved' || approval.status === 'denied')
@@ -178,6 +200,16 @@ export class ClusterNode {
       return false;
     },
   };
+
+  /** The cluster's Inbox: every pending approval of every node, with the node that parked it. */
+  pendingApprovals(): ClusterApproval[] {
+    return this.#follower.pending();
+  }
+
+  /** Calls `listener` after the cluster's pending approvals changed; returns its removal. */
+  onInboxChange(listener: () => void): () => void {
+    return this.#follower.onChange(listener);
+  }
 
   /** Whether boot may restore a run of the local store (only one this node still owns). */
   mayRestore(runId: string): boolean {
@@ -233,11 +265,44 @@ export class ClusterNode {
       now + 30_000,
       () => this.#stopping,
     );
+    if (result.ok) this.#auditDecision(result.approval, user, reason);
     const runId = result.approval?.runId ?? null;
     if (runId !== null && (result.ok || result.reason === 'expired'))
       await this.#worker.enqueue(runId, 'decision', `decision:${id}`);
     this.logger.debug({ approvalId: id, ok: result.ok }, 'cluster: decision recorded');
     return result;
+  }
+
+  /**
+   * A decision made through this node for an approval parked on another: audited in this node's
+   * chain (the one whose store holds the request follows it from the shared Inbox).
+   */
+  #auditDecision(approval: ApprovalRecord, user: string, reason: string | undefined): void {
+    if (this.store.approvals.get(approval.id) !== null) return;
+    try {
+      this.store.audit.append({
+        runId: approval.runId,
+        callId: approval.callId,
+        agentId: approval.agentId,
+        sessionId: approval.sessionId,
+        tool: approval.tool,
+        risk: approval.risk,
+        ruleId: approval.ruleId,
+        status: approval.status,
+        kind: 'approval_resolved',
+        detail: {
+          approvalId: approval.id,
+          decidedBy: user,
+          ...(reason === undefined ? {} : { decisionReason: reason }),
+          through: this.nodeId,
+        },
+      });
+    } catch (err) {
+      this.logger.error(
+        { approvalId: approval.id, err: (err as Error).message },
+        'cluster: decision not audited here',
+      );
+    }
   }
 
   /** Stops taking resume items (before the runtime parks its live runs). */

@@ -3,7 +3,7 @@ import type { RunStatus } from '../../store/index.ts';
 import type { BusLogger } from '../bus/index.ts';
 import type { ClusterBuckets } from './buckets.ts';
 import { type ClusterInbox, InboxRecord } from './inbox.ts';
-import { decodeEntry } from './kv.ts';
+import { decodeEntry, type Versioned } from './kv.ts';
 import { nodeAlive } from './leases.ts';
 import { RunRecord, TERMINAL_STATUSES } from './run-records.ts';
 import type { WorkItem } from './work-queue.ts';
@@ -22,6 +22,10 @@ export interface FailoverDeps {
   readonly workStopped: () => boolean;
   /** Whether this node's lease is lost (it takes no runs over then). */
   readonly leaseLost: () => boolean;
+  /** Every run record seen (null: removed), after the failover index took it in. */
+  readonly onRun?: (runId: string, rec: Versioned<RunRecord> | null) => void;
+  /** Every Inbox record seen (null: removed), after the expiry index took it in. */
+  readonly onInbox?: (id: string, rec: InboxRecord | null) => void;
 }
 
 const idOfKey = (key: string): string | null => {
@@ -109,6 +113,7 @@ export class Failover {
         published: rec.value.approval !== null,
       });
     }
+    this.deps.onRun?.(runId, rec);
   }
 
   #onInboxEntry(e: KvWatchEntry): void {
@@ -117,6 +122,7 @@ export class Failover {
     const rec = decodeEntry(e, InboxRecord, `inbox record ${JSON.stringify(id)}`);
     if (rec === null || rec.value.status !== 'pending') this.#pending.delete(id);
     else this.#pending.set(id, { expiresAt: rec.value.approval.expiresAt, runId: rec.value.approval.runId });
+    this.deps.onInbox?.(id, rec?.value ?? null);
   }
 
   async #failoverCheck(): Promise<void> {

@@ -16,6 +16,8 @@ export const InboxRecord = z.strictObject({
   decisionReason: z.string().nullable(),
   /** The node through which the decision (or expiry) was made. */
   decidedOn: z.string().nullable(),
+  /** The node that parked the run on it (absent in records written before it was kept). */
+  openedOn: z.string().optional(),
 });
 export type InboxRecord = z.infer<typeof InboxRecord>;
 
@@ -57,8 +59,11 @@ export class ClusterInbox {
     return readVersioned(this.kv, id, InboxRecord, 'inbox record');
   }
 
-  /** Publishes a pending approval (once per id: an existing record is returned unchanged). */
-  async open(approval: ApprovalRecord): Promise<Versioned<InboxRecord>> {
+  /**
+   * Publishes a pending approval (once per id: an existing record is returned unchanged).
+   * `openedOn`: the node that parked the run on it (this one unless publishing for a dead node).
+   */
+  async open(approval: ApprovalRecord, openedOn: string = this.nodeId): Promise<Versioned<InboxRecord>> {
     const record: InboxRecord = {
       v: 1,
       approval: { ...approval, status: 'pending', decidedBy: null, decidedAt: null, decisionReason: null },
@@ -67,11 +72,12 @@ export class ClusterInbox {
       decidedAt: null,
       decisionReason: null,
       decidedOn: null,
+      openedOn,
     };
     const revision = await createIfAbsent(this.kv, approval.id, record);
     if (revision !== null) return { value: record, revision };
     const existing = await this.get(approval.id);
-    if (existing === null) return this.open(approval);
+    if (existing === null) return this.open(approval, openedOn);
     return existing;
   }
 

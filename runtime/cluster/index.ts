@@ -4,6 +4,7 @@ import type { BusLogger } from '../bus/index.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { ClusterNode } from './cluster-node.ts';
+import { writeClusterInbox } from './inbox-file.ts';
 import type { Clock } from '../time/clock.ts';
 
 export { ClusterNode, type ClusterNodeOptions, type ClusterRuntimeView } from './cluster-node.ts';
@@ -11,6 +12,8 @@ export { ClusterError, ClusterErrorCode } from './errors.ts';
 export { checkClusterServer, MIN_SERVER_VERSION, type ServerFacts } from './feature-check.ts';
 export { BUCKETS } from './buckets.ts';
 export { WORK_STREAM } from './work-queue.ts';
+export type { ClusterApproval } from './follower.ts';
+export { CLUSTER_INBOX_FILE, readClusterInbox, removeClusterInbox } from './inbox-file.ts';
 
 /**
  * Cluster mode from config: null without `node.id` (the embedded single-node default, unchanged);
@@ -30,7 +33,7 @@ export async function startClusterFromConfig(
       'node.id: cluster mode needs bus.url (the NATS cluster every node connects to); the embedded server is a single node',
     ]);
   }
-  return ClusterNode.start({
+  const cluster = await ClusterNode.start({
     nc,
     nodeId: node.id,
     store,
@@ -38,5 +41,26 @@ export async function startClusterFromConfig(
     logger,
     ...(node.leaseTtlMs === undefined ? {} : { leaseTtlMs: node.leaseTtlMs }),
     ...(node.resumeAckWaitMs === undefined ? {} : { ackWaitMs: node.resumeAckWaitMs }),
+  });
+  keepInboxFile(cluster, loaded.config.stateDir, clock, logger);
+  return cluster;
+}
+
+/** Keeps the state dir's copy of the cluster's Inbox (for `snotra inbox list`): once per turn of changes. */
+function keepInboxFile(cluster: ClusterNode, stateDir: string, clock: Clock, logger: BusLogger): void {
+  let queued = false;
+  const write = (): void => {
+    queued = false;
+    try {
+      writeClusterInbox(stateDir, cluster.nodeId, clock.now(), cluster.pendingApprovals());
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'cluster: the Inbox file was not written');
+    }
+  };
+  write();
+  cluster.onInboxChange(() => {
+    if (queued) return;
+    queued = true;
+    setImmediate(write);
   });
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { BusLogger } from '../bus/index.ts';
 import { ClusterError, ClusterErrorCode } from './errors.ts';
 import { createIfAbsent, kvKey, readVersioned, updateAt, type Bucket } from './kv.ts';
+import { answerHolderProbes, probeHolder } from './node-probe.ts';
 
 /** A node's lease: present while the node refreshes it; the bucket's max age removes it after death. */
 export const LeaseRecord = z.strictObject({
@@ -30,6 +31,7 @@ export class NodeLease {
   #lost = false;
   #refreshing = false;
   #startedAt = 0;
+  #answering: { unsubscribe(): void } | null = null;
 
   constructor(
     private readonly kv: Bucket,
@@ -44,7 +46,11 @@ export class NodeLease {
     return this.#lost;
   }
 
-  /** Takes the lease; waits up to two TTLs for a previous holder's lease to lapse, then fails with `cluster_node_id_in_use`. */
+  /**
+   * Takes the lease by `create`. When the id is held, the holder is asked directly (it answers
+   * while it holds its lease): a live holder fails this start at once with `cluster_node_id_in_use`.
+   * A lease no process answers for (left by one that died) is waited out, up to two TTLs.
+   */
   async acquire(): Promise<void> {
     const deadline = this.clock() + 2 * this.ttlMs + 1000;
     const now = this.clock();
@@ -62,14 +68,16 @@ export class NodeLease {
         this.#revision = rev;
         break;
       }
-      if (this.clock() >= deadline) {
+      const holder = await probeHolder(this.kv.nc, this.nodeId, this.incarnation, 500);
+      if (holder !== null || this.clock() >= deadline) {
         throw new ClusterError(
           ClusterErrorCode.NodeIdInUse,
-          `node.id ${JSON.stringify(this.nodeId)} is held by another live runtime (its lease keeps being refreshed); give each node its own id`,
+          `node.id ${JSON.stringify(this.nodeId)} is held by another live runtime (it answers as the holder of its lease); give each node its own id`,
         );
       }
-      await new Promise((r) => setTimeout(r, Math.max(50, Math.min(500, this.ttlMs / 4))));
+      await new Promise((r) => setTimeout(r, Math.max(50, Math.min(250, this.ttlMs / 4))));
     }
+    this.#answering = answerHolderProbes(this.kv.nc, this.nodeId, this.incarnation);
     this.#timer = setInterval(() => void this.#refresh(), Math.max(50, Math.floor(this.ttlMs / 3)));
     this.#timer.unref();
   }
@@ -128,6 +136,7 @@ export class NodeLease {
     }
     // Another process holds this node id: stop working as this node.
     this.#lost = true;
+    this.#answering?.unsubscribe();
     this.logger.error(
       { nodeId: this.nodeId },
       'cluster: another runtime took this node id; this node takes no more work',
@@ -139,6 +148,8 @@ export class NodeLease {
   async release(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    this.#answering?.unsubscribe();
+    this.#answering = null;
     if (this.#lost) return;
     await this.kv.kv.delete(kvKey(this.nodeId), { previousSeq: this.#revision }).catch(() => {});
   }

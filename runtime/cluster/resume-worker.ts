@@ -59,13 +59,13 @@ export class ResumeWorker {
     if (found === null) return wait();
     const rec = found.value;
     if (TERMINAL_STATUSES.has(rec.status)) return { ack: true };
-    let approval: ApprovalRecord | null = null;
+    let approval: (ApprovalRecord & { readonly decidedOn: string | null }) | null = null;
     if (rec.status === 'waiting_for_approval') {
       if (rec.approvalId === null) return wait();
       let entry = await inbox.get(rec.approvalId);
       // Its node died before publishing the request: publish it from the record.
       if (entry === null && rec.approval !== null && rec.approval.id === rec.approvalId)
-        entry = await inbox.open(rec.approval);
+        entry = await inbox.open(rec.approval, rec.owner);
       if (entry === null) {
         // Not even in the record: only restoring the run on a live node opens it again.
         if (rec.owner === nodeId || (await nodeAlive(nodes, rec.owner))) return wait();
@@ -74,7 +74,7 @@ export class ResumeWorker {
         // moved): read again shortly; any other item is queued again by its decision.
         return item.why === 'decision' ? wait() : { ack: true };
       } else {
-        approval = approvalOf(entry.value);
+        approval = { ...approvalOf(entry.value), decidedOn: entry.value.decidedOn };
       }
     } else if (rec.owner !== nodeId) {
       if (await nodeAlive(nodes, rec.owner)) return item.why === 'decision' ? wait() : { ack: true };
@@ -90,6 +90,14 @@ export class ResumeWorker {
       { runId: item.runId, from: rec.owner, why: item.why, status: rec.status },
       'cluster: run taken over',
     );
+    const envelope = rec.envelope as { agentId?: unknown } | null;
+    store.audit.append({
+      runId: item.runId,
+      ...(typeof envelope?.agentId === 'string' ? { agentId: envelope.agentId } : {}),
+      kind: 'run_taken_over',
+      status: rec.status,
+      detail: { from: rec.owner, why: item.why, approvalId: approval?.id ?? null },
+    });
     if (!rt.runs.isLive(item.runId)) {
       store.snapshots.importEnvelope(rec.envelope, `cluster run record ${JSON.stringify(item.runId)}`);
     }
@@ -106,7 +114,7 @@ export class ResumeWorker {
   }
 
   /** Brings a decided approval into this node's store and delivers it to the run here. */
-  #deliver(rt: ClusterRuntimeView, approval: ApprovalRecord): void {
+  #deliver(rt: ClusterRuntimeView, approval: ApprovalRecord & { readonly decidedOn?: string | null }): void {
     const store = this.deps.store;
     if (store.approvals.get(approval.id) === null) {
       store.approvals.create({
@@ -138,6 +146,7 @@ export class ResumeWorker {
         approval.decidedBy ?? 'unknown',
         Math.min(approval.decidedAt ?? approval.createdAt, approval.expiresAt - 1),
         approval.decisionReason ?? undefined,
+        approval.decidedOn ?? undefined,
       );
     } else if (approval.status === 'expired') {
       store.approvals.expireDue(approval.expiresAt);

@@ -1,3 +1,4 @@
+import type { RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { ApprovalRecord, Store } from '../../store/index.ts';
 
 /** What a cluster node needs from the runtime it serves (the runtime's own public parts). */
@@ -10,5 +11,11 @@ export interface ClusterRuntimeView {
     /** Resolves once a started run's first state is committed (true), or false when it never is. */
     stored(runId: string): Promise<boolean>;
   };
-  readonly approvals: { track(approval: ApprovalRecord): void };
+  readonly approvals: {
+    track(approval: ApprovalRecord): void;
+    /** Picks up a resolution written to the store (reported on the feed and the bus). */
+    sync(approvalId: string): void;
+  };
+  /** The live feed of run events (a run that ended on another node is reported here too). */
+  readonly feed: { ended(ctx: RunContext, outcome: RunOutcome): void };
 }

@@ -3,6 +3,7 @@ import { storedContext } from '../runs/stored-run.ts';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { CLUSTER_FILE } from '../runtime-file.ts';
+import { matchesFilter, readClusterInbox } from '../cluster/inbox-file.ts';
 import type {
   FiringRecord,
   ApprovalDecision,
@@ -42,24 +43,44 @@ function clusterNodeOf(stateDir: string): string | null {
   }
 }
 
-/** Pending approvals of a state dir, optionally by session, task or agent. */
-export function listPending(stateDir: string, filter: PendingFilter = {}): ApprovalRecord[] {
+/**
+ * Pending approvals of a state dir, optionally by session, task or agent. In a cluster node's
+ * state dir: the cluster's Inbox as the node last saw it (every node's pending approvals, each
+ * with the `node` that parked it), plus this node's own not yet in it.
+ */
+export function listPending(
+  stateDir: string,
+  filter: PendingFilter = {},
+): Array<ApprovalRecord & { node?: string | null }> {
   const store = openLocalStore(stateDir, true);
+  let local: ApprovalRecord[];
   try {
-    return store.approvals.listPending(filter);
+    local = store.approvals.listPending(filter);
   } finally {
     store.close();
   }
+  const nodeId = clusterNodeOf(stateDir);
+  if (nodeId === null) return local;
+  const shared = readClusterInbox(stateDir);
+  if (shared === null) return local.map((a) => ({ ...a, node: nodeId }));
+  const known = new Set(shared.approvals.map((a) => a.id));
+  return [
+    ...shared.approvals.filter((a) => matchesFilter(a, filter)),
+    ...local.filter((a) => !known.has(a.id)).map((a) => ({ ...a, node: nodeId })),
+  ].sort((a, b) => a.createdAt - b.createdAt);
 }
 
-/** One approval (any status), or null. */
+/** One approval (any status), or null; in a cluster node's state dir also a pending one parked elsewhere. */
 export function showApproval(stateDir: string, id: string): ApprovalRecord | null {
   const store = openLocalStore(stateDir, true);
+  let local: ApprovalRecord | null;
   try {
-    return store.approvals.get(id);
+    local = store.approvals.get(id);
   } finally {
     store.close();
   }
+  if (local !== null || clusterNodeOf(stateDir) === null) return local;
+  return readClusterInbox(stateDir)?.approvals.find((a) => a.id === id) ?? null;
 }
 
 /**

@@ -73,6 +73,8 @@ export interface ReadModelDeps extends ApprovalDetailsDeps {
   /** A live run's context (null when the run is not live). */
   readonly contextOf: (runId: string) => RunContext | null;
   readonly sandbox: SandboxStatus;
+  /** Cluster mode: the cluster's pending approvals, each with the node that parked it. */
+  readonly clusterInbox?: () => Array<ApprovalRecord & { readonly node: string | null }>;
 }
 
 /**
@@ -109,9 +111,13 @@ export class ReadModels {
     return s.name === 'none' ? { name: s.name, reason: s.reason } : { name: s.name };
   }
 
-  /** The approvals waiting for a human (the Inbox), oldest first. */
-  pendingApprovals(): ApprovalRecord[] {
-    return this.redact(this.deps.store.approvals.listPending({}));
+  /**
+   * The approvals waiting for a human (the Inbox), oldest first. On a cluster node: every pending
+   * approval of the cluster, each with the `node` that parked it (decide any through any node).
+   */
+  pendingApprovals(): Array<ApprovalRecord & { readonly node?: string | null }> {
+    const cluster = this.deps.clusterInbox;
+    return this.redact(cluster === undefined ? this.deps.store.approvals.listPending({}) : cluster());
   }
 
   /**
@@ -119,7 +125,11 @@ export class ReadModels {
    * run still holds the call (the same builder, on the roots as they are now); null when unknown.
    */
   approval(approvalId: string): ApprovalView | null {
-    const approval = this.deps.store.approvals.get(approvalId);
+    const approval =
+      this.deps.store.approvals.get(approvalId) ??
+      // Cluster mode: a pending approval parked on another node (its record alone).
+      this.deps.clusterInbox?.().find((a) => a.id === approvalId) ??
+      null;
     if (approval === null) return null;
     const run = approval.runId === null ? null : this.deps.contextOf(approval.runId);
     // The run's decision is the one of the call at its cursor: only that call's is used.

@@ -138,6 +138,8 @@ export class ApprovalInbox {
     user: string,
     now: number = this.ctx.clock(),
     reason?: string,
+    /** Cluster mode: the node the decision was made through (audited with it), when not this one. */
+    through?: string,
   ): DecideResult {
     assertWritable(this.ctx, 'approvals.decide');
     parseInput(Id, id, 'approvals.decide id', this.ctx.redactor);
@@ -153,6 +155,7 @@ export class ApprovalInbox {
         this.record(row, AuditKind.approvalResolved, now, {
           decidedBy: user,
           ...(storedReason === null ? {} : { decisionReason: storedReason }),
+          ...(through === undefined ? {} : { through }),
         });
         return { ok: true, approval: this.toRecord(row) };
       }

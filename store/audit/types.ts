@@ -36,6 +36,14 @@ export const AuditKind = {
   platformReplyUnknown: 'platform_reply_unknown',
   /** The bus server refused an actor's publish or subscription (per-actor auth; `detail`: operation, subject, actor). */
   busPermissionDenied: 'bus_permission_denied',
+  /**
+   * Cluster mode: a call of a run this node took over had been made by another node (`status`:
+   * its outcome there, `completed`, `failed` or `interrupted` when that node died mid-call;
+   * `detail.node`: the node). Written instead of `started`: this node did not run it.
+   */
+  callElsewhere: 'call_elsewhere',
+  /** Cluster mode: this node took a run over from another node (`detail`: from, why, the run's status then). */
+  runTakenOver: 'run_taken_over',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

@@ -104,6 +104,85 @@ export class ToolCallLedger {
     );
   }
 
+  /**
+   * Cluster mode: the outcome of a call another node made (that node ran it, or died running it),
+   * with no `started` row or event: one `call_elsewhere` event names the node and the outcome.
+   * Replays reuse the row like any other. `created: false` (nothing written) when the key has a row.
+   */
+  recordElsewhere(
+    input: BeginCallInput,
+    outcome: {
+      readonly status: 'completed' | 'failed' | 'interrupted';
+      readonly node: string;
+      readonly stored: unknown;
+    },
+  ): BeginCallResult {
+    const where = 'ledger.recordElsewhere';
+    assertWritable(this.ctx, where);
+    const call = parseInput(BeginCallInput, input, where, this.ctx.redactor, fastBeginCallInput);
+    const redacted = this.ctx.redactor.redact(outcome.stored ?? null);
+    const text = JSON.stringify(redacted) ?? 'null';
+    const result = outcome.status === CallStatus.completed ? text : null;
+    const error = outcome.status === CallStatus.failed ? text : null;
+    return this.ctx.tx.op(where, (): BeginCallResult => {
+      const at = call.at ?? this.ctx.clock();
+      const row: LedgerRow = {
+        idempotency_key: call.idempotencyKey,
+        v: LEDGER_RECORD_VERSION,
+        call_id: call.callId,
+        run_id: call.runId ?? null,
+        session_id: call.sessionId ?? null,
+        agent_id: call.agentId ?? null,
+        surface: call.surface ?? null,
+        tool: call.tool,
+        risk: call.risk ?? null,
+        rule_id: call.ruleId ?? null,
+        resource: toStoredText(this.ctx, call.resource),
+        standing_approval_id: call.standingApprovalId ?? null,
+        status: outcome.status,
+        attempt: 1,
+        result,
+        error,
+        started_at: at,
+        finished_at: at,
+      };
+      const writes = this.mustWrite(where);
+      const inserted = writes.insertCall.run(
+        row.idempotency_key,
+        row.v,
+        row.call_id,
+        row.run_id,
+        row.session_id,
+        row.agent_id,
+        row.surface,
+        row.tool,
+        row.risk,
+        row.rule_id,
+        row.resource,
+        row.standing_approval_id,
+        row.attempt,
+        row.started_at,
+      );
+      if (inserted.changes === 0)
+        return { created: false, entry: this.toEntry(this.byKey.get(row.idempotency_key) as LedgerRow) };
+      writes.outcome.run(row.idempotency_key, row.attempt, outcome.status, result, error, at);
+      const event = auditRecord(row, AuditKind.callElsewhere, at, {
+        idempotencyKey: row.idempotency_key,
+        node: outcome.node,
+        ...(outcome.status === CallStatus.failed ? { error: redacted } : {}),
+      });
+      event.status = outcome.status;
+      this.audit.record(event);
+      return {
+        created: true,
+        entry: this.toEntry(row, {
+          result: outcome.status === CallStatus.completed ? redacted : null,
+          error: outcome.status === CallStatus.failed ? redacted : null,
+        }),
+      };
+    });
+  }
+
   /** Marks a started call `completed` with its redacted result, with the audit `completed` event. */
   completeCall(idempotencyKey: string, result: unknown, options: LedgerTimeOptions = {}): LedgerEntry {
     return this.finishCall('ledger.completeCall', idempotencyKey, CallStatus.completed, result, options);
@@ -337,7 +416,8 @@ function auditRecord(
     | typeof AuditKind.started
     | typeof AuditKind.completed
     | typeof AuditKind.failed
-    | typeof AuditKind.interrupted,
+    | typeof AuditKind.interrupted
+    | typeof AuditKind.callElsewhere,
   at: number,
   detail: Record<string, unknown>,
 ): AuditRecord {

@@ -6,12 +6,15 @@ import { ExitCode, UsageError, type CliIo } from './io.ts';
 
 const USAGE = 'usage: snotra dev-cluster [--dir D] [--nodes N]';
 
-/** The config a runtime node of the dev cluster needs (written next to the servers' folders). */
-function nodeConfig(id: string, url: string): Record<string, unknown> {
+/**
+ * The config a runtime node of the dev cluster needs (written next to the servers' folders):
+ * every server of the cluster in `bus.url`, the node's own first (it starts while one is down).
+ */
+function nodeConfig(id: string, urls: readonly string[]): Record<string, unknown> {
   return {
     stateDir: `state-${id}`,
     secrets: { backend: 'env' },
-    bus: { url, credentials: { secret: 'nats' } },
+    bus: { url: urls, credentials: { secret: 'nats' } },
     node: { id },
   };
 }
@@ -57,7 +60,10 @@ export async function devClusterCommand(argv: string[], io: CliIo, cwd: string):
       const nodes = Array.from({ length: count }, (_, i) => {
         const id = `node-${String.fromCharCode(97 + i)}`;
         const config = join(dir, `${id}.json`);
-        writeFileSync(config, `${JSON.stringify(nodeConfig(id, cluster.urls[i % 3] as string), null, 2)}\n`);
+        writeFileSync(
+          config,
+          `${JSON.stringify(nodeConfig(id, [...cluster.urls.slice(i % 3), ...cluster.urls.slice(0, i % 3)]), null, 2)}\n`,
+        );
         return {
           id,
           config,

@@ -11,11 +11,13 @@ const USAGE =
   "  (a denial's reason is shown to the model, which may then try something else)\n" +
   '  (all take --state-dir D or --config F)';
 
-function line(a: ApprovalRecord): string {
+function line(a: ApprovalRecord & { readonly node?: string | null }): string {
   const when = new Date(a.expiresAt).toISOString();
+  // Cluster mode: the node that parked it.
+  const node = a.node === undefined ? '' : `  node=${a.node ?? '-'}`;
   // Escaped: tool names, targets and reasons may come from a model or an MCP server.
   return oneLine(
-    `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}`,
+    `${a.id}  ${a.status}  ${a.agentId}  ${a.tool} (${a.risk})  ${a.reason}  target=${a.target ?? '-'}  expires=${when}${node}`,
     4000,
   );
 }

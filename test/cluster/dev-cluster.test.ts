@@ -39,6 +39,8 @@ describe('snotra dev-cluster', () => {
       unknown
     >;
     expect(nodeConfig).toMatchObject({ node: { id: 'node-a' }, bus: { credentials: { secret: 'nats' } } });
+    // Every server of the cluster, as a list (a node starts while one of them is down).
+    expect((nodeConfig.bus as { url: unknown }).url).toEqual(ready.servers);
     expect(JSON.stringify(nodeConfig)).not.toContain(token);
 
     // What the ready line says is enough: the node starts in cluster mode on it.

@@ -79,15 +79,21 @@ describe('node loss', () => {
     expect(b.events.some((e) => e.event === 'called')).toBe(false);
     expect(outbox.lines()).toEqual([`call:${String(runId)}:c1 node-a1 #ops`]);
 
-    // A restarted on its old state dir: the run moved to B, so A does not restore it, and its own
-    // ledger marks its cut call interrupted (never re-run).
+    // A restarted on its old state dir: the run moved to B, so A does not restore it, its own
+    // ledger marks its cut call interrupted (never re-run), and its store follows the shared
+    // record of the run: completed on B (issue 34; it used to stay `running` on A for ever).
     const again = await node('node-a1', INTERRUPTED, 'allow', outbox.file);
-    again.send({ cmd: 'status', runId, key: `call:${String(runId)}:c1` });
-    expect(await again.waitFor((e) => e.event === 'status', 'the status of A')).toMatchObject({
-      live: [],
-      local: 'running',
-      ledger: 'interrupted',
-    });
+    let status: Record<string, unknown> = {};
+    for (let i = 0; i < 100 && status.local !== 'completed'; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 200));
+      const before = again.events.length;
+      again.send({ cmd: 'status', runId, key: `call:${String(runId)}:c1` });
+      status = await again.waitFor(
+        (e) => e.event === 'status' && again.events.indexOf(e) >= before,
+        'the status of A',
+      );
+    }
+    expect(status).toMatchObject({ live: [], local: 'completed', ledger: 'interrupted' });
     expect(outbox.lines()).toHaveLength(1);
   }, 150_000);
 

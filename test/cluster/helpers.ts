@@ -5,6 +5,7 @@ import type { ModelProvider } from '../../actors/model/provider.ts';
 import type { ScriptedStep } from '../../actors/model/scripted.ts';
 import type { ToolExecutor } from '../../actors/tools/types.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
+import type { RuntimeOptions } from '../../runtime/boot/options.ts';
 import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import type { NatsCluster } from '../support/nats-cluster.ts';
 
@@ -57,6 +58,7 @@ export async function startNode(
   outbox: string,
   config: Record<string, unknown> = ASK_CONFIG,
   node: Record<string, unknown> = {},
+  extra: Partial<RuntimeOptions> = {},
 ): Promise<TestNode> {
   const fx = runtimeFixture({
     ...config,
@@ -66,6 +68,7 @@ export async function startNode(
   const rt = await fx.start(model, {
     busTarget: cluster.target(),
     executorOverrides: { send_message: countingSend(outbox, id) },
+    ...extra,
   });
   return { id, fx, rt };
 }

@@ -110,3 +110,44 @@ describe('node leases', () => {
     expect((await buckets.nodes.kv.get(kvKey('lease-stolen')))?.operation).toBe('PUT');
   }, 60_000);
 });
+
+describe('taking a node id', () => {
+  it('a live holder is found at once: a second lease of its id is refused without waiting out the lease', async () => {
+    const ttl = 60_000;
+    const held = new NodeLease(buckets.nodes, 'lease-dup', ttl, Date.now, logger, () => {});
+    await held.acquire();
+    try {
+      const second = new NodeLease(buckets.nodes, 'lease-dup', ttl, Date.now, logger, () => {});
+      const t0 = Date.now();
+      await expect(second.acquire()).rejects.toMatchObject({
+        code: 'cluster_node_id_in_use',
+        message: expect.stringContaining('"lease-dup"'),
+      });
+      // Waiting the lease out would take two TTLs (120 s); how fast the refusal is belongs in bench/.
+      expect(Date.now() - t0).toBeLessThan(ttl);
+      expect(await holder('lease-dup')).toBe(held.incarnation);
+    } finally {
+      await held.release();
+    }
+  }, 60_000);
+
+  it('a lease no process answers for (its holder died) is waited out, then taken', async () => {
+    const now = Date.now();
+    // Left by a process that is gone: nobody answers the holder probe, and nobody refreshes it.
+    const dead: LeaseRecord = {
+      v: 1,
+      node: 'lease-dead',
+      incarnation: 'gone',
+      startedAt: now,
+      refreshedAt: now,
+    };
+    expect(await createIfAbsent(buckets.nodes, 'lease-dead', dead)).not.toBeNull();
+    const l = lease('lease-dead');
+    await l.acquire();
+    try {
+      expect(await holder('lease-dead')).toBe(l.incarnation);
+    } finally {
+      await l.release();
+    }
+  }, 60_000);
+});

@@ -100,6 +100,8 @@ describe('audit log', () => {
       'platform_unpaired',
       'platform_reply_unknown',
       'bus_permission_denied',
+      'call_elsewhere',
+      'run_taken_over',
     ]);
   });
 

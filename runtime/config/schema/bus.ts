@@ -5,9 +5,11 @@ import { SecretRef } from './common.ts';
 export const BusSection = z
   .strictObject({
     url: z
-      .string()
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(32)])
       .optional()
-      .describe('A NATS server to use, e.g. "nats://127.0.0.1:4222" (default: the runtime starts its own).'),
+      .describe(
+        'A NATS server to use, e.g. "nats://127.0.0.1:4222", or a list of the servers of one cluster (the client tries each until one answers, and learns the others from it) (default: the runtime starts its own).',
+      ),
     credentials: SecretRef.optional().describe('Credentials of that server, as a secret reference.'),
     auth: z
       .enum(['token', 'per-actor'])
