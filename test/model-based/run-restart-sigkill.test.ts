@@ -13,8 +13,10 @@ import { openStore, Redactor } from '../../store/index.ts';
 import { RestartHarness } from './harness.ts';
 import { check, scenarios } from './run-scenarios.ts';
 import { childNodeArgs } from '../support/child-scripts.ts';
+import { cappedRuns } from '../support/laws.ts';
 
-const SAMPLES = 8;
+/** Pairs per run: 5 (two processes each); the deep mode takes 100× that, up to 200. */
+const SAMPLES = cappedRuns(5, 200);
 const seed = Number(process.env.SNOTRA_MBT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 /** A small deterministic generator (mulberry32), so a seed replays the same sample. */

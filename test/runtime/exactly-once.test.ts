@@ -116,8 +116,9 @@ describe('exactly once across crashes', () => {
             }
           },
         ),
-        // Each run starts 2-4 runtime processes (~12 s): deep mode gets 32, not 800 (the test's 600 s).
-        { numRuns: cappedRuns(8, 32) },
+        // Each run starts 2-4 runtime processes (~1.5 CPU-s each): 5 per round, and deep mode
+        // gets 32, not 500 (the test's 600 s).
+        { numRuns: cappedRuns(5, 32) },
       );
     }
     // The kills must really have cut calls short, or this test proves nothing.

@@ -5,9 +5,14 @@ import { Redactor, openStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { tempDir } from './helpers.ts';
 import { childNodeArgs } from '../support/child-scripts.ts';
+import { cappedRuns } from '../support/laws.ts';
 
 const WRITER = join(import.meta.dirname, 'crash-writer.ts');
-const KILLS = Number(process.env.SNOTRA_CRASH_KILLS ?? 50);
+/**
+ * SIGKILLs per run: 30 (each a writer process, ~0.6 CPU-s); the deep mode (npm run
+ * test:laws:deep) takes 100× that, up to 600; SNOTRA_CRASH_KILLS sets it outright.
+ */
+const KILLS = Number(process.env.SNOTRA_CRASH_KILLS ?? cappedRuns(30, 600));
 
 interface Killed {
   /** The last audit seq the child reported as committed. */
@@ -143,37 +148,41 @@ function checkInvariants(store: Store, killed: Killed, progress: Progress): numb
 }
 
 describe('crash safety', () => {
-  it(`keeps the database, the chain and ledger/audit pairing intact across ${KILLS} SIGKILLs`, async () => {
-    const path = join(tempDir(), 'snotra.db');
-    const progress: Progress = { verified: null };
-    let events = 0;
-    let interrupted = 0;
-    // Writers are started two rounds ahead: their start-up overlaps earlier rounds.
-    const queue = [spawnWriter(path), spawnWriter(path)];
-    for (let round = 0; round < KILLS; round++) {
-      const run = (queue.shift() as Writer).goAndKill(round);
-      queue.push(spawnWriter(path));
-      const killed = await run;
-      const store = openStore({ path, redactor: new Redactor() });
+  it(
+    `keeps the database, the chain and ledger/audit pairing intact across ${KILLS} SIGKILLs`,
+    async () => {
+      const path = join(tempDir(), 'snotra.db');
+      const progress: Progress = { verified: null };
+      let events = 0;
+      let interrupted = 0;
+      // Writers are started two rounds ahead: their start-up overlaps earlier rounds.
+      const queue = [spawnWriter(path), spawnWriter(path)];
+      for (let round = 0; round < KILLS; round++) {
+        const run = (queue.shift() as Writer).goAndKill(round);
+        queue.push(spawnWriter(path));
+        const killed = await run;
+        const store = openStore({ path, redactor: new Redactor() });
+        try {
+          checkInvariants(store, killed, progress);
+          // What the runtime does at boot: calls caught mid-flight become interrupted, audited.
+          interrupted += store.ledger.markInterrupted().length;
+          // The count includes the `interrupted` events just written (the final chain check below
+          // compares against it; counting before them failed whenever the last round had one).
+          events = checkInvariants(store, killed, progress);
+        } finally {
+          store.close();
+        }
+      }
+      for (const spare of queue) spare.discard();
+      const store = openStore({ path, redactor: new Redactor(), readonly: true });
       try {
-        checkInvariants(store, killed, progress);
-        // What the runtime does at boot: calls caught mid-flight become interrupted, audited.
-        interrupted += store.ledger.markInterrupted().length;
-        // The count includes the `interrupted` events just written (the final chain check below
-        // compares against it; counting before them failed whenever the last round had one).
-        events = checkInvariants(store, killed, progress);
+        expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: events });
       } finally {
         store.close();
       }
-    }
-    for (const spare of queue) spare.discard();
-    const store = openStore({ path, redactor: new Redactor(), readonly: true });
-    try {
-      expect(store.audit.verifyChain()).toMatchObject({ ok: true, count: events });
-    } finally {
-      store.close();
-    }
-    expect(events).toBeGreaterThan(KILLS * 10);
-    expect(interrupted).toBeGreaterThan(0);
-  }, 120_000);
+      expect(events).toBeGreaterThan(KILLS * 10);
+      expect(interrupted).toBeGreaterThan(0);
+    },
+    120_000 + KILLS * 2_000,
+  );
 });
