@@ -78,7 +78,7 @@ describe('a run with a blocked worker', () => {
         '--config',
         join(import.meta.dirname, 'fixtures/stall/stall.config.ts'),
       ],
-      { cwd: root, env: { ...env, SNOTRA_TEST_STALL_MS: '3000', STALL_PIDFILE: pidFile, NO_COLOR: '1' } },
+      { cwd: root, env: { ...env, SNOTRA_TEST_STALL_MS: '9000', STALL_PIDFILE: pidFile, NO_COLOR: '1' } },
     );
     let out = '';
     child.stdout.on('data', (d) => (out += String(d)));
