@@ -17,6 +17,12 @@ function workers(): number {
   return n;
 }
 
+/** Whether this is the deep-laws run (scripts/test-laws-deep.mjs). */
+function deepLaws(): boolean {
+  const scale = process.env.SNOTRA_LAWS_SCALE;
+  return scale !== undefined && scale !== '' && Number(scale) > 1;
+}
+
 const setupFiles = [
   './test/support/console-guard.ts',
   './test/support/state-home.ts',
@@ -27,8 +33,10 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Generous: CPU-heavy laws and real processes must pass on a loaded machine; a hang is caught anyway.
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    // The deep laws (npm run test:laws:deep sets SNOTRA_LAWS_SCALE) have none: their time grows with
+    // their runs, and so does their clean-up (a CLI --testTimeout does not reach the projects).
+    testTimeout: deepLaws() ? 0 : 120_000,
+    hookTimeout: deepLaws() ? 0 : 120_000,
     pool: 'forks',
     sequence: { sequencer: LongFirst },
     maxWorkers: workers(),
