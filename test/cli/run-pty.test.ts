@@ -154,6 +154,57 @@ describe('snotra run on a terminal (pseudo-terminal)', () => {
     expect(unknown.stderr).toContain('no session or standing grant with id "nope"');
   }, 180_000);
 
+  it('Ctrl-C after an inline approval interrupts the run (the terminal still held by the prompt): saved, resumable, exit 1', async () => {
+    const ws = runWorkspace([
+      {
+        respond: {
+          kind: 'calls',
+          calls: [{ id: 'c1', tool: 'shell', args: { command: 'sleep 120' } }],
+        },
+      },
+      { expect: { kind: 'tool.result', tool: 'shell' }, respond: { kind: 'final', text: 'slept' } },
+    ]);
+    spaces.push(ws);
+    const cli = onPty(['run', '--config', ws.config, 'please sleep']);
+    try {
+      await answer(cli, '  answer ', 1, 'o');
+      // The approved call is running (its sleep has started) when Ctrl-C comes.
+      await eventually(
+        () => cli.out().includes('approved') || cli.out().includes('▸'),
+        30_000,
+        `the approved call under way; output:\n${cli.out()}`,
+      );
+      cli.child.stdin?.write('\u0003');
+      expect(await exitOf(cli)).toBe(1);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+    expect(cli.out()).toContain('snotra run: interrupted; the run is saved: snotra run --resume worker:');
+    expect(cli.out()).not.toContain('slept');
+  }, 120_000);
+
+  it('Ctrl-C at the approval question denies (fail closed), as before', async () => {
+    const ws = runWorkspace([
+      {
+        respond: {
+          kind: 'calls',
+          calls: [{ id: 'c1', tool: 'write_file', args: { path: 'y.txt', content: 'y' } }],
+        },
+      },
+    ]);
+    spaces.push(ws);
+    const cli = onPty(['run', '--config', ws.config, 'write y']);
+    try {
+      await eventually(() => cli.out().includes('  answer '), 30_000, `the prompt; output:\n${cli.out()}`);
+      cli.child.stdin?.write('\u0003');
+      expect(await exitOf(cli)).toBe(1);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+    expect(cli.out()).toContain('run denied (approval_denied)');
+    expect(existsSync(join(ws.project, 'y.txt'))).toBe(false);
+  }, 120_000);
+
   it('fails closed: end of input on the terminal denies, and the run ends denied (exit 1)', async () => {
     const ws = runWorkspace([
       {

@@ -83,7 +83,14 @@ export function processTerminal(): ApprovalTerminal {
     closed = true;
     interrupt?.();
   });
-  rl.on('SIGINT', () => interrupt?.());
+  // While readline holds the terminal (raw mode, from the first question until it is closed),
+  // Ctrl-C reaches this process as a key, not as a signal. During a question it denies (fail
+  // closed); between questions it is passed on as the SIGINT it would have been, so Ctrl-C
+  // still interrupts a run after an inline approval (it did nothing there).
+  rl.on('SIGINT', () => {
+    if (interrupt !== null) interrupt();
+    else process.kill(process.pid, 'SIGINT');
+  });
   process.stdin.on('error', () => interrupt?.());
   return {
     write: (text) => void process.stderr.write(text),
