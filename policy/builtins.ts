@@ -78,9 +78,8 @@ export const BUILTIN_TOOLS = {
       args: z
         .array(z.string().max(4096))
         .min(1)
-        .superRefine((a, ctx) => {
-          const problem = gitQueryProblem(a);
-          if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+        .refine((a) => gitQueryProblem(a) === null, {
+          error: (issue) => gitQueryProblem(issue.input as string[]) ?? 'invalid git_query arguments',
         }),
     }),
   },

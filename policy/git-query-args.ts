@@ -27,6 +27,17 @@ const REFUSED_LONG: Readonly<Record<string, string>> = {
   exec: 'runs a program',
 };
 
+/** The refused names by their first three letters (an abbreviation has at least three). */
+const REFUSED_BY_PREFIX: ReadonlyMap<string, readonly (readonly [string, string])[]> = (() => {
+  const m = new Map<string, [string, string][]>();
+  for (const [name, why] of Object.entries(REFUSED_LONG)) {
+    const key = name.slice(0, 3);
+    m.set(key, [...(m.get(key) ?? []), [name, why]]);
+  }
+  return m;
+})();
+const SUBCOMMANDS: ReadonlySet<string> = new Set(GIT_QUERY_SUBCOMMANDS);
+
 /**
  * The first problem with `args` of a `git_query` call, naming the argument, or null when every
  * argument is allowed. Options end at `--`; after it only pathspecs follow (git keeps them in the
@@ -34,22 +45,25 @@ const REFUSED_LONG: Readonly<Record<string, string>> = {
  */
 export function gitQueryProblem(args: readonly string[]): string | null {
   const sub = args[0] ?? '';
-  if (!(GIT_QUERY_SUBCOMMANDS as readonly string[]).includes(sub))
-    return `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`;
+  if (!SUBCOMMANDS.has(sub)) return `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`;
   for (let i = 1; i < args.length; i++) {
-    const a = args[i] ?? '';
+    const a = args[i] as string;
+    if (a.charCodeAt(0) !== 45) continue; // not an option
     if (a === '--') return null;
-    if (a.startsWith('--')) {
-      const name = a.slice(2).split('=')[0] ?? '';
-      if (name.length < 3) continue;
-      for (const [refused, why] of Object.entries(REFUSED_LONG)) {
-        if (refused.startsWith(name)) return `argument ${i} (${JSON.stringify(a.slice(0, 40))}) ${why}`;
+    if (a.charCodeAt(1) === 45) {
+      const candidates = REFUSED_BY_PREFIX.get(a.slice(2, 5));
+      if (candidates === undefined) continue;
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+      for (const [refused, why] of candidates) {
+        if (name.length >= 3 && refused.startsWith(name))
+          return `argument ${i} (${JSON.stringify(a.slice(0, 40))}) ${why}`;
       }
       continue;
     }
     // `-O FILE` / `-OFILE` reads an order file; `-c name=value` sets configuration (a pager).
-    if (/^-O/.test(a)) return `argument ${i} (-O) reads an order file`;
-    if (a === '-c' && /=/.test(args[i + 1] ?? '')) return `argument ${i} (-c) sets git configuration`;
+    if (a.charCodeAt(1) === 79) return `argument ${i} (-O) reads an order file`;
+    if (a === '-c' && (args[i + 1] ?? '').includes('=')) return `argument ${i} (-c) sets git configuration`;
   }
   return null;
 }

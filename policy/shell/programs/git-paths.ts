@@ -163,7 +163,11 @@ export function gitPaths(args: readonly Field[], env: CommandEnv): void {
   if (sub === 'clean' && force && !dryRun) {
     // It deletes untracked files beneath its pathspecs (the work tree without any); without
     // -x the ignored ones stay, so it may spare what it walks through.
-    const specs = operands.filter((f) => f.value === null || !f.value.startsWith('-'));
+    const specs = operands.filter(
+      (f, i) =>
+        (f.value === null || !f.value.startsWith('-')) &&
+        !/^(-e|--exclude)$/.test(operands[i - 1]?.value ?? ''),
+    );
     const filtered = !letters.includes('x');
     for (const s of specs.length > 0 ? specs : [here]) {
       wenv.tree(s, 'write', { filtered });

@@ -20,9 +20,13 @@ const OUTPUT_NAME =
 const PATH_NAME =
   /(file|files?-from|path|dir|directory|output|out|log|from|config|conf|cert|key|cookies?|jar|dump|save|load|input|script|socket|cache|temp|tmp|dest|target|prefix|trace|home|root|rc|profile|netrc|keyring|credentials|identity)/i;
 
+/** Long option names whose value is a pattern or a format, never a file (`--exclude=/node_modules`). */
+const PATTERN_NAME =
+  /^(exclude|include|filter|glob|iglob|ignore|exclude-dir|include-dir|pattern|regexp?|format|pretty|sort|type|colou?r|date|header|user-agent|data|url|suffix|chmod|chown)$/i;
+
 /** True when a literal value reads as a path (absolute, home, relative with a slash). */
 function looksLikePath(v: string): boolean {
-  return /^(\/|~(\/|$)|\.{1,2}\/)/.test(v) || (v.includes('/') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(v));
+  return /^(\/|~\/|\.{1,2}\/)/.test(v) || (v.includes('/') && !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(v));
 }
 
 /** A field for `value`, a leading `~/` read as home (`$HOME` after `=` is kept as `~`). */
@@ -48,7 +52,7 @@ export function optionValuePaths(args: readonly Field[], env: CommandEnv): void 
     if (long !== null) {
       const name = long[1] ?? '';
       const value = long[2] ?? '';
-      if (!looksLikePath(value) && !PATH_NAME.test(name)) continue;
+      if (PATTERN_NAME.test(name) || (!looksLikePath(value) && !PATH_NAME.test(name))) continue;
       const f = valueField(value, a.glob);
       if (OUTPUT_NAME.test(name)) env.write(f, true);
       else env.probe(f);
