@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { gitQueryProblem } from './git-query-args.ts';
+import { checkGitArgs, GIT_QUERY_SUBCOMMANDS } from './git-query-args.ts';
 import type { ToolSecurityMetadata } from './metadata.ts';
 
 /** A vetted built-in tool: its security metadata and the schema of its arguments. */
@@ -78,8 +78,13 @@ export const BUILTIN_TOOLS = {
       args: z
         .array(z.string().max(4096))
         .min(1)
-        .refine((a) => gitQueryProblem(a) === null, {
-          error: (issue) => gitQueryProblem(issue.input as string[]) ?? 'invalid git_query arguments',
+        .refine((a) => checkGitArgs(a) === null, {
+          error: (issue) => {
+            const verdict = checkGitArgs(issue.input as string[]);
+            return verdict?.code === 'git_option_refused'
+              ? verdict.message
+              : `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`;
+          },
         }),
     }),
   },

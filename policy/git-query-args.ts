@@ -1,69 +1,93 @@
 /**
- * What `git_query` may be given (issue 35): log, status, diff and show of the repository, nothing
- * that writes a file (`--output=FILE`), reads one outside the repository (`--no-index A B`,
- * `-O FILE`), moves git elsewhere (`--git-dir`, `--exec-path`) or runs a program (`--ext-diff`,
- * `--textconv`, `-c core.pager=...`). Long options are matched with git's unique-prefix
- * abbreviations (`--outp=FILE`, `--ext`).
+ * Which `git_query` arguments are accepted: read-only subcommands only, and no option that runs
+ * a program, writes a file (`--output=FILE`), reads configuration or files from elsewhere
+ * (`-c k=v`, `--no-index A B`, `-O FILE`) or leaves the repository. One owner: the policy
+ * refuses such a call at decision time (`invalid_arguments`, issue 35) and the executor
+ * (actors/tools/git/) checks the same list again before it runs git.
  */
 
-/** The subcommands git_query runs. */
-export const GIT_QUERY_SUBCOMMANDS = ['log', 'status', 'diff', 'show'] as const;
-
-/** Long options git_query refuses, and why. */
-const REFUSED_LONG: Readonly<Record<string, string>> = {
-  output: 'writes a file',
-  'output-directory': 'writes files',
-  'no-index': 'reads files outside the repository',
-  'ext-diff': 'runs an external diff program',
-  textconv: 'runs a text conversion program',
-  'exec-path': 'runs git programs from another folder',
-  'git-dir': 'reads another repository',
-  'work-tree': 'reads another work tree',
-  'config-env': 'sets git configuration',
-  'open-files-in-pager': 'runs a pager',
-  'ignore-revs-file': 'reads a file',
-  contents: 'reads a file',
-  'upload-pack': 'runs a program',
-  exec: 'runs a program',
-};
-
-/** The refused names by their first three letters (an abbreviation has at least three). */
-const REFUSED_BY_PREFIX: ReadonlyMap<string, readonly (readonly [string, string])[]> = (() => {
-  const m = new Map<string, [string, string][]>();
-  for (const [name, why] of Object.entries(REFUSED_LONG)) {
-    const key = name.slice(0, 3);
-    m.set(key, [...(m.get(key) ?? []), [name, why]]);
-  }
-  return m;
-})();
-const SUBCOMMANDS: ReadonlySet<string> = new Set(GIT_QUERY_SUBCOMMANDS);
+/** The subcommands `git_query` runs. */
+export const GIT_QUERY_SUBCOMMANDS: readonly string[] = ['log', 'status', 'diff', 'show'];
 
 /**
- * The first problem with `args` of a `git_query` call, naming the argument, or null when every
- * argument is allowed. Options end at `--`; after it only pathspecs follow (git keeps them in the
- * repository).
+ * Long options refused anywhere in the arguments, also abbreviated (git accepts unique
+ * prefixes of long options, so `--ext-d` would mean `--ext-diff`).
  */
-export function gitQueryProblem(args: readonly string[]): string | null {
-  const sub = args[0] ?? '';
-  if (!SUBCOMMANDS.has(sub)) return `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`;
+export const REFUSED_LONG_OPTIONS: readonly string[] = [
+  '--output',
+  '--ext-diff',
+  '--textconv',
+  '--exec-path',
+  '--git-dir',
+  '--work-tree',
+  '--upload-pack',
+  '--receive-pack',
+  '--open-files-in-pager',
+  '--config-env',
+  '--config',
+  '--no-index',
+  '--namespace',
+  '--super-prefix',
+  '--paginate',
+  '--exec',
+];
+
+/** Short options refused, alone or with an attached value (`-cname=value`, `-Ofile`). */
+export const REFUSED_SHORT_OPTIONS: readonly string[] = ['-c', '-O'];
+
+/** Why an argument list is refused, or null when it is accepted. */
+export type GitArgsVerdict = null | {
+  readonly code: 'git_subcommand_refused' | 'git_option_refused';
+  readonly message: string;
+};
+
+const MIN_ABBREVIATION = 4;
+
+/** The refused long options by their first two letters (the shortest abbreviation git takes here). */
+const REFUSED_BY_PREFIX: ReadonlyMap<string, readonly string[]> = (() => {
+  const m = new Map<string, string[]>();
+  for (const o of REFUSED_LONG_OPTIONS) m.set(o.slice(2, 4), [...(m.get(o.slice(2, 4)) ?? []), o]);
+  return m;
+})();
+
+function refusedLong(arg: string): string | null {
+  const candidates = REFUSED_BY_PREFIX.get(arg.slice(2, 4));
+  if (candidates === undefined) return null;
+  const eq = arg.indexOf('=');
+  const name = eq < 0 ? arg : arg.slice(0, eq);
+  for (const refused of candidates) {
+    if (name === refused) return refused;
+    if (name.length >= MIN_ABBREVIATION && refused.startsWith(name)) return refused;
+  }
+  return null;
+}
+
+function refusedShort(arg: string): string | null {
+  if (arg.startsWith('--')) return null;
+  for (const refused of REFUSED_SHORT_OPTIONS) if (arg.startsWith(refused)) return refused;
+  return null;
+}
+
+/**
+ * Checks `git_query` arguments. Accepted: `args[0]` is one of `log`, `status`, `diff`, `show`,
+ * and no argument is a refused option (checked everywhere, including after `--`, and for
+ * abbreviations of the long ones). The messages quote option names, never values.
+ */
+export function checkGitArgs(args: readonly string[]): GitArgsVerdict {
+  const sub = args[0];
+  if (sub === undefined || !GIT_QUERY_SUBCOMMANDS.includes(sub)) {
+    return {
+      code: 'git_subcommand_refused',
+      message: `only ${GIT_QUERY_SUBCOMMANDS.join(', ')} are allowed`,
+    };
+  }
   for (let i = 1; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a.charCodeAt(0) !== 45) continue; // not an option
-    if (a === '--') return null;
-    if (a.charCodeAt(1) === 45) {
-      const candidates = REFUSED_BY_PREFIX.get(a.slice(2, 5));
-      if (candidates === undefined) continue;
-      const eq = a.indexOf('=');
-      const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-      for (const [refused, why] of candidates) {
-        if (name.length >= 3 && refused.startsWith(name))
-          return `argument ${i} (${JSON.stringify(a.slice(0, 40))}) ${why}`;
-      }
-      continue;
+    const arg = args[i] as string;
+    if (arg.charCodeAt(0) !== 45) continue; // not an option
+    const hit = arg.startsWith('--') ? refusedLong(arg) : refusedShort(arg);
+    if (hit !== null) {
+      return { code: 'git_option_refused', message: `the option ${hit} is not allowed in git_query` };
     }
-    // `-O FILE` / `-OFILE` reads an order file; `-c name=value` sets configuration (a pager).
-    if (a.charCodeAt(1) === 79) return `argument ${i} (-O) reads an order file`;
-    if (a === '-c' && (args[i + 1] ?? '').includes('=')) return `argument ${i} (-c) sets git configuration`;
   }
   return null;
 }
