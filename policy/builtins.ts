@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkGitArgs, GIT_QUERY_SUBCOMMANDS } from './git-query-args.ts';
 import type { ToolSecurityMetadata } from './metadata.ts';
 
 /** A vetted built-in tool: its security metadata and the schema of its arguments. */
@@ -8,7 +9,6 @@ export interface BuiltinTool {
 }
 
 const path = z.string().min(1).max(4096);
-const GIT_QUERY_SUBCOMMANDS = ['log', 'status', 'diff', 'show'] as const;
 
 /**
  * The built-in tools of DESIGN.md §12. Names and metadata are the contract; the argument
@@ -78,8 +78,13 @@ export const BUILTIN_TOOLS = {
       args: z
         .array(z.string().max(4096))
         .min(1)
-        .refine((a) => (GIT_QUERY_SUBCOMMANDS as readonly string[]).includes(a[0] ?? ''), {
-          message: `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`,
+        .refine((a) => checkGitArgs(a) === null, {
+          error: (issue) => {
+            const verdict = checkGitArgs(issue.input as string[]);
+            return verdict?.code === 'git_option_refused'
+              ? verdict.message
+              : `the first argument must be one of ${GIT_QUERY_SUBCOMMANDS.join(', ')}`;
+          },
         }),
     }),
   },

@@ -81,6 +81,12 @@ export interface TreeWalk {
    * not make it hardline.
    */
   readonly fills?: boolean;
+  /**
+   * A write walk whose tests may spare what it reaches (`find . -name '*.pyc' -delete`,
+   * `git clean -fd` without `-x`): reaching the runtime's own state dir needs a human instead of
+   * being hardline.
+   */
+  readonly filtered?: boolean;
 }
 
 /** What shell analysis found in one command string (step 2). */

@@ -31,6 +31,8 @@ export type ShellStep2 =
 export interface LinksReached {
   readonly links: readonly { readonly path: string; readonly access: 'read' | 'write' }[];
   readonly complete: boolean;
+  /** A filtered delete walks through the runtime's state dir (it may delete it): a human decides. */
+  readonly reachesState?: boolean;
 }
 
 const NO_LINKS: LinksReached = { links: [], complete: true };
@@ -129,11 +131,23 @@ function effectDenial(
   const trees = [...effects.trees].sort((a, b) =>
     a.access === b.access ? 0 : a.access === 'write' ? -1 : 1,
   );
+  let reachesState = false;
   for (const t of trees) {
     let d = ctx.paths.checkPattern?.(patternFromCwd(t.path, cwdInput), t.access, ctx.roots, true) ?? null;
     // Listing names of the runtime's own state is no leak (`find . -name '*.ts'` with the state dir inside).
     // Extracting into a tree that holds the state dir is not a recursive delete of it either.
     if ((t.names === true || t.fills === true) && d !== null && RUNTIME_RULES.has(d.rule.id)) d = null;
+    // A filtered delete that walks through the state dir may delete it: a human decides, unless
+    // the walk starts inside the state dir itself.
+    if (
+      t.filtered === true &&
+      d !== null &&
+      RUNTIME_RULES.has(d.rule.id) &&
+      !startsInState(t.path, cwdInput, ctx)
+    ) {
+      reachesState = true;
+      d = null;
+    }
     if (d !== null && t.access === 'write' && d.rule.id === RUNTIME_STATE_RULE) {
       return {
         reason: 'hardline_command',
@@ -142,8 +156,9 @@ function effectDenial(
     }
     if (d) return d;
   }
-  const reached = linkWalks(effects, cwdInput, ctx);
-  if (reached !== null && 'reason' in reached) return reached;
+  const walked = linkWalks(effects, cwdInput, ctx);
+  if (walked !== null && 'reason' in walked) return walked;
+  const reached = reachesState ? { ...(walked ?? NO_LINKS), reachesState } : walked;
   for (const p of effects.reads) {
     const d = ctx.paths.checkSensitive(pathFromCwd(p, cwdInput), 'read', ctx.roots);
     if (d) return d;
@@ -159,6 +174,12 @@ function effectDenial(
     if (d) return d;
   }
   return reached;
+}
+
+/** True when the walk at `path` starts at or inside the runtime's state dir or config. */
+function startsInState(path: string, cwdInput: string | null, ctx: PolicyContext): boolean {
+  const d = ctx.paths.checkSensitive(pathFromCwd(path, cwdInput), 'write', ctx.roots);
+  return d !== null && RUNTIME_RULES.has(d.rule.id);
 }
 
 /**
@@ -233,6 +254,13 @@ export function shellPending(
   const c = analysis.caution;
   if (c !== null)
     return { reason: shellReason(c.ruleId), rule: { id: c.ruleId, source: 'hardline' }, step: 2 };
+  if (reached.reachesState === true) {
+    return {
+      reason: 'unanalyzable_command',
+      rule: { id: 'roots.walk-reaches-runtime-state', source: 'roots' },
+      step: 2,
+    };
+  }
   if (!reached.complete) {
     // A walk that follows links could not be checked to its end: what it reaches is unknown.
     return {

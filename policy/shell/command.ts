@@ -26,6 +26,8 @@ import {
   WRAPPERS,
 } from './programs/index.ts';
 import { hasFlag, parseOptions } from './programs/options.ts';
+import { takesCode } from './programs/runners/consoles.ts';
+import { pastesIntoCode } from './programs/runners/pasted.ts';
 import { applyCommandRules } from './rules/index.ts';
 import { runtimeControl } from './rules/runtime.ts';
 
@@ -216,12 +218,18 @@ function find(args: readonly Field[], env: CommandEnv, budget: { n: number }): v
   // The walk lists every name beneath the starts (`find ~ -name '*.pem'` looks into ~/.ssh);
   // -exec / -delete act on everything found there.
   const follow = f.follows;
-  if (f.deletes) starts.forEach((s) => env.tree(s, 'write', { follow }));
+  // A filtered delete (`-name '*.pyc' -delete`) may spare what it reaches; an unfiltered one cannot.
+  const filtered = f.filtered;
+  if (f.deletes) starts.forEach((s) => env.tree(s, 'write', { follow, filtered }));
   else if (f.execs.length > 0) starts.forEach((s) => env.tree(s, 'read', { follow }));
   else if (!f.shallow) starts.forEach((s) => env.tree(s, 'read', { follow, names: true }));
   if (f.deletes) starts.forEach((s) => env.write(s, false));
   f.outputs.forEach((o) => env.write(o, true));
   for (const e of f.execs) {
+    if (pastesIntoCode(e.argv, '{}')) {
+      env.unanalyzable('unanalyzable.dynamic-code', 'find pastes the names it finds into shell code');
+      continue;
+    }
     const list = starts.length > MAX_FIND_STARTS ? [dynamicField(false)] : starts;
     for (const s of list) analyzeArgv(substitute(e.argv, '{}', s), env, budget);
   }
@@ -363,6 +371,8 @@ export function analyzeArgv(argv: readonly Field[], env: CommandEnv, budget: { n
   const tabled = names.some((n) => NO_PATH_PROGRAMS.has(n) || hasFileTable(n) || OWN_PATHS.has(n));
   if (!tabled) {
     probeArguments(args, env);
+    // An unknown program given code (`tool --eval '...'`, `tool -e 'plot sin(x)'`) is an interpreter.
+    if (takesCode(args)) env.caution('caution.interpreter-code', `${name} is given code to run`);
     // An unknown program may run a command given in its arguments: analyze it from its head on.
     const head = args.findIndex((a) => {
       const n = a.value === null || a.value.startsWith('-') ? undefined : programNames(a)[0];

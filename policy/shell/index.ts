@@ -35,6 +35,14 @@
  *   sensitive paths, and asks a human for cautions, reads outside the roots and probes outside
  *   the read-write roots.
  *
+ * Issue 35 added: option values that name paths in programs with a table
+ * (programs/option-values.ts), files named in sed and awk programs (programs/files/scripts.ts),
+ * consoles and interpreters that take code in options or on stdin, and the fallback for unknown
+ * programs given code (programs/runners/consoles.ts), names pasted into shell code
+ * (programs/runners/pasted.ts), system changes recorded as writes of the state they change
+ * (programs/system-state.ts), read-only device tools (programs/files/devices.ts), and valid bash
+ * the grammar reads as an error, parsed rewritten (syntax/grammar-gaps.ts).
+ *
  * Known limits (what this does not see): programs that run code from files (`bash script.sh`,
  * `make`, `npm test`, a script written by an earlier tool call), git aliases and hooks already in
  * a config file, PATH or function shadowing set up by an earlier command, code of other

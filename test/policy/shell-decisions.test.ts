@@ -34,6 +34,8 @@ const DENIED_BY_ENGINE: Readonly<Record<string, readonly [string, string]>> = {
   // git config KEY VALUE writes .git/config, never writable by tools (issue 35).
   "git config alias.p 'push -f'": ['deny', 'never_writable_path'],
   'git config user.name "Agent"': ['deny', 'never_writable_path'],
+  // Installing a crontab writes the cron spool, outside every root (issue 35, class 4).
+  'crontab /tmp/cron.txt': ['deny', 'outside_roots'],
 };
 
 describe('the shell corpus through the policy engine, in allow mode', () => {

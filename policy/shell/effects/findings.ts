@@ -14,6 +14,8 @@ export interface TreeHow {
   readonly follow?: boolean;
   readonly names?: boolean;
   readonly fills?: boolean;
+  /** A write walk whose tests may spare what it reaches (`find . -name '*.pyc' -delete`). */
+  readonly filtered?: boolean;
 }
 
 /** Accumulates what the walk finds; shared by nested analyses of the same command string. */
@@ -54,7 +56,7 @@ export class Findings {
 
   /** Records a recursive walk of `path` (see TreeWalk for `follow` and `names`). */
   addTree(path: string, access: Access, how: TreeHow = {}): void {
-    const flags = `${how.follow === true ? 'L' : ''}${how.names === true ? 'N' : ''}${how.fills === true ? 'F' : ''}`;
+    const flags = `${how.follow === true ? 'L' : ''}${how.names === true ? 'N' : ''}${how.fills === true ? 'F' : ''}${how.filtered === true ? 'T' : ''}`;
     const key = `${access}\0${flags}\0${path}`;
     if (!this.trees.has(key)) {
       const walk: TreeWalk = { path, access };
@@ -63,6 +65,7 @@ export class Findings {
         ...(how.follow === true ? { follow: true } : {}),
         ...(how.names === true ? { names: true } : {}),
         ...(how.fills === true ? { fills: true } : {}),
+        ...(how.filtered === true ? { filtered: true } : {}),
       });
     }
   }

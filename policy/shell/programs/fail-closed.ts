@@ -115,6 +115,9 @@ export function pathPart(f: Field): Field | null {
   const v = f.value;
   if (v === null) return f;
   if (v === '' || v === '-' || v === '--') return null;
+  // Text over several lines (a commit message, a PR body) is no file name, unless it is spelled
+  // like a path (then the control character makes it `invalid_path`).
+  if (v.includes('\n') && !/^[/~.]/.test(v)) return null;
   const file = fileUrlPath(v);
   if (file !== null) return { ...literalField(file), glob: f.glob };
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(v)) return null;

@@ -22,7 +22,16 @@ export interface FindParse {
   readonly follows: boolean;
   /** True when `-maxdepth 0` or `-maxdepth 1` keeps the walk to the starts and their names. */
   readonly shallow: boolean;
+  /**
+   * True when a test (`-name`, `-path`, `-type`, ...) limits what the actions act on and no
+   * `-o`/`,` can make an action unconditional: a `-delete` then may spare what it walks through.
+   */
+  readonly filtered: boolean;
 }
+
+/** find tests that limit which entries an action applies to. */
+const TESTS =
+  /^-(i?name|i?path|i?wholename|i?regex|x?type|newer.*|[acm](time|min)|size|empty|user|group|nouser|nogroup|perm|links|inum|samefile|i?lname|uid|gid|used|readable|writable|executable)$/;
 
 const EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const OUTPUT = new Set(['-fprint', '-fprint0', '-fls']);
@@ -55,6 +64,8 @@ export function parseFind(args: readonly Field[]): FindParse {
   }
   let deletes = false;
   let shallow = false;
+  let tested = false;
+  let alternative = false;
   const execs: FindExec[] = [];
   const outputs: Field[] = [];
   for (; i < args.length; i++) {
@@ -64,6 +75,8 @@ export function parseFind(args: readonly Field[]): FindParse {
       dynamicExpression = true;
       continue;
     }
+    if (TESTS.test(v)) tested = true;
+    else if (v === '-o' || v === '-or' || v === ',') alternative = true;
     if (v === '-delete') deletes = true;
     else if (v === '-follow') follows = true;
     else if (v === '-maxdepth') {
@@ -86,5 +99,6 @@ export function parseFind(args: readonly Field[]): FindParse {
       i = j;
     }
   }
-  return { starts, deletes, execs, outputs, dynamicExpression, follows, shallow };
+  const filtered = tested && !alternative && !dynamicExpression;
+  return { starts, deletes, execs, outputs, dynamicExpression, follows, shallow, filtered };
 }

@@ -133,6 +133,18 @@ export function gitPaths(args: readonly Field[], env: CommandEnv): void {
   const operands: Field[] = [];
   for (let i = 0; i < subArgs.length; i++) {
     const f = subArgs[i] as Field;
+    // `git archive -o FILE`, `git diff --output=FILE`, `git format-patch -o DIR`: written.
+    const out = /^(-o|--output|--output-directory)(=(.*))?$/s.exec(f.value ?? '');
+    if (out !== null && (out[1] !== '-o' || sub === 'archive' || sub === 'format-patch')) {
+      const target = out[2] !== undefined ? literalField(out[3] ?? '') : subArgs[++i];
+      const file = out[1] === '--output' || sub === 'archive';
+      if (target !== undefined)
+        wenv.write(
+          target.value === null ? target : { ...target, tilde: /^~(\/|$)/.test(target.value) },
+          file,
+        );
+      continue;
+    }
     if (f.value !== null && VALUE_NOT_PATH.has(f.value)) {
       i++;
       continue;
@@ -149,8 +161,18 @@ export function gitPaths(args: readonly Field[], env: CommandEnv): void {
   const dryRun = letters.includes('n') || subArgs.some((a) => a.value === '--dry-run');
   const force = letters.includes('f') || subArgs.some((a) => a.value === '--force');
   if (sub === 'clean' && force && !dryRun) {
-    wenv.tree(here, 'write');
-    wenv.write(here, false);
+    // It deletes untracked files beneath its pathspecs (the work tree without any); without
+    // -x the ignored ones stay, so it may spare what it walks through.
+    const specs = operands.filter(
+      (f, i) =>
+        (f.value === null || !f.value.startsWith('-')) &&
+        !/^(-e|--exclude)$/.test(operands[i - 1]?.value ?? ''),
+    );
+    const filtered = !letters.includes('x');
+    for (const s of specs.length > 0 ? specs : [here]) {
+      wenv.tree(s, 'write', { filtered });
+      wenv.write(s, false);
+    }
   } else if (TREE_WRITERS.has(sub)) {
     wenv.write(here, false);
   }

@@ -40,6 +40,11 @@ export interface ParsedOptions {
   readonly dashDash: boolean;
 }
 
+/** An option value cut from a longer word; a leading `~/` there (or `$HOME`, kept as `~`) is home. */
+function valueOf(text: string): Field {
+  return { ...literalField(text), tilde: text === '~' || text.startsWith('~/') };
+}
+
 /** Resolves a long option name: exact, else a unique prefix of a known name, else as given. */
 export function resolveLong(name: string, spec: OptionSpec): string {
   const known = [...(spec.longValue ?? []), ...(spec.longFlags ?? [])];
@@ -103,7 +108,7 @@ export function parseOptions(fields: readonly Field[], spec: OptionSpec): Parsed
       const eq = v.indexOf('=');
       const name = resolveLong(eq < 0 ? v.slice(2) : v.slice(2, eq), spec);
       if (eq >= 0) {
-        add(name, literalField(v.slice(eq + 1)));
+        add(name, valueOf(v.slice(eq + 1)));
       } else if (spec.longValue?.includes(name)) {
         const next = fields[i + 1] ?? null;
         add(name, next);
@@ -124,7 +129,7 @@ export function parseOptions(fields: readonly Field[], spec: OptionSpec): Parsed
       if (spec.shortValue?.includes(c)) {
         const attached = v.slice(j + 1);
         if (attached !== '') {
-          add(name, literalField(attached));
+          add(name, valueOf(attached));
         } else {
           add(name, fields[i + 1] ?? null);
           i++;
@@ -133,7 +138,7 @@ export function parseOptions(fields: readonly Field[], spec: OptionSpec): Parsed
       }
       if (spec.shortOptional?.includes(c)) {
         const attached = v.slice(j + 1);
-        add(name, attached === '' ? null : literalField(attached));
+        add(name, attached === '' ? null : valueOf(attached));
         break;
       }
       add(name, null);

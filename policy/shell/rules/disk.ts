@@ -72,6 +72,41 @@ export const dd: CommandRule = {
   },
 };
 
+/** sfdisk's forms that only print (`-d`, `-l`, `-s`, `-J`, `--verify`, ...). */
+const SFDISK_READS = new Set([
+  '-d',
+  '--dump',
+  '-J',
+  '--json',
+  '-s',
+  '--show-size',
+  '-V',
+  '--verify',
+  '-g',
+  '--show-geometry',
+  '--list-free',
+  '-F',
+  '--list-types',
+  '-T',
+]);
+
+/** `parted [-s|-m] DEVICE print|unit U print|help`: parted's read-only script commands. */
+function partedOnlyPrints(args: readonly Field[]): boolean {
+  const words = args.map((a) => a.value);
+  if (words.some((w) => w === null)) return false;
+  const rest = (words as string[]).filter((w) => !/^-(s|m|-script|-machine)$/.test(w));
+  const [device, ...commands] = rest;
+  if (device === undefined || commands.length === 0) return false;
+  let i = 0;
+  while (i < commands.length) {
+    const c = commands[i]?.toLowerCase();
+    if (c === 'print' || c === 'p' || c === 'help') i++;
+    else if (c === 'unit' && i + 1 < commands.length) i += 2;
+    else return false;
+  }
+  return true;
+}
+
 /** Partition table editors, except their list-only forms. */
 export const partition: CommandRule = {
   ids: ['hardline.partition-table'],
@@ -82,7 +117,8 @@ export const partition: CommandRule = {
       onlyInfo(args) ||
       first === '-l' ||
       first === '--list' ||
-      (name === 'sfdisk' && (first === '-d' || first === '--dump'))
+      (name === 'sfdisk' && SFDISK_READS.has(first ?? '')) ||
+      (name === 'parted' && partedOnlyPrints(args))
     ) {
       return null;
     }

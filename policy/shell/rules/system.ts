@@ -85,6 +85,13 @@ export const kill: CommandRule = {
   check(args, _env, name) {
     const hit: Verdict = { match: 'hardline.kill-all-processes', detail: `${name} of every process` };
     if (name === 'killall5') return hit;
+    // pkill -v PATTERN (--inverse) kills every process that does not match; -P 1 every child of init.
+    if (name === 'pkill' && args.some((a) => /^-[A-Za-z0-9]*v|^--inv/.test(a.value ?? ''))) return hit;
+    if (
+      name === 'pkill' &&
+      args.some((a, i) => /^(-P|--parent)$/.test(a.value ?? '') && /^(0|1)$/.test(args[i + 1]?.value ?? ''))
+    )
+      return hit;
     if (name === 'pkill' || name === 'killall') {
       const operands = args.filter((a) => a.value === null || !a.value.startsWith('-'));
       return operands.some((o) => o.value !== null && ALL_PATTERNS.has(o.value)) ? hit : null;

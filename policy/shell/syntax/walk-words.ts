@@ -191,7 +191,9 @@ export abstract class WordWalker {
 
   protected scan(node: Node): void {
     const text = node.text;
-    if (node.type === 'word' && /[ \t\n]/.test(text) && hasUnescapedBlank(text)) {
+    // The pattern or replacement of `${PATH//:/ }` may hold blanks: one word of an expansion.
+    const inExpansion = node.parent?.type === 'expansion';
+    if (node.type === 'word' && !inExpansion && /[ \t\n]/.test(text) && hasUnescapedBlank(text)) {
       this.findings.cannot('unanalyzable.parse-error', 'the parser merged several words into one');
     }
     if ((text.includes('$(') || text.includes('`')) && hasUnescaped(text, /\$\(|`/y)) {

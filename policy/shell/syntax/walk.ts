@@ -19,6 +19,7 @@ import { repairText } from './repair.ts';
 import { MAX_DEPTH, TOP } from './walk-context.ts';
 import type { WalkContext } from './walk-context.ts';
 import { WordWalker } from './walk-words.ts';
+import { rewriteGrammarGaps } from './grammar-gaps.ts';
 import { wordFields } from './words.ts';
 
 /** Commands trusted to print process ids only (see words.ts isPidCommand). */
@@ -33,11 +34,18 @@ export class Walker extends WordWalker {
   run(code: string, ctx: WalkContext): void {
     // bash reads a backslash at the very end of the input as itself (`dir C:\`).
     let text = /(^|[^\\])(\\\\)*\\$/.test(code) ? code + '\\' : code;
+    let gapsTried = false;
     for (let attempt = 0; attempt < 4; attempt++) {
       let again: string | null = null;
       const parsed = this.parser.withTree(text, (root) => {
         again = repairText(root, text);
         if (again !== null) return true;
+        // Valid bash the grammar reads as an error (`cat 0<>f`, `${PATH//:/ }`): parse it rewritten.
+        if (root.hasError && !gapsTried) {
+          gapsTried = true;
+          again = rewriteGrammarGaps(text);
+          if (again !== null) return true;
+        }
         this.source = text;
         if (root.hasError) this.findings.cannot('unanalyzable.parse-error', 'the command has a syntax error');
         this.visit(root, ctx);

@@ -61,7 +61,9 @@ export function isPidCommand(command: Node): boolean {
   if (command.type !== 'command') return false;
   const words = command.namedChildren.filter((c): c is Node => c !== null).map((c) => c.text);
   const name = words[0];
-  if (name === 'pgrep' || name === 'pidof') return true;
+  // `pgrep -v x` lists every other process: not a harmless pid list.
+  if (name === 'pgrep') return !words.slice(1).some((w) => /^-[a-zA-Z]*v|^--inv/.test(w));
+  if (name === 'pidof') return true;
   return name === 'lsof' && words.slice(1).some((w) => /^-[a-zA-Z]*t/.test(w));
 }
 

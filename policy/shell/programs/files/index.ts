@@ -10,17 +10,32 @@ import type { Field } from '../../syntax/field.ts';
 import { flagValues, parseOptions, RM_OPTIONS, RSYNC_OPTIONS } from '../options.ts';
 import { fileUrlPath } from '../fail-closed.ts';
 import { link, ln } from '../links.ts';
+import { optionValuePaths } from '../option-values.ts';
+import { SYSTEM_STATE } from '../system-state.ts';
 import { recursiveTargets } from '../trees.ts';
 import { tar, unzip, zip } from './archives.ts';
 import { chmodLike, copyLike, CP, dd, removeItem, windowsTargets } from './change.ts';
 import { readAll, writeAll } from './collector.ts';
+import { DEVICE_READERS } from './devices.ts';
 import type { Collector } from './collector.ts';
-import { awk, grep, jq, READ_VALUE, READERS, sed, sort, uniq } from './text.ts';
+import {
+  awk,
+  grep,
+  jq,
+  READ_OUTPUT,
+  READ_VALUE,
+  readerWithOutput,
+  READERS,
+  sed,
+  sort,
+  uniq,
+} from './text.ts';
 import { curl, openssl, remoteCopy, wget } from './transfer.ts';
 
 /** Collectors by program name. */
 export const COLLECTORS: Readonly<Record<string, Collector>> = {
   ...Object.fromEntries(READERS.map((n) => [n, readAll({ shortValue: READ_VALUE[n] ?? '' })])),
+  ...Object.fromEntries(Object.keys(READ_OUTPUT).map((n) => [n, readerWithOutput(n)])),
   grep,
   egrep: grep,
   fgrep: grep,
@@ -93,6 +108,8 @@ export const COLLECTORS: Readonly<Record<string, Collector>> = {
   rd: windowsTargets,
   'remove-item': removeItem,
   ri: removeItem,
+  ...SYSTEM_STATE,
+  ...DEVICE_READERS,
 };
 
 /** Deleting commands that, in PowerShell, take their paths from the pipeline. */
@@ -115,7 +132,11 @@ export function hasFileTable(name: string): boolean {
 /** Records the reads and writes `args` of program `name` state. */
 export function collectFileArgs(name: string, args: readonly Field[], env: CommandEnv): void {
   const collector = hasFileTable(name) ? COLLECTORS[name] : undefined;
-  if (collector) collector(args, env, name);
+  if (collector) {
+    collector(args, env, name);
+    // Options the table does not know may still carry a path (`base64 --output=/tmp/x`).
+    optionValuePaths(args, env);
+  }
   // `gci C:\ -r | rm -Force`, `dir | del`: PowerShell deletes the paths piped into it.
   if (
     PIPE_DELETERS.has(name) &&

@@ -6,6 +6,7 @@ import { flagValues, hasFlag, parseOptions } from '../options.ts';
 import type { OptionSpec } from '../options.ts';
 import type { Field } from '../../syntax/field.ts';
 import { patternFirst } from './collector.ts';
+import { awkScriptFiles, sedScriptFiles } from './scripts.ts';
 import type { Collector } from './collector.ts';
 
 const GREP: OptionSpec = {
@@ -65,6 +66,10 @@ export const sed: Collector = (args, env) => {
     ],
   });
   flagValues(p, 'f', 'file').forEach((f) => env.read(f));
+  const scripts = hasFlag(p, 'e', 'expression', 'f', 'file')
+    ? flagValues(p, 'e', 'expression')
+    : p.operands.slice(0, 1);
+  for (const s of scripts) if (s.value !== null) sedScriptFiles(s.value, env);
   let files = patternFirst(p, 'e', 'f', 'expression', 'file');
   const inPlace = hasFlag(p, 'i', 'in-place', 'I');
   if (inPlace && files[0]?.value === '' && !hasFlag(p, 'e', 'f', 'expression', 'file'))
@@ -80,6 +85,8 @@ export const awk: Collector = (args, env) => {
   });
   flagValues(p, 'f', 'file', 'E', 'exec').forEach((f) => env.read(f));
   const inPlace = flagValues(p, 'i', 'include').some((f) => f.value === 'inplace');
+  const program = hasFlag(p, 'f', 'file', 'E', 'exec') ? undefined : p.operands[0];
+  if (program?.value != null) awkScriptFiles(program.value, env);
   patternFirst(p, 'f', 'file', 'E', 'exec')
     .filter((f) => f.value === null || !/^[A-Za-z_][A-Za-z0-9_]*=/.test(f.value))
     .forEach((f) => (inPlace ? env.write(f, false) : env.read(f)));
@@ -140,6 +147,33 @@ export const uniq: Collector = (args, env) => {
   if (input) env.read(input);
   if (output) env.write(output, true);
 };
+/**
+ * Readers with an output option (the file they write instead of stdout): its short letters and
+ * long names. Their other operands are read.
+ */
+export const READ_OUTPUT: Readonly<Record<string, { short: string; long: readonly string[] }>> = {
+  base64: { short: 'o', long: ['output'] },
+  tree: { short: 'o', long: [] },
+  iconv: { short: 'o', long: ['output'] },
+  xmllint: { short: '', long: ['output'] },
+  less: { short: 'oO', long: ['log-file', 'LOG-FILE'] },
+};
+
+/** A reader that writes its output option's value (READ_OUTPUT) and reads its operands. */
+export function readerWithOutput(name: string): Collector {
+  const out = READ_OUTPUT[name] ?? { short: '', long: [] };
+  const spec: OptionSpec = {
+    shortValue: (READ_VALUE[name] ?? '') + out.short,
+    longValue: [...out.long, 'input'],
+  };
+  return (args, env) => {
+    const p = parseOptions(args, spec);
+    flagValues(p, ...out.short, ...out.long).forEach((f) => env.write(f, true));
+    flagValues(p, 'input').forEach((f) => env.read(f));
+    p.operands.forEach((f) => env.read(f));
+  };
+}
+
 /** Readers whose short options take a value, by program name. */
 export const READ_VALUE: Readonly<Record<string, string>> = {
   head: 'nc',
@@ -198,4 +232,5 @@ export const READERS = [
   'xmllint',
   'yq',
   ...Object.keys(READ_VALUE),
+  ...Object.keys(READ_OUTPUT),
 ];

@@ -127,6 +127,9 @@ export function remoteCopy(spec: OptionSpec): Collector {
   return (args, env) => {
     const p = parseOptions(args, spec);
     flagValues(p, 'i', 'F').forEach((f) => env.read(f));
+    // rsync's lists and password file are read, its log written (`--files-from /etc/shadow`).
+    flagValues(p, 'files-from', 'exclude-from', 'include-from', 'password-file').forEach((f) => env.read(f));
+    flagValues(p, 'log-file').forEach((f) => env.write(f, true));
     if (p.operands.length < 2) return;
     const local = (f: Field): boolean => f.value === null || !isRemoteOperand(f.value);
     const dest = p.operands[p.operands.length - 1] as Field;

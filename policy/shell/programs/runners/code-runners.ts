@@ -7,6 +7,7 @@
 import type { Field } from '../../syntax/field.ts';
 import { scriptFile, stdinCode, unknown } from './code-sources.ts';
 import { literalField } from '../../syntax/field.ts';
+import { CONSOLE_RUNNERS } from './consoles.ts';
 import { INLINE_RUNNERS } from './inline-code.ts';
 import { flagValue, hasFlag, parseOptions } from '../options.ts';
 import { joinCode } from './wrap.ts';
@@ -110,6 +111,8 @@ export const alias: Wrapper = (args) => {
 
 /** `cmd /c code` and `cmd /k code` (the rest of the line is code); plain `cmd` reads stdin. */
 export const cmd: Wrapper = (args, env) => {
+  if (!args.some((a) => a.value === '/?'))
+    env.caution('caution.other-shell', 'cmd runs code of another shell language');
   for (let i = 0; i < args.length; i++) {
     const v = args[i]?.value;
     if (v === null || v === undefined)
@@ -144,6 +147,8 @@ const PWSH_VALUE = [
 
 /** powershell / pwsh: `-Command ...` (the rest is code), `-EncodedCommand` (unanalyzable), `-File f`. */
 export const powershell: Wrapper = (args, env, name) => {
+  if (!args.some((a) => /^-(version|v|help|h|\?)$/i.test(a.value ?? '')))
+    env.caution('caution.other-shell', `${name} runs PowerShell code`);
   for (let i = 0; i < args.length; i++) {
     const f = args[i] as Field;
     if (f.value === null) return unknown('unanalyzable.dynamic-code', `${name} with a non-literal argument`);
@@ -205,4 +210,5 @@ export const CODE_RUNNERS: Readonly<Record<string, Wrapper>> = {
   powershell,
   pwsh: powershell,
   ...INLINE_RUNNERS,
+  ...CONSOLE_RUNNERS,
 };

@@ -34,7 +34,7 @@ function quotedStrings(code: string): string[] {
  * unanalyzable, and its string literals are analyzed as shell commands too, so a hardline
  * command or a sensitive path spelled inside it is still denied.
  */
-function inlineVerdict(code: Field | null | undefined, who: string, env?: CommandEnv): WrapResult {
+export function inlineVerdict(code: Field | null | undefined, who: string, env?: CommandEnv): WrapResult {
   if (code === undefined) return { kind: 'done' };
   if (code === null || code.value === null) {
     return {
@@ -69,14 +69,15 @@ function stdinProgram(env: CommandEnv, who: string): WrapResult {
 
 /** Short options that take the inline program: python -c, node -e/-p, perl -e/-E, ruby -e, php -r, lua -e, osascript -e. */
 const INLINE: Readonly<
-  Record<string, { code: string; value: string; long: readonly string[]; module?: string }>
+  Record<string, { code: string; value: string; long: readonly string[]; module?: string; exits?: string }>
 > = {
-  python: { code: 'c', value: 'WXQ', long: [], module: 'm' },
+  // `python -v` is verbose (it still runs stdin); `-V` prints the version. ruby -v and lua -v run too.
+  python: { code: 'c', value: 'WXQ', long: [], module: 'm', exits: 'Vh' },
   node: { code: 'ep', value: 'r', long: ['eval', 'print', 'require', 'import', 'input-type', 'loader'] },
   perl: { code: 'eE', value: 'IMmxd', long: [] },
-  ruby: { code: 'e', value: 'IrCEF', long: [] },
+  ruby: { code: 'e', value: 'IrCEF', long: [], exits: 'h' },
   php: { code: 'rBRE', value: 'cdzf', long: [] },
-  lua: { code: 'e', value: 'l', long: [] },
+  lua: { code: 'e', value: 'l', long: [], exits: '' },
   osascript: { code: 'e', value: 'l', long: [] },
   bun: { code: 'e', value: '', long: ['eval', 'print'] },
   deno: { code: '', value: '', long: ['eval'] },
@@ -155,7 +156,7 @@ export const interpreter =
           probeArguments(args.slice(i + (j === v.length - 1 ? 2 : 1)), env);
           return { kind: 'done' };
         }
-        if (c === 'V' || c === 'v' || c === 'h') return { kind: 'done' };
+        if ((spec.exits ?? 'vVh').includes(c)) return { kind: 'done' };
         if (spec.value.includes(c)) {
           if (j === v.length - 1) i++;
           break;

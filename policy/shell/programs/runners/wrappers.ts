@@ -7,6 +7,7 @@
 import { dynamicField, literalField } from '../../syntax/field.ts';
 import { flagValue, hasFlag, parseOptions } from '../options.ts';
 import type { OptionSpec } from '../options.ts';
+import { parsedOptionPaths } from '../option-values.ts';
 import { doas, su, sudo } from './privilege.ts';
 import { TERMINALS } from './terminals.ts';
 import { afterOptions, dropAssignments, exec, isWrap, joinCode, SH, unknown } from './wrap.ts';
@@ -23,9 +24,11 @@ function simple(
   doneWhen: readonly string[] = [],
   chdirFlags: readonly string[] = [],
 ): Wrapper {
-  return (args, _env, name) => {
+  return (args, env, name) => {
     const r = afterOptions(args, spec, positionals, name);
     if (isWrap(r)) return r;
+    // Its own options may name files it writes or reads (`strace -o FILE`, `time -o FILE`).
+    parsedOptionPaths(r.parsed.flags, env);
     if (doneWhen.some((f) => hasFlag(r.parsed, f))) return { kind: 'done' };
     const chdir = chdirFlags.length > 0 ? flagValue(r.parsed, ...chdirFlags) : undefined;
     if (chdir !== undefined && r.argv.length > 0) {
@@ -179,6 +182,8 @@ const ssh: Wrapper = (args, env, name) => {
 const runners: Wrapper = (_args, _env, name) =>
   unknown('unanalyzable.unfollowable-runner', `${name} runs commands this analysis cannot follow`);
 
+const chrootInner = simple({ longValue: ['userspec', 'groups'], longFlags: ['skip-chdir'] }, 1);
+
 /** Wrappers by program name. */
 export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   ...TERMINALS,
@@ -231,7 +236,17 @@ export const WRAPPERS: Readonly<Record<string, Wrapper>> = {
       ['{', '(', 'if', 'while', 'until', 'for', 'case', 'select'].includes(second.value ?? '');
     return exec(compound ? args.slice(1) : args);
   },
-  chroot: simple({ longValue: ['userspec', 'groups'], longFlags: ['skip-chdir'] }, 1),
+  chroot: (args, env, name) => {
+    // The command runs from another root: its program and every path it names are that root's
+    // files, not the ones this analysis checks. Its hardline rules are still checked.
+    if (args.some((a) => a.value === '--help' || a.value === '--version')) return { kind: 'done' };
+    const r = chrootInner(args, env, name);
+    if (r.kind !== 'done')
+      env.caution('caution.interpreter-code', `${name} runs a program from another root`);
+    const dir = args.find((a) => a.value === null || !a.value.startsWith('-'));
+    if (dir !== undefined) env.probe(dir);
+    return r.kind === 'exec' || r.kind === 'unknown' ? r : exec([SH], env);
+  },
   ionice: simple({ shortValue: 'cnpPu', longValue: ['class', 'classdata', 'pid', 'pgid', 'uid'] }, 0, [
     'p',
     'P',

@@ -4,8 +4,9 @@
  */
 import { dynamicField, itemsOf, literalField, printedField } from '../../syntax/field.ts';
 import type { Field } from '../../syntax/field.ts';
-import { flagValue, hasFlag } from '../options.ts';
+import { flagValue, flagValues, hasFlag } from '../options.ts';
 import type { OptionSpec, parseOptions } from '../options.ts';
+import { pastesIntoCode } from './pasted.ts';
 import { afterOptions, isWrap, unknown } from './wrap.ts';
 import type { Wrapper } from './wrap.ts';
 
@@ -66,6 +67,8 @@ export const xargs: Wrapper = (args, env, name) => {
   if (isWrap(r)) return r;
   const inner = r.argv.length > 0 ? r.argv : [literalField('echo')];
   const fromFile = hasFlag(r.parsed, 'a', 'arg-file');
+  // xargs -a FILE reads its items from FILE.
+  for (const f of flagValues(r.parsed, 'a', 'arg-file')) env.read(f);
   const stdin = env.stdin;
   const text = stdin.kind === 'pipe' || stdin.kind === 'herestring' ? stdin.code : null;
   const literalItems =
@@ -79,6 +82,9 @@ export const xargs: Wrapper = (args, env, name) => {
     const tokenField = replace[replace.length - 1] ?? null;
     const token = tokenField === null ? '{}' : tokenField.value;
     if (token === null) return unknown('unanalyzable.dynamic-program', 'xargs -I with a non-literal token');
+    // Names read at run time (a file list, find's output) spliced into shell code run as code.
+    if ((text === null || fromFile) && pastesIntoCode(inner, token))
+      return unknown('unanalyzable.dynamic-code', 'xargs pastes the items it reads into shell code');
     const argvs = items.map((item) => inner.map((f) => replaceIn(f, token, item)));
     return { kind: 'exec', argvs: argvs.length > 0 ? argvs : [inner], env: inherit };
   }
