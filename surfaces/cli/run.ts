@@ -119,23 +119,50 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
   };
 }
 
-/** The runtime's log (redacted JSON lines) on stderr, warnings and errors only: the run's own output is the feed. */
-function warningsTo(io: CliIo): Writable {
+/** Log messages of a run's end: the feed already says how the followed run ended, and why. */
+const RUN_END_MESSAGES = new Set(['run denied', 'run failed']);
+
+/**
+ * The runtime's log (redacted JSON lines) on stderr, warnings and errors only: the run's own
+ * output is the feed, so a run's end is not said twice. On a terminal a warning is one readable
+ * line (`snotra run: warning: MESSAGE (key=value …)`); piped, it stays the JSON line
+ * (`SNOTRA_LOG_FORMAT=json` keeps JSON on a terminal too).
+ */
+function warningsTo(io: CliIo, readable: boolean): Writable {
   return new Writable({
     write(chunk, _enc, cb) {
       for (const line of String(chunk).split('\n')) {
         if (line.length === 0) continue;
-        let level = 50;
+        let entry: Record<string, unknown> | null = null;
         try {
-          level = Number((JSON.parse(line) as { level?: unknown }).level ?? 50);
+          const parsed = JSON.parse(line) as unknown;
+          if (typeof parsed === 'object' && parsed !== null) entry = parsed as Record<string, unknown>;
         } catch {
           // Not JSON: shown as it is.
         }
-        if (level >= 40) io.stderr(`${line}\n`);
+        if (entry === null) {
+          io.stderr(`${line}\n`);
+          continue;
+        }
+        const level = Number(entry.level ?? 50);
+        if (level < 40 || RUN_END_MESSAGES.has(String(entry.msg))) continue;
+        io.stderr(readable ? `${readableWarning(entry, level)}\n` : `${line}\n`);
       }
       cb();
     },
   });
+}
+
+/** A log entry as one line for a person: its message, then its fields (no time, pid or level number). */
+function readableWarning(entry: Record<string, unknown>, level: number): string {
+  const fields = Object.entries(entry)
+    .filter(([k]) => !['level', 'time', 'pid', 'hostname', 'msg', 'v'].includes(k))
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const what = level >= 50 ? 'error' : 'warning';
+  return oneLine(
+    `snotra run: ${what}: ${String(entry.msg ?? '')}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}`,
+    2000,
+  );
 }
 
 function exitOf(outcome: Awaited<ReturnType<Runtime['waitForRun']>>): number {
@@ -195,7 +222,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     // Providers resolve their API key here at request time (secrets.backend).
     secretStore: secretStoreFromConfig(args.loaded),
     onRunEvent: (e) => watch.onEvent(e),
-    logDestination: warningsTo(io),
+    logDestination: warningsTo(io, process.stderr.isTTY === true && process.env.SNOTRA_LOG_FORMAT !== 'json'),
   });
   const rt = runtime;
   // The signal is kept from the moment it is caught: one that arrives while the run is still

@@ -231,6 +231,9 @@ describe('snotra run on a terminal (pseudo-terminal)', () => {
     }
     expect(cli.out()).toContain('approval denied by local:');
     expect(cli.out()).toContain('run denied (approval_denied)');
+    // Said once, by the run's own output: no raw JSON log line about it on the terminal.
+    expect(cli.out()).not.toContain('"level"');
+    expect(cli.out().split('run denied').length - 1).toBe(1);
     expect(existsSync(join(ws.project, 'x.txt'))).toBe(false);
   }, 120_000);
 });
