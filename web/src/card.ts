@@ -18,6 +18,8 @@ export interface CardData {
   readonly options: { readonly session: boolean; readonly standing: boolean } | null;
   readonly expiresAt: number;
   readonly where: string;
+  /** Cluster mode: the node that parked it; null on a single runtime. */
+  readonly node: string | null;
 }
 
 export function fromRequested(e: ApprovalRequested): CardData {
@@ -34,6 +36,7 @@ export function fromRequested(e: ApprovalRequested): CardData {
     options: e.options,
     expiresAt: e.expiresAt,
     where: e.interaction,
+    node: null,
   };
 }
 
@@ -42,7 +45,8 @@ export function fromRecord(
   live: ApprovalRequested | undefined,
   details: ApprovalDetails | null | undefined,
 ): CardData {
-  if (live !== undefined) return { ...fromRequested(live), where: a.surface ?? live.interaction };
+  const node = a.node ?? null;
+  if (live !== undefined) return { ...fromRequested(live), where: a.surface ?? live.interaction, node };
   return {
     id: a.id,
     tool: a.tool,
@@ -61,6 +65,7 @@ export function fromRecord(
     options: details?.options ?? null,
     expiresAt: a.expiresAt,
     where: a.surface ?? 'unknown',
+    node,
   };
 }
 
@@ -162,6 +167,8 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
       h('dd', { class: 'targets' }, d.targets.length === 0 ? '—' : d.targets.map((t) => h('code', null, t))),
       h('dt', null, 'where'),
       h('dd', null, d.where),
+      // Cluster mode: the node that parked it (a decision works through any node).
+      ...(d.node === null ? [] : [h('dt', null, 'node'), h('dd', { class: 'node' }, d.node)]),
       h('dt', null, 'expires'),
       h('dd', null, time(d.expiresAt)),
     ),

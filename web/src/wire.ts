@@ -41,6 +41,8 @@ export interface ApprovalRecord {
   readonly status: string;
   readonly decidedBy: string | null;
   readonly decisionReason: string | null;
+  /** Cluster mode: the node that parked it (absent or null on a single runtime). */
+  readonly node?: string | null;
 }
 
 interface Header {
