@@ -125,8 +125,8 @@ const RUN_END_MESSAGES = new Set(['run denied', 'run failed']);
 /**
  * The runtime's log (redacted JSON lines) on stderr, warnings and errors only: the run's own
  * output is the feed, so a run's end is not said twice. On a terminal a warning is one readable
- * line (`snotra run: warning: MESSAGE (key=value …)`); piped, it stays the JSON line
- * (`SNOTRA_LOG_FORMAT=json` keeps JSON on a terminal too).
+ * line (`snotra run: warning: MESSAGE (key=value …)`); piped, or with `--json`, it stays the JSON
+ * line (`SNOTRA_LOG_FORMAT=json` keeps JSON on a terminal too).
  */
 function warningsTo(io: CliIo, readable: boolean): Writable {
   return new Writable({
@@ -222,7 +222,10 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     // Providers resolve their API key here at request time (secrets.backend).
     secretStore: secretStoreFromConfig(args.loaded),
     onRunEvent: (e) => watch.onEvent(e),
-    logDestination: warningsTo(io, process.stderr.isTTY === true && process.env.SNOTRA_LOG_FORMAT !== 'json'),
+    logDestination: warningsTo(
+      io,
+      process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
+    ),
   });
   const rt = runtime;
   // The signal is kept from the moment it is caught: one that arrives while the run is still
