@@ -34,7 +34,8 @@ afterEach(async () => {
   cleanup = null;
 });
 
-async function start(limits: Record<string, number>): Promise<Started> {
+/** Starts the fragile server (in the OS sandbox unless `sandbox: false`) behind a runtime host. */
+async function start(limits: Record<string, number>, { sandbox = true } = {}): Promise<Started> {
   const fx = mcpFixture(
     (project) => ({
       mcp: {
@@ -50,7 +51,10 @@ async function start(limits: Record<string, number>): Promise<Started> {
     }),
     'unused-secret-fragile',
   );
-  const env = await createPolicyEnvironment(fx.loaded);
+  const env = await createPolicyEnvironment(
+    fx.loaded,
+    sandbox ? {} : { detectSandbox: () => ({ name: 'none', reason: 'this test runs it bare' }) },
+  );
   const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
   const registry = registryFromConfig(fx.loaded);
   const redactor = new Redactor();
@@ -166,5 +170,42 @@ describe('MCP call failures, told apart (a real SDK server)', () => {
       content: [{ type: 'text', text: 'echo queued' }],
     });
     expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call crash', 'call echo queued']);
+  }, 120_000);
+
+  // Bare, not in bubblewrap: bwrap's own processes keep the read end of the server's stdin open,
+  // so there a server that closes its stdin and lives on breaks no pipe (see the report of
+  // issue 36); a server that dies between calls takes bwrap with it and breaks it the same way.
+  it('a call written to a server whose stdin is already closed (a broken pipe) is mcp_server_unavailable and never reached it', async () => {
+    const s = await start({ restartBaseMs: 500, restartMaxMs: 500 }, { sandbox: false });
+    await ready(s.host);
+    const pid = s.host.status()[0]?.pid;
+    await expect(s.call('hangup', {})).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'hanging up' }],
+    });
+    // The server closed its end of the pipe and is still running: nothing tells the runtime
+    // until its next write fails.
+    await eventually(() => s.log().includes('stdin closed'), 60_000, 'server closed its stdin');
+    expect(s.host.status()[0]).toMatchObject({ state: 'ready', pid });
+    await expect(s.call('echo', { text: 'into the closed pipe' })).rejects.toMatchObject({
+      code: 'mcp_server_unavailable',
+      message: expect.stringContaining('did not run'),
+    });
+    // The server's own journal: the echo never arrived.
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup']);
+    // Safe to retry: a fresh process runs it, once.
+    await eventually(
+      () => s.host.status()[0]?.state === 'ready' && s.host.status()[0]?.pid !== pid,
+      60_000,
+      'a new server process',
+    );
+    // The live process without a connection was ended, not left as a server that answers nothing.
+    expect(s.host.status()[0]).toMatchObject({
+      restarts: 1,
+      lastError: { message: expect.stringContaining('closed its connection') },
+    });
+    await expect(s.call('echo', { text: 'again' })).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'echo again' }],
+    });
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup', 'call echo again']);
   }, 120_000);
 });
