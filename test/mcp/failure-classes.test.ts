@@ -10,19 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpHost } from '../../actors/mcp/index.ts';
-import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
-import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
-import { ProcessSupervisor } from '../../runtime/processes/index.ts';
-import { createSecretResolver } from '../../runtime/secrets/index.ts';
-import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
-import { Redactor } from '../../store/index.ts';
-import { REPO, eventually, mcpFixture, type McpFixture } from './support.ts';
+import { hostMcp } from './hosted.ts';
+import { REPO, eventually, mcpFixture } from './support.ts';
 
 const FRAGILE = join(REPO, 'test/fixtures/mcp-sdk-fragile.mjs');
 
 interface Started {
-  readonly fx: McpFixture;
   readonly host: McpHost;
   readonly call: (tool: string, args: Record<string, unknown>) => Promise<unknown>;
   readonly log: () => string[];
@@ -51,59 +44,15 @@ async function start(limits: Record<string, number>, { sandbox = true } = {}): P
     }),
     'unused-secret-fragile',
   );
-  const env = await createPolicyEnvironment(
-    fx.loaded,
-    sandbox ? {} : { detectSandbox: () => ({ name: 'none', reason: 'this test runs it bare' }) },
-  );
-  const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
-  const registry = registryFromConfig(fx.loaded);
-  const redactor = new Redactor();
-  const host = createRuntimeMcpHost({
-    config: fx.loaded.config,
-    registry,
-    supervisor,
-    secrets: createSecretResolver(new MemorySecretStore({}), redactor),
-    redactor,
-    roots: () => [
-      { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
-    ],
-    limits,
-  });
-  cleanup = async () => {
-    await host.stop();
-    await supervisor.shutdown();
-    fx.cleanup();
-  };
-  await host.start();
-  const call = (tool: string, args: Record<string, unknown>): Promise<unknown> => {
-    const listed = registry.get(`mcp:f:${tool}`);
-    const digest = listed?.status === 'ok' ? listed.digest : undefined;
-    const executor = host.executor(`mcp:f:${tool}`);
-    if (executor === undefined) throw new Error(`no executor for ${tool}`);
-    return executor.execute(args, {
-      runId: 'r',
-      callId: `c-${tool}`,
-      idempotencyKey: 'k',
-      decision: {
-        decision: 'allow',
-        reason: 'session_approval',
-        risk: 'external',
-        rule: { id: 's', source: 'session-approval' },
-        targets: [],
-        humanRequired: false,
-        step: 7,
-        ...(digest ? { toolDigest: digest } : {}),
-      },
-      roots: [],
-      paths: env.paths,
-      signal: new AbortController().signal,
-      secrets: { resolve: async () => '' },
-    });
-  };
+  const hosted = await hostMcp(fx, { limits, sandbox });
+  cleanup = hosted.close;
+  await hosted.host.start();
+  const call = (tool: string, args: Record<string, unknown>): Promise<unknown> =>
+    hosted.call(`mcp:f:${tool}`, args);
   const file = join(fx.project, 'fragile.log');
   const log = (): string[] =>
     existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-  return { fx, host, call, log };
+  return { host: hosted.host, call, log };
 }
 
 const ready = (host: McpHost): Promise<unknown> =>
