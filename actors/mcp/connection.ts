@@ -244,8 +244,14 @@ export class McpConnection {
       }
     };
     // The connection closed (the process died, a limit was broken): calls in flight have an unknown outcome.
+    // A process that lives on without its connection (it closed its stdin) is ended, so it restarts.
     client.onclose = () => {
-      if (generation === this.#generation) this.#closedGeneration = generation;
+      if (generation !== this.#generation) return;
+      this.#closedGeneration = generation;
+      if (exitedEarly || this.#stopped || violation !== null || this.#state !== 'ready') return;
+      this.#fail(McpErrorCode.serverCrashed, 'the server closed its connection (its stdin) and was ended');
+      endedByClient = true;
+      void child.terminate();
     };
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (generation !== this.#generation) return;

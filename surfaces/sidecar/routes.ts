@@ -214,10 +214,15 @@ function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): 
 /**
  * `GET /v1/platforms/undelivered?limit=N&after=CURSOR`: reply parts not delivered (failed,
  * unknown, still to send), newest first, a page of `limit` (1 to 1000, default 100) with the
- * cursor of the next (`next`, null on the last page).
+ * cursor of the next (`next`, null on the last page). A bad or repeated `limit` is 400 `bad_query`,
+ * an `after` this list did not make 400 `bad_cursor`.
  */
 function undelivered(ctx: RouteContext, req: IncomingMessage, res: ServerResponse): void {
   const query = new URL(req.url ?? '/', 'http://sidecar').searchParams;
+  // A parameter given twice is ambiguous (which one a proxy or log read): refused, not guessed.
+  for (const name of ['limit', 'after'])
+    if (query.getAll(name).length > 1)
+      throw new SidecarError(400, 'bad_query', `${name}: given more than once`);
   const limitText = query.get('limit') ?? '100';
   const limit = Number(limitText);
   if (!/^\d{1,4}$/.test(limitText) || limit < 1 || limit > MAX_UNDELIVERED_PAGE)

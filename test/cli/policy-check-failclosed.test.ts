@@ -1,66 +1,20 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Decision } from '../../policy/decision.ts';
-import { callOf, expectedIn, FAIL_CLOSED_CASES } from '../policy/shell-failclosed-cases.ts';
+import { FAIL_CLOSED_CASES } from '../policy/shell-failclosed-cases.ts';
+import { modesWorkspace, wronglyDecided } from './policy-check-modes.ts';
 
-const BIN = new URL('../../bin/snotra.js', import.meta.url).pathname;
-const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-cli-fc-')));
-const project = join(dir, 'project');
-mkdirSync(join(project, '.snotra'), { recursive: true });
-mkdirSync(join(project, 'build'));
-mkdirSync(join(dir, 'outside'));
-writeFileSync(join(project, 'README.md'), 'readme\n');
-symlinkSync(join(dir, 'outside'), join(project, 'link-out'));
-const configFile = join(dir, 'snotra.config.json');
-writeFileSync(
-  configFile,
-  JSON.stringify({
-    // The state dir inside the primary root, as the old default had it (class 10).
-    stateDir: 'project/.snotra',
-    workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write', primary: true }] },
-    agents: { 'in-allow': { mode: 'allow' }, 'in-ask': { mode: 'ask' }, 'in-deny': { mode: 'deny' } },
-  }),
-);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const ws = modesWorkspace('snotra-cli-fc-', (dir, project) => {
+  mkdirSync(join(project, '.snotra'), { recursive: true });
+  mkdirSync(join(project, 'build'));
+  mkdirSync(join(dir, 'outside'));
+  writeFileSync(join(project, 'README.md'), 'readme\n');
+  symlinkSync(join(dir, 'outside'), join(project, 'link-out'));
+});
+afterAll(() => rmSync(ws.dir, { recursive: true, force: true }));
 
 describe('snotra policy check: the fail-closed classes of issue 12 in all three modes', () => {
   it('answers every case as the policy tests expect (one process, --stdin, every mode)', () => {
-    const modes = ['allow', 'ask', 'deny'] as const;
-    const lines = modes.flatMap((mode) =>
-      FAIL_CLOSED_CASES.map((c) => JSON.stringify({ ...callOf(c), agent: `in-${mode}` })),
-    );
-    const r = spawnSync(
-      process.execPath,
-      [BIN, 'policy', 'check', '--config', configFile, '--stdin', '--json'],
-      {
-        input: `${lines.join('\n')}\n`,
-        encoding: 'utf8',
-        cwd: dir,
-        timeout: 120_000,
-        killSignal: 'SIGKILL',
-      },
-    );
-    expect(r.stderr).toBe('');
-    const out = r.stdout
-      .trimEnd()
-      .split('\n')
-      .map((l) => Decision.parse(JSON.parse(l)));
-    expect(out).toHaveLength(lines.length);
-    const wrong: string[] = [];
-    modes.forEach((mode, m) => {
-      FAIL_CLOSED_CASES.forEach((c, i) => {
-        const d = out[m * FAIL_CLOSED_CASES.length + i] as Decision;
-        const want = expectedIn(mode, c.expect, d.risk);
-        if (d.decision !== want.decision || d.reason !== want.reason) {
-          wrong.push(
-            `${mode} class ${c.cls} ${JSON.stringify(callOf(c).args)}: ${d.decision}/${d.reason}, want ${want.decision}/${want.reason}`,
-          );
-        }
-      });
-    });
-    expect(wrong).toEqual([]);
+    expect(wronglyDecided(ws, FAIL_CLOSED_CASES)).toEqual([]);
   });
 });

@@ -10,19 +10,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpHost } from '../../actors/mcp/index.ts';
-import { createRuntimeMcpHost } from '../../runtime/mcp/host.ts';
-import { createPolicyEnvironment } from '../../runtime/policy/environment.ts';
-import { registryFromConfig } from '../../runtime/config/adapters/tool-registry.ts';
-import { ProcessSupervisor } from '../../runtime/processes/index.ts';
-import { createSecretResolver } from '../../runtime/secrets/index.ts';
-import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
-import { Redactor } from '../../store/index.ts';
-import { REPO, eventually, mcpFixture, type McpFixture } from './support.ts';
+import { hostMcp } from './hosted.ts';
+import { REPO, eventually, mcpFixture } from './support.ts';
 
 const FRAGILE = join(REPO, 'test/fixtures/mcp-sdk-fragile.mjs');
 
 interface Started {
-  readonly fx: McpFixture;
   readonly host: McpHost;
   readonly call: (tool: string, args: Record<string, unknown>) => Promise<unknown>;
   readonly log: () => string[];
@@ -34,7 +27,8 @@ afterEach(async () => {
   cleanup = null;
 });
 
-async function start(limits: Record<string, number>): Promise<Started> {
+/** Starts the fragile server (in the OS sandbox unless `sandbox: false`) behind a runtime host. */
+async function start(limits: Record<string, number>, { sandbox = true } = {}): Promise<Started> {
   const fx = mcpFixture(
     (project) => ({
       mcp: {
@@ -50,56 +44,15 @@ async function start(limits: Record<string, number>): Promise<Started> {
     }),
     'unused-secret-fragile',
   );
-  const env = await createPolicyEnvironment(fx.loaded);
-  const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
-  const registry = registryFromConfig(fx.loaded);
-  const redactor = new Redactor();
-  const host = createRuntimeMcpHost({
-    config: fx.loaded.config,
-    registry,
-    supervisor,
-    secrets: createSecretResolver(new MemorySecretStore({}), redactor),
-    redactor,
-    roots: () => [
-      { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
-    ],
-    limits,
-  });
-  cleanup = async () => {
-    await host.stop();
-    await supervisor.shutdown();
-    fx.cleanup();
-  };
-  await host.start();
-  const call = (tool: string, args: Record<string, unknown>): Promise<unknown> => {
-    const listed = registry.get(`mcp:f:${tool}`);
-    const digest = listed?.status === 'ok' ? listed.digest : undefined;
-    const executor = host.executor(`mcp:f:${tool}`);
-    if (executor === undefined) throw new Error(`no executor for ${tool}`);
-    return executor.execute(args, {
-      runId: 'r',
-      callId: `c-${tool}`,
-      idempotencyKey: 'k',
-      decision: {
-        decision: 'allow',
-        reason: 'session_approval',
-        risk: 'external',
-        rule: { id: 's', source: 'session-approval' },
-        targets: [],
-        humanRequired: false,
-        step: 7,
-        ...(digest ? { toolDigest: digest } : {}),
-      },
-      roots: [],
-      paths: env.paths,
-      signal: new AbortController().signal,
-      secrets: { resolve: async () => '' },
-    });
-  };
+  const hosted = await hostMcp(fx, { limits, sandbox });
+  cleanup = hosted.close;
+  await hosted.host.start();
+  const call = (tool: string, args: Record<string, unknown>): Promise<unknown> =>
+    hosted.call(`mcp:f:${tool}`, args);
   const file = join(fx.project, 'fragile.log');
   const log = (): string[] =>
     existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-  return { fx, host, call, log };
+  return { host: hosted.host, call, log };
 }
 
 const ready = (host: McpHost): Promise<unknown> =>
@@ -166,5 +119,42 @@ describe('MCP call failures, told apart (a real SDK server)', () => {
       content: [{ type: 'text', text: 'echo queued' }],
     });
     expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call crash', 'call echo queued']);
+  }, 120_000);
+
+  // Bare, not in bubblewrap: bwrap's own processes keep the read end of the server's stdin open,
+  // so there a server that closes its stdin and lives on breaks no pipe (see the report of
+  // issue 36); a server that dies between calls takes bwrap with it and breaks it the same way.
+  it('a call written to a server whose stdin is already closed (a broken pipe) is mcp_server_unavailable and never reached it', async () => {
+    const s = await start({ restartBaseMs: 500, restartMaxMs: 500 }, { sandbox: false });
+    await ready(s.host);
+    const pid = s.host.status()[0]?.pid;
+    await expect(s.call('hangup', {})).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'hanging up' }],
+    });
+    // The server closed its end of the pipe and is still running: nothing tells the runtime
+    // until its next write fails.
+    await eventually(() => s.log().includes('stdin closed'), 60_000, 'server closed its stdin');
+    expect(s.host.status()[0]).toMatchObject({ state: 'ready', pid });
+    await expect(s.call('echo', { text: 'into the closed pipe' })).rejects.toMatchObject({
+      code: 'mcp_server_unavailable',
+      message: expect.stringContaining('did not run'),
+    });
+    // The server's own journal: the echo never arrived.
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup']);
+    // Safe to retry: a fresh process runs it, once.
+    await eventually(
+      () => s.host.status()[0]?.state === 'ready' && s.host.status()[0]?.pid !== pid,
+      60_000,
+      'a new server process',
+    );
+    // The live process without a connection was ended, not left as a server that answers nothing.
+    expect(s.host.status()[0]).toMatchObject({
+      restarts: 1,
+      lastError: { message: expect.stringContaining('closed its connection') },
+    });
+    await expect(s.call('echo', { text: 'again' })).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'echo again' }],
+    });
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup', 'call echo again']);
   }, 120_000);
 });

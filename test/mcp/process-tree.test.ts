@@ -18,6 +18,7 @@ import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
 import { Redactor } from '../../store/index.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
+import { hostMcp } from './hosted.ts';
 
 /** Host pids whose command line contains `marker`. */
 function withMarker(marker: string): number[] {
@@ -228,19 +229,8 @@ describe('MCP server process trees', () => {
 
   it('while a crashed server waits for its restart, its tools are out of the catalog and calls are refused', async () => {
     const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
-    const env = await createPolicyEnvironment(fx.loaded);
-    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
-    const registry = registryFromConfig(fx.loaded);
-    const redactor = new Redactor();
-    const host = createRuntimeMcpHost({
-      config: fx.loaded.config,
-      registry,
-      supervisor,
-      secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
-      redactor,
-      roots: () => [
-        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
-      ],
+    const { host, registry, supervisor, call, close } = await hostMcp(fx, {
+      secrets: { 'hostile-token': SECRET },
       limits: { restartBaseMs: 120_000, restartMaxMs: 120_000 },
     });
     try {
@@ -250,85 +240,27 @@ describe('MCP server process trees', () => {
       appendFileSync(join(fx.project, '.hostile/control'), 'crash\n');
       await eventually(() => host.status()[0]?.state === 'crashed', 30_000, 'crashed');
       expect(registry.names().filter((n) => n.startsWith('mcp:h:'))).toEqual([]);
-      const executor = host.executor('mcp:h:lookup');
-      await expect(
-        executor?.execute(
-          { q: 'x' },
-          {
-            runId: 'r',
-            callId: 'c',
-            idempotencyKey: 'k',
-            decision: {
-              decision: 'allow',
-              reason: 'session_approval',
-              risk: 'external',
-              rule: { id: 's', source: 'session-approval' },
-              targets: [],
-              humanRequired: false,
-              step: 7,
-              ...(before?.status === 'ok' && before.digest ? { toolDigest: before.digest } : {}),
-            },
-            roots: [],
-            paths: env.paths,
-            signal: new AbortController().signal,
-            secrets: { resolve: async () => '' },
-          },
-        ),
-      ).rejects.toMatchObject({ code: 'mcp_server_unavailable' });
+      // Decided on the declaration listed before the crash.
+      const digest = before?.status === 'ok' ? before.digest : undefined;
+      await expect(call('mcp:h:lookup', { q: 'x' }, digest)).rejects.toMatchObject({
+        code: 'mcp_server_unavailable',
+      });
       // Its whole process tree is gone, not only its main program.
       await eventually(() => supervisor.children.length === 0, 20_000, 'tree ended');
     } finally {
-      await host.stop();
-      await supervisor.shutdown();
-      fx.cleanup();
+      await close();
     }
   }, 120_000);
 
   it('a message over the line limit is dropped as it streams: the call fails mcp_invalid_response without a retry, the server goes on', async () => {
     const fx = mcpFixture((project) => ({ mcp: { servers: { h: hostileServer(project) } } }), SECRET);
-    const env = await createPolicyEnvironment(fx.loaded);
-    const supervisor = new ProcessSupervisor({ sandbox: env.sandboxBackend, killGraceMs: 300 });
-    const registry = registryFromConfig(fx.loaded);
-    const redactor = new Redactor();
-    const host = createRuntimeMcpHost({
-      config: fx.loaded.config,
-      registry,
-      supervisor,
-      secrets: createSecretResolver(new MemorySecretStore({ 'hostile-token': SECRET }), redactor),
-      redactor,
-      roots: () => [
-        { id: 'project', path: fx.project, access: 'read-write', primary: true, source: 'workspace' },
-      ],
+    const { host, call, close } = await hostMcp(fx, {
+      secrets: { 'hostile-token': SECRET },
       limits: { maxLineBytes: 64 * 1024, restartBaseMs: 120_000, restartMaxMs: 120_000 },
     });
     try {
       await host.start();
-      const huge = registry.get('mcp:h:huge');
-      const digest = huge?.status === 'ok' ? huge.digest : undefined;
-      await expect(
-        host.executor('mcp:h:huge')?.execute(
-          {},
-          {
-            runId: 'r',
-            callId: 'c',
-            idempotencyKey: 'k',
-            decision: {
-              decision: 'allow',
-              reason: 'session_approval',
-              risk: 'external',
-              rule: { id: 's', source: 'session-approval' },
-              targets: [],
-              humanRequired: false,
-              step: 7,
-              ...(digest ? { toolDigest: digest } : {}),
-            },
-            roots: [],
-            paths: env.paths,
-            signal: new AbortController().signal,
-            secrets: { resolve: async () => '' },
-          },
-        ),
-      ).rejects.toMatchObject({ code: 'mcp_invalid_response' });
+      await expect(call('mcp:h:huge', {})).rejects.toMatchObject({ code: 'mcp_invalid_response' });
       const status = host.status()[0];
       expect(status?.state).toBe('ready');
       expect(status?.lastError).toEqual({
@@ -337,9 +269,7 @@ describe('MCP server process trees', () => {
       });
       expect(hostileLog(fx.project).filter((l) => l.startsWith('call huge'))).toHaveLength(1);
     } finally {
-      await host.stop();
-      await supervisor.shutdown();
-      fx.cleanup();
+      await close();
     }
   }, 120_000);
 });

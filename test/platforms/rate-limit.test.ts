@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 import { eventually } from '../support/runtime.ts';
+import { TELEGRAM_PACE } from '../../surfaces/platforms/send-pace.ts';
 import { FakeTelegram } from './fake-telegram.ts';
 import { botToken, cli, platformWorkspace } from './support.ts';
 
@@ -41,6 +42,15 @@ describe('platform replies under the rate limit', { timeout: 240_000 }, () => {
     snotra.child.kill('SIGKILL');
     await snotra.exited;
     const beforeKill = fake.sent.length;
+    // What the kill cut: the parts claimed `sending` (durably, just before their request) and
+    // not finished. A part waiting for its turn or given back after a 429 is not among them.
+    const atKill = JSON.parse(
+      (await cli(['platforms', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
+    ) as { undelivered: { key: string; status: string }[] };
+    const claimed = atKill.undelivered
+      .filter((u) => u.status === 'sending')
+      .map((u) => Number(u.key.split(':')[1]))
+      .sort((a, b) => a - b);
     snotra = ws.start();
     await snotra.ready();
 
@@ -57,8 +67,9 @@ describe('platform replies under the rate limit', { timeout: 240_000 }, () => {
     expect(beforeKill).toBeLessThan(CHATS);
     // None twice. Every answer arrived, except one whose request the kill cut in flight:
     // Telegram has no idempotency key, so such a part is `unknown`, never resent, and its chat
-    // is told a reply may be missing (at most once beats twice). The kill can cut only the
-    // requests in flight at that instant (the pace allows a few).
+    // is told a reply may be missing (at most once beats twice). Exactly the parts claimed at
+    // the kill are `unknown`; the pace gives at most one second's turns, and the fake answers at
+    // once, so no more than that many can be claimed and unfinished.
     const list = await cli(['platforms', 'list', '--state-dir', ws.stateDir, '--json']);
     const view = JSON.parse(list.stdout) as { undelivered: { key: string; status: string; error: string }[] };
     const cut = new Set(
@@ -72,7 +83,13 @@ describe('platform replies under the rate limit', { timeout: 240_000 }, () => {
       return answers !== 1 || notices !== 0;
     });
     expect(wrong).toEqual([]);
-    expect(cut.size).toBeLessThanOrEqual(3);
+    expect([...cut].sort((a, b) => a - b)).toEqual(claimed);
+    expect(claimed.length).toBeLessThanOrEqual(TELEGRAM_PACE.botPerSecond);
+    // A cut part is never resent: if its answer arrived, it arrived before the kill.
+    const cutAfter = fake.sent
+      .slice(beforeKill)
+      .filter((m) => cut.has(m.chatId) && m.text.includes('paired'));
+    expect(cutAfter).toEqual([]);
     const missing = [...perChat.values()].filter((t) => !t.some((x) => x.includes('paired'))).length;
     expect(missing).toBeLessThanOrEqual(cut.size);
     expect(fake.to(blocked)).toEqual([]);

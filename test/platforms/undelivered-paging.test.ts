@@ -7,40 +7,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, Redactor, type Store } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
 import { platformsCommand } from '../../surfaces/cli/platforms.ts';
 import type { CliIo } from '../../surfaces/cli/io.ts';
+import { seedUndelivered } from './undelivered-seed.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A state dir whose journal has 250 failed, 40 unknown, 30 still sending and 100 sent parts. */
+/** A state dir whose journal holds the seeded parts (see undelivered-seed.ts). */
 function seeded(): { stateDir: string; store: Store } {
   const stateDir = mkdtempSync(join(tmpdir(), 'snotra-undelivered-'));
   dirs.push(stateDir);
-  const clock = { now: 1_800_000_000_000 };
-  const store = openStore({
-    path: join(stateDir, 'snotra.db'),
-    redactor: new Redactor(),
-    clock: () => clock.now,
-  });
-  const out = store.platforms.outbound;
-  const add = (n: number, end: (key: string) => void, prefix: string): void => {
-    for (let i = 0; i < n; i++) {
-      // Several parts share a timestamp: the cursor must still cut between them.
-      if (i % 3 === 0) clock.now += 1;
-      const key = `telegram:5:${prefix}${i}`;
-      expect(out.begin({ key, part: 0, parts: 1, platformId: 'tg', chatId: 5 })).toBeNull();
-      end(key);
-    }
-  };
-  add(250, (k) => out.finish(k, 0, { status: 'failed', error: '429 Too Many Requests' }), 'f');
-  add(40, (k) => out.finish(k, 0, { status: 'unknown', error: 'cut' }), 'u');
-  add(30, () => {}, 's');
-  add(100, (k) => out.finish(k, 0, { status: 'sent', remoteId: 1 }), 'ok');
-  return { stateDir, store };
+  return { stateDir, store: seedUndelivered(stateDir) };
 }
 
 function io(): CliIo & { out: string[] } {
