@@ -33,6 +33,9 @@ import { RunFeed } from '../run-feed.ts';
 import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
 import { RunHost } from '../runs/run-host.ts';
 import { RunRouter } from '../runs/run-router.ts';
+import { createStepPreparer } from '../sessions/conversation.ts';
+import { Sessions } from '../sessions/sessions.ts';
+import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
@@ -73,6 +76,8 @@ export interface RuntimeParts {
   readonly goalListeners: Set<(goal: GoalRecord) => void>;
   readonly platforms: PlatformHost;
   readonly router: RunRouter;
+  readonly sessions: Sessions;
+  readonly sessionsView: SessionsView;
   readonly read: ReadModels;
   readonly lifecycle: Lifecycle;
 }
@@ -239,9 +244,18 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     send: (agentId, message) => agents.send(agentId, message),
     waitForRun,
   });
+  const sessions = new Sessions({
+    store,
+    runs,
+    workspace: () => details.primaryRoot() ?? '',
+    logger,
+  });
+  // Runs that ended without their append (a crash in between) are appended before any run starts.
+  sessions.repair();
   router = new RunRouter({
     loaded,
     store,
+    sessions,
     bus,
     runs,
     approvals,
@@ -289,6 +303,7 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
       replaying: (runId) => runs.wasRestored(runId),
       persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
       report: feed,
+      prepareStep: createStepPreparer({ loaded, sessions, contextOf: (runId) => runs.contextOf(runId) }),
       ...(cluster === null ? {} : { claims: cluster.claims }),
     }),
   );
@@ -324,6 +339,8 @@ export async function assemble(options: RuntimeOptions, undo: UndoStep[]): Promi
     goalListeners,
     platforms,
     router,
+    sessions,
+    sessionsView: sessionsView(sessions),
     read,
     lifecycle,
   };
