@@ -193,9 +193,8 @@ export class Sessions {
     });
   }
 
+  /** The holder's status as stored (a wait for a human is written at once), else running or starting. */
   #statusOf(runId: string): string {
-    if (this.deps.runs.isLive(runId)) return 'running';
-    if (this.#reserved.has(runId)) return 'starting';
-    return this.deps.store.snapshots.statusOf(runId) ?? 'starting';
+    return this.deps.store.snapshots.statusOf(runId) ?? (this.deps.runs.isLive(runId) ? 'running' : 'starting');
   }
 }
