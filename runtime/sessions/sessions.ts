@@ -195,6 +195,8 @@ export class Sessions {
 
   /** The holder's status as stored (a wait for a human is written at once), else running or starting. */
   #statusOf(runId: string): string {
-    return this.deps.store.snapshots.statusOf(runId) ?? (this.deps.runs.isLive(runId) ? 'running' : 'starting');
+    return (
+      this.deps.store.snapshots.statusOf(runId) ?? (this.deps.runs.isLive(runId) ? 'running' : 'starting')
+    );
   }
 }
