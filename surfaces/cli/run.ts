@@ -100,7 +100,9 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
       values.continue ||
       values.unattended
     )
-      throw new UsageError(`--resume takes no message, --agent, --session, --continue or --unattended\n${USAGE}`);
+      throw new UsageError(
+        `--resume takes no message, --agent, --session, --continue or --unattended\n${USAGE}`,
+      );
   } else if (positionals.length !== 1) {
     throw new UsageError(
       `${positionals.length === 0 ? 'a message is needed' : 'give the message as one argument (quote it)'}\n${USAGE}`,

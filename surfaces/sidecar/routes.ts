@@ -6,7 +6,6 @@ import {
   GrantNotEligibleError,
   graphOf,
   MAX_UNDELIVERED_PAGE,
-  type Runtime,
 } from '../../runtime/index.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError } from './errors.ts';
