@@ -152,4 +152,38 @@ describe('one run holds a session at a time', () => {
     rt = await fx.start(new ScriptedModel({}));
     expect(rt.sessions.get('crashy')).toMatchObject({ runs: 1, entries: 2 });
   });
+
+  it('a message that comes by the bus (a platform chat) is never refused: it starts with the history as it is, and both parts are appended', async () => {
+    fx = runtimeFixture(config);
+    const model = new Recording(new ScriptedModel({ worker: NOTIFY }));
+    rt = await fx.start(model);
+    const message = (messageId: string, text: string) => ({
+      messageId,
+      sessionId: 'platform:tg:1',
+      taskId: null,
+      parentRunId: null,
+      surface: 'platform',
+      interaction: 'unattended' as const,
+      text,
+      conversation: true,
+    });
+    await rt.send('worker', message('m1', 'tell #ops'));
+    const approval = await parkedApproval(rt, 'worker:m1');
+    await rt.send('worker', message('m2', 'anything else?'));
+    expect(await rt.waitForRun('worker:m2')).toMatchObject({ status: 'completed', text: 'second' });
+    // m1 held the session and had not ended: m2 saw no history, and m1 still holds it.
+    expect(model.seen.at(-1)?.transcript).toEqual([{ role: 'user', text: 'anything else?' }]);
+    expect(rt.sessions.get('platform:tg:1')).toMatchObject({ activeRunId: 'worker:m1', runs: 1, entries: 2 });
+    expect(rt.decide(approval.id, 'approved', 'local:me')).toMatchObject({ ok: true });
+    expect(await rt.waitForRun('worker:m1')).toMatchObject({ status: 'completed' });
+    expect(rt.sessions.get('platform:tg:1')).toMatchObject({ activeRunId: null, runs: 2, entries: 6 });
+    expect(rt.sessions.messages('platform:tg:1').map((m) => m.runId)).toEqual([
+      'worker:m2',
+      'worker:m2',
+      'worker:m1',
+      'worker:m1',
+      'worker:m1',
+      'worker:m1',
+    ]);
+  });
 });
