@@ -79,6 +79,7 @@ export function anthropicRequestBody(
   return {
     model: settings.model,
     max_tokens: settings.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    ...(request.system !== undefined && request.system !== '' ? { system: request.system } : {}),
     messages: anthropicMessages(request, wire),
     stream: true,
     ...(tools.length > 0

@@ -34,6 +34,8 @@ function protocol(message: string): ModelProviderError {
 /** The Chat Completions `messages` of a transcript. */
 export function chatMessages(request: ModelStepRequest, wire: WireNames): Json[] {
   const messages: Json[] = [];
+  if (request.system !== undefined && request.system !== '')
+    messages.push({ role: 'system', content: request.system });
   for (const turn of toTurns(request.transcript)) {
     if (turn.kind === 'user') messages.push({ role: 'user', content: turn.text });
     else if (turn.kind === 'assistant') {

@@ -14,7 +14,7 @@ import type {
   RunContext,
 } from '../../machines/run/types.ts';
 import { runMachine } from '../../machines/run/machine.ts';
-import type { ModelProvider } from '../model/provider.ts';
+import type { ModelProvider, ModelStepRequest, ModelTool } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
 import { argsLostAtRest, KeptArgs, markRedactedAtRest } from './args-at-rest.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
@@ -61,6 +61,16 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly onModelText?: (runId: string, delta: string) => void;
   /** The live feed; nothing is reported without one. */
   readonly report?: RunReporter;
+  /**
+   * What a model step is sent besides the run's own transcript: its session's history before it,
+   * the system prompt, the agents whose model it may inherit, fitted to the model's context
+   * window (runtime/sessions). Without it a step sends the run's transcript alone.
+   */
+  readonly prepareStep?: (
+    context: RunContext,
+    policy: PolicyContext,
+    tools: readonly ModelTool[],
+  ) => Pick<ModelStepRequest, 'transcript' | 'system' | 'inheritFrom'>;
 }
 
 /** A replayed step of a restored run whose audit event is already recorded is not recorded again. */
@@ -113,12 +123,14 @@ export function provideRunMachine(deps: RunEffectDeps) {
         let output: ModelStepOutput;
         try {
           const policy = deps.policyFor(ctx);
+          const tools = modelTools(policy.registry, policy.tools);
           output = await deps.model.step({
             runId: ctx.runId,
             agentId: ctx.agentId,
             step: ctx.steps,
             transcript: ctx.transcript,
-            tools: modelTools(policy.registry, policy.tools),
+            ...deps.prepareStep?.(ctx, policy, tools),
+            tools,
             secrets: exec.secrets,
             signal: exec.signal,
             ...(deps.onModelText ? { onText: (delta: string) => deps.onModelText?.(ctx.runId, delta) } : {}),

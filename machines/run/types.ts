@@ -88,6 +88,12 @@ export interface RunInput {
   readonly surface: string;
   readonly interaction: Interaction;
   readonly message: string;
+  /**
+   * How many entries of its session's transcript come before this run's own (the session's
+   * history the model sees first); absent for a run outside a durable conversation. Fixed at
+   * the run's start, so a resumed run sends the same history.
+   */
+  readonly historyUpTo?: number;
   readonly budget: Budget;
   /** Milliseconds since the epoch when the run started (injected clock). */
   readonly startedAt: number;
