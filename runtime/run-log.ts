@@ -55,6 +55,7 @@ export function logRunEvent(logger: Logger, e: RunFeedEvent): void {
       );
       return;
     case 'model.text':
+    case 'model.delta':
     case 'tool.proposed':
     case 'tool.decided':
     case 'tool.completed':

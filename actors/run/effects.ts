@@ -25,6 +25,8 @@ import { executeOnce, type ExecuteDeps } from './execute.ts';
  */
 export interface RunReporter {
   modelOutput(context: RunContext, output: ModelStepOutput): void;
+  /** A piece of a model step's text as it streams in (raw: the receiver holds back and redacts). */
+  modelDelta?(context: RunContext, delta: string): void;
   proposed(context: RunContext, call: ProposedCall): void;
   decided(context: RunContext, call: ProposedCall, decision: Decision): void;
   /** An observation was appended to the transcript (what the model will see). */
@@ -133,7 +135,14 @@ export function provideRunMachine(deps: RunEffectDeps) {
             tools,
             secrets: exec.secrets,
             signal: exec.signal,
-            ...(deps.onModelText ? { onText: (delta: string) => deps.onModelText?.(ctx.runId, delta) } : {}),
+            ...(deps.onModelText || deps.report?.modelDelta
+              ? {
+                  onText: (delta: string) => {
+                    deps.onModelText?.(ctx.runId, delta);
+                    deps.report?.modelDelta?.(ctx, delta);
+                  },
+                }
+              : {}),
           });
         } catch (err) {
           // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and
