@@ -53,6 +53,13 @@ export type RunFeedEventBody =
    * `model.text`; no delta, nor any run of them, holds a registered secret.
    */
   | { readonly type: 'model.delta'; readonly delta: string }
+  /** The tokens one model call used (`step`: the run's 0-based model call), as its provider said. */
+  | {
+      readonly type: 'model.usage';
+      readonly step: number;
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+    }
   | { readonly type: 'tool.proposed'; readonly callId: string; readonly tool: string; readonly args: unknown }
   | {
       readonly type: 'tool.decided';
@@ -120,6 +127,7 @@ export const RUN_FEED_EVENT_TYPES = [
   'run.started',
   'model.text',
   'model.delta',
+  'model.usage',
   'tool.proposed',
   'tool.decided',
   'approval.requested',

@@ -126,8 +126,16 @@ export class RunFeed implements RunReporter {
       const rest = buffer.flush();
       if (rest !== '') this.emit(ctx, { type: 'model.delta', delta: rest });
     }
-    if (this.#quiet || output.text === undefined || output.text.length === 0) return;
-    this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });
+    if (this.#quiet) return;
+    if (output.text !== undefined && output.text.length > 0)
+      this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });
+    if (output.usage !== undefined)
+      this.emit(ctx, {
+        type: 'model.usage',
+        step: ctx.steps,
+        inputTokens: output.usage.inputTokens,
+        outputTokens: output.usage.outputTokens,
+      });
   }
 
   proposed(ctx: RunContext, call: ProposedCall): void {

@@ -56,6 +56,7 @@ export function logRunEvent(logger: Logger, e: RunFeedEvent): void {
       return;
     case 'model.text':
     case 'model.delta':
+    case 'model.usage':
     case 'tool.proposed':
     case 'tool.decided':
     case 'tool.completed':

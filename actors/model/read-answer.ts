@@ -1,4 +1,4 @@
-import type { ModelStepOutput } from '../../machines/run/types.ts';
+import type { ModelStepOutput, ModelUsage } from '../../machines/run/types.ts';
 import { assertStreamType, isJsonBody, readWholeBody } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { readSse, type SseProgress } from './sse.ts';
@@ -14,6 +14,13 @@ export interface AnswerAccumulator {
   readonly done: boolean;
   /** The step's answer, or a failure when the stream did not finish properly. */
   output(step: number, wire: WireNames, label: string): ModelStepOutput;
+  /** The tokens the server said the answer used, if it said so. */
+  readonly usage?: ModelUsage | undefined;
+}
+
+/** The answer with the accumulator's usage, when there is one. */
+function withUsage(acc: AnswerAccumulator, output: ModelStepOutput): ModelStepOutput {
+  return acc.usage === undefined ? output : { ...output, usage: acc.usage };
 }
 
 /**
@@ -28,7 +35,7 @@ export async function readAnswer(
   assertStreamType(body.contentType, at.label);
   if (isJsonBody(body.contentType)) {
     acc.whole(await readWholeBody(body.stream, MODEL_LIMITS.responseBytes, body.progress));
-    return acc.output(at.step, at.wire, at.label);
+    return withUsage(acc, acc.output(at.step, at.wire, at.label));
   }
   for await (const ev of readSse(
     body.stream,
@@ -38,5 +45,5 @@ export async function readAnswer(
     acc.sse(ev.event, ev.data);
     if (acc.done) break;
   }
-  return acc.output(at.step, at.wire, at.label);
+  return withUsage(acc, acc.output(at.step, at.wire, at.label));
 }

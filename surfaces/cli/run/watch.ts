@@ -127,6 +127,7 @@ export class RunWatch {
         this.io.stderr(`${sub}run ${e.outcome} (${oneLine(e.reason, 80)}): ${oneLine(e.message, 1000)}\n`);
         return;
       case 'run.started':
+      case 'model.usage':
         return;
     }
   }
