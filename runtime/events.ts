@@ -59,6 +59,8 @@ export type RunFeedEventBody =
       readonly step: number;
       readonly inputTokens: number;
       readonly outputTokens: number;
+      /** US dollars, when the model has a price in config. */
+      readonly costUsd?: number;
     }
   | { readonly type: 'tool.proposed'; readonly callId: string; readonly tool: string; readonly args: unknown }
   | {

@@ -135,6 +135,7 @@ export class RunFeed implements RunReporter {
         step: ctx.steps,
         inputTokens: output.usage.inputTokens,
         outputTokens: output.usage.outputTokens,
+        ...(output.usage.costUsd !== undefined ? { costUsd: output.usage.costUsd } : {}),
       });
   }
 

@@ -304,7 +304,7 @@ export class AnthropicModel implements ModelProvider {
         readAnswer(
           new MessageStream(request.onText),
           { stream, progress, contentType },
-          { step: request.step, wire, label },
+          { step: request.step, wire, label, price: this.settings.price },
         ),
       this.doFetch,
     );

@@ -292,7 +292,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
         readAnswer(
           new ChatStream(request.onText),
           { stream, progress, contentType },
-          { step: request.step, wire, label },
+          { step: request.step, wire, label, price: this.settings.price },
         ),
       this.doFetch,
     );

@@ -3,6 +3,7 @@ import { assertStreamType, isJsonBody, readWholeBody } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { readSse, type SseProgress } from './sse.ts';
 import type { WireNames } from './tool-schemas.ts';
+import { priced, type ModelPrice } from './usage.ts';
 
 /** What a provider builds a step's answer with: from SSE events, or from one whole JSON body. */
 export interface AnswerAccumulator {
@@ -18,9 +19,13 @@ export interface AnswerAccumulator {
   readonly usage?: ModelUsage | undefined;
 }
 
-/** The answer with the accumulator's usage, when there is one. */
-function withUsage(acc: AnswerAccumulator, output: ModelStepOutput): ModelStepOutput {
-  return acc.usage === undefined ? output : { ...output, usage: acc.usage };
+/** The answer with the accumulator's usage (priced when the model has a price), when there is one. */
+function withUsage(
+  acc: AnswerAccumulator,
+  output: ModelStepOutput,
+  price: ModelPrice | undefined,
+): ModelStepOutput {
+  return acc.usage === undefined ? output : { ...output, usage: priced(acc.usage, price) };
 }
 
 /**
@@ -30,12 +35,12 @@ function withUsage(acc: AnswerAccumulator, output: ModelStepOutput): ModelStepOu
 export async function readAnswer(
   acc: AnswerAccumulator,
   body: { stream: ReadableStream<Uint8Array>; progress: SseProgress; contentType: string },
-  at: { step: number; wire: WireNames; label: string },
+  at: { step: number; wire: WireNames; label: string; price?: ModelPrice | undefined },
 ): Promise<ModelStepOutput> {
   assertStreamType(body.contentType, at.label);
   if (isJsonBody(body.contentType)) {
     acc.whole(await readWholeBody(body.stream, MODEL_LIMITS.responseBytes, body.progress));
-    return withUsage(acc, acc.output(at.step, at.wire, at.label));
+    return withUsage(acc, acc.output(at.step, at.wire, at.label), at.price);
   }
   for await (const ev of readSse(
     body.stream,
@@ -45,5 +50,5 @@ export async function readAnswer(
     acc.sse(ev.event, ev.data);
     if (acc.done) break;
   }
-  return withUsage(acc, acc.output(at.step, at.wire, at.label));
+  return withUsage(acc, acc.output(at.step, at.wire, at.label), at.price);
 }

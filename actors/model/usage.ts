@@ -38,3 +38,17 @@ export class UsageTally {
     return { inputTokens: this.#input ?? 0, outputTokens: this.#output ?? 0 };
   }
 }
+
+/** A model's price: US dollars per million input and output tokens (config `model.price`). */
+export interface ModelPrice {
+  readonly inputPerMTok: number;
+  readonly outputPerMTok: number;
+}
+
+/** `usage` with its cost at `price` (none without a price). */
+export function priced(usage: ModelUsage, price: ModelPrice | undefined): ModelUsage {
+  if (price === undefined) return usage;
+  const costUsd =
+    (usage.inputTokens * price.inputPerMTok + usage.outputTokens * price.outputPerMTok) / 1_000_000;
+  return { ...usage, costUsd };
+}

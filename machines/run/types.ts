@@ -32,6 +32,8 @@ export type ModelStepOutput = (
 export interface ModelUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** What the call cost in US dollars, when the model has a price in config. */
+  readonly costUsd?: number;
 }
 
 /**

@@ -40,10 +40,17 @@ export async function runsCommand(argv: string[], io: CliIo, cwd: string): Promi
  * The tokens of the run's own model calls, summed, as its providers reported them; null when
  * none reported any (a scripted model, a run stored before usage was kept).
  */
-function usageOf(context: unknown): { inputTokens: number; outputTokens: number } | null {
-  const tokens = (context as { tokens?: { inputTokens?: unknown; outputTokens?: unknown } } | null)?.tokens;
+function usageOf(context: unknown): { inputTokens: number; outputTokens: number; costUsd?: number } | null {
+  const tokens = (
+    context as { tokens?: { inputTokens?: unknown; outputTokens?: unknown; costUsd?: unknown } } | null
+  )?.tokens;
   const ok = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
   if (tokens === undefined || tokens === null || !ok(tokens.inputTokens) || !ok(tokens.outputTokens))
     return null;
-  return { inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens };
+  const cost = tokens.costUsd;
+  return {
+    inputTokens: tokens.inputTokens,
+    outputTokens: tokens.outputTokens,
+    ...(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costUsd: cost } : {}),
+  };
 }

@@ -94,7 +94,7 @@ const PROVIDERS = [
 ] as const;
 
 describe.each(PROVIDERS)('$provider: token usage', (p) => {
-  it('each model call is a model.usage event; the run sums them, and snotra runs show gives the sum', async () => {
+  it('each model call is a model.usage event with its cost; the run sums them, and snotra runs show gives the sum', async () => {
     server = await FakeModelServer.start();
     fx = runtimeFixture({
       agents: {
@@ -106,6 +106,7 @@ describe.each(PROVIDERS)('$provider: token usage', (p) => {
             baseUrl: `${server.url}/v1`,
             model: 'm',
             apiKey: { secret: 'model-key' },
+            price: { inputPerMTok: 2, outputPerMTok: 10 },
           },
         },
       },
@@ -125,6 +126,10 @@ describe.each(PROVIDERS)('$provider: token usage', (p) => {
       expect.objectContaining({ type: 'model.usage', runId, step: 0, inputTokens: 120, outputTokens: 17 }),
       expect.objectContaining({ type: 'model.usage', runId, step: 1, inputTokens: 150, outputTokens: 9 }),
     ]);
+    // 120 × $2/M + 17 × $10/M, then 150 × $2/M + 9 × $10/M.
+    const costs = usage.map((e) => (e.type === 'model.usage' ? e.costUsd : null));
+    expect(costs[0]).toBeCloseTo(0.00041, 12);
+    expect(costs[1]).toBeCloseTo(0.00039, 12);
     // Each call's usage comes after its step's answer and before what follows from it.
     const types = events.map((e) => e.type);
     expect(types.indexOf('model.usage')).toBeLessThan(types.indexOf('tool.proposed'));
@@ -137,15 +142,13 @@ describe.each(PROVIDERS)('$provider: token usage', (p) => {
     );
     expect(shown.err).toBe('');
     expect(shown.code).toBe(0);
-    expect((JSON.parse(shown.out) as { usage: unknown }).usage).toEqual({
-      inputTokens: 270,
-      outputTokens: 26,
-    });
+    const summed = (
+      JSON.parse(shown.out) as { usage: { inputTokens: number; outputTokens: number; costUsd: number } }
+    ).usage;
+    expect(summed).toMatchObject({ inputTokens: 270, outputTokens: 26 });
+    expect(summed.costUsd).toBeCloseTo(0.0008, 12);
     const text = await runCliInProcess(['runs', 'show', runId, '--state-dir', fx.stateDir], fx.project);
-    expect((JSON.parse(text.out) as { usage: unknown }).usage).toEqual({
-      inputTokens: 270,
-      outputTokens: 26,
-    });
+    expect((JSON.parse(text.out) as { usage: unknown }).usage).toEqual(summed);
   });
 
   it('a malformed or missing count is not trusted: no usage is recorded', async () => {

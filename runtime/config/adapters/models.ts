@@ -109,6 +109,7 @@ export function httpSettings(
     ...(model.maxRetries !== undefined ? { maxRetries: model.maxRetries } : {}),
     ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
     ...(model.maxTokens !== undefined ? { maxTokens: model.maxTokens } : {}),
+    ...(model.price !== undefined ? { price: model.price } : {}),
   };
 }
 

@@ -54,6 +54,16 @@ export const Model = z.strictObject({
     .positive()
     .optional()
     .describe('Output token limit of one model step (for "anthropic" the default is 4096).'),
+  /** What the model costs, in US dollars per million tokens: gives each call's and run's cost. */
+  price: z
+    .strictObject({
+      inputPerMTok: z.number().min(0).max(100_000).describe('US dollars per million input (prompt) tokens.'),
+      outputPerMTok: z.number().min(0).max(100_000).describe('US dollars per million output tokens.'),
+    })
+    .optional()
+    .describe(
+      'The price of the model in US dollars per million tokens ({ "inputPerMTok": 2.5, "outputPerMTok": 10 }): each model call\'s usage then carries its cost (costUsd).',
+    ),
   /** The model's context window, in tokens: a step's history is fitted to it (README "Sessions"). */
   contextTokens: z
     .int()
