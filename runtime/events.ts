@@ -45,8 +45,23 @@ export type RunFeedEventBody =
       readonly interaction: Interaction;
       readonly surface: string;
     }
-  /** Text the model wrote (a whole step's text until providers stream deltas). */
+  /** Text the model wrote: the whole step's text, once the step has answered. */
   | { readonly type: 'model.text'; readonly delta: string }
+  /**
+   * Text as the model writes it, from a streaming provider, released through the redaction
+   * hold-back buffer (runtime/streaming/hold-back.ts): the deltas of a step, joined, are its
+   * `model.text`; no delta, nor any run of them, holds a registered secret.
+   */
+  | { readonly type: 'model.delta'; readonly delta: string }
+  /** The tokens one model call used (`step`: the run's 0-based model call), as its provider said. */
+  | {
+      readonly type: 'model.usage';
+      readonly step: number;
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+      /** US dollars, when the model has a price in config. */
+      readonly costUsd?: number;
+    }
   | { readonly type: 'tool.proposed'; readonly callId: string; readonly tool: string; readonly args: unknown }
   | {
       readonly type: 'tool.decided';
@@ -113,6 +128,8 @@ export type RunFeedEventBody =
 export const RUN_FEED_EVENT_TYPES = [
   'run.started',
   'model.text',
+  'model.delta',
+  'model.usage',
   'tool.proposed',
   'tool.decided',
   'approval.requested',

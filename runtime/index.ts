@@ -30,6 +30,13 @@ export { makeRunId, parseRunId } from '../machines/run/run-id.ts';
 export type { RunIdParts } from '../machines/run/run-id.ts';
 export type { RunOutcome } from '../machines/run/types.ts';
 export type { RunFeedEvent } from './events.ts';
+export {
+  checkSessionName,
+  SessionBusyError,
+  SessionNameError,
+  SessionNotFoundError,
+} from './sessions/errors.ts';
+export type { SessionMessage, SessionsView, SessionView } from './sessions/view.ts';
 export type { ActorEvent, ActorFields, ActorNode, ActorTreeSnapshot } from './inspect/index.ts';
 export type { ApprovalDetails } from './approvals/approval-details.ts';
 export type { ApprovalPreview } from './approvals/preview.ts';
@@ -54,6 +61,7 @@ export {
 } from './control/inbox.ts';
 export type { ApprovalRecord } from './control/inbox.ts';
 export { NoStateError } from './control/local-store.ts';
+export { listSessions, removeSession, showSession } from './control/sessions.ts';
 export { readGoal, readGoals, requestGoalControl } from './control/goals.ts';
 export type { GoalRecord, IterationRecord } from './control/goals.ts';
 export { listGrants, readActiveGrants, revokeGrant } from './control/grants.ts';

@@ -14,6 +14,7 @@ export const RUNTIME_KINDS = defineKinds({
     surface: z.string().min(1).max(64),
     interaction: z.enum(['attended', 'unattended']),
     text: z.string().max(100_000),
+    conversation: z.boolean().optional(),
   }),
   'run.status': z.strictObject({
     runId: z.string(),

@@ -11,6 +11,7 @@ import type {
 } from '../machines/run/types.ts';
 import type { ApprovalRecord, Redactor } from '../store/index.ts';
 import { approvalDetails, type ApprovalDetailsDeps } from './approvals/approval-details.ts';
+import { HoldBackBuffer } from './streaming/hold-back.ts';
 import {
   FEED_CONTENT_MAX,
   type RunFeedEvent,
@@ -51,6 +52,11 @@ export class RunFeed implements RunReporter {
   /** The last model error of each run (redacted), for the message of its `run.failed`. */
 
   readonly #redactor: Redactor;
+  /**
+   * Each streaming run's hold-back buffer for its current step. Kept with or without listeners,
+   * so a listener that joins mid-step never gets the tail of a secret whose head it missed.
+   */
+  readonly #streams = new Map<string, HoldBackBuffer>();
 
   constructor(
     /** What approval details are built from (the redactor redacts every other value too). */
@@ -105,9 +111,32 @@ export class RunFeed implements RunReporter {
     });
   }
 
+  /** A piece of a step's text (`model.delta`), released once no secret can straddle it. */
+  modelDelta(ctx: RunContext, delta: string): void {
+    let buffer = this.#streams.get(ctx.runId);
+    if (buffer === undefined) this.#streams.set(ctx.runId, (buffer = new HoldBackBuffer(this.#redactor)));
+    const out = buffer.push(delta);
+    if (out !== '') this.emit(ctx, { type: 'model.delta', delta: out });
+  }
+
   modelOutput(ctx: RunContext, output: ModelStepOutput): void {
-    if (this.#quiet || output.text === undefined || output.text.length === 0) return;
-    this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });
+    const buffer = this.#streams.get(ctx.runId);
+    if (buffer !== undefined) {
+      this.#streams.delete(ctx.runId);
+      const rest = buffer.flush();
+      if (rest !== '') this.emit(ctx, { type: 'model.delta', delta: rest });
+    }
+    if (this.#quiet) return;
+    if (output.text !== undefined && output.text.length > 0)
+      this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });
+    if (output.usage !== undefined)
+      this.emit(ctx, {
+        type: 'model.usage',
+        step: ctx.steps,
+        inputTokens: output.usage.inputTokens,
+        outputTokens: output.usage.outputTokens,
+        ...(output.usage.costUsd !== undefined ? { costUsd: output.usage.costUsd } : {}),
+      });
   }
 
   proposed(ctx: RunContext, call: ProposedCall): void {
@@ -207,6 +236,8 @@ export class RunFeed implements RunReporter {
 
   /** A run ended (`run.completed` or `run.failed`). */
   ended(ctx: RunContext, outcome: RunOutcome): void {
+    // A step that failed after streaming some text: what it held back is not part of the run.
+    this.#streams.delete(ctx.runId);
     if (outcome.status === 'completed') {
       this.emit(ctx, {
         type: 'run.completed',

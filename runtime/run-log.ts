@@ -55,6 +55,8 @@ export function logRunEvent(logger: Logger, e: RunFeedEvent): void {
       );
       return;
     case 'model.text':
+    case 'model.delta':
+    case 'model.usage':
     case 'tool.proposed':
     case 'tool.decided':
     case 'tool.completed':

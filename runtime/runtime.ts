@@ -29,6 +29,8 @@ import type { PlatformHost } from './platforms/host.ts';
 import type { GoalView, ReadModels } from './read/read-models.ts';
 import type { ApprovalListener } from './runs/run-router.ts';
 import { RUNTIME_FILE } from './runtime-file.ts';
+import { sendInSession } from './sessions/send.ts';
+import type { SessionsView } from './sessions/view.ts';
 import { acquireStateLock, type StateLock } from './state-lock.ts';
 
 export { RUNTIME_FILE };
@@ -108,17 +110,25 @@ export class Runtime {
     const messageId = randomUUID();
     const runId = makeRunId(agentId, messageId);
     const done = this.#parts.waiters.waitForRun(runId);
-    await this.send(agentId, chatMessage(messageId, text, opts));
+    await sendInSession(
+      this.#parts.sessions,
+      (a, m) => this.send(a, m),
+      agentId,
+      chatMessage(messageId, text, opts),
+    );
     return { runId, outcome: await done };
   }
 
   /**
    * Starts a run from a surface and returns its id once the message is on the bus (the run's
-   * events reach `onRunEvent` listeners; `waitForRun` resolves with its outcome).
+   * events reach `onRunEvent` listeners; `waitForRun` resolves with its outcome). A run of a
+   * conversation (the default) continues its session; `SessionBusyError` while another run
+   * holds that session.
    */
   async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
     const messageId = randomUUID();
-    await this.send(agentId, submitMessage(messageId, text, opts));
+    const message = submitMessage(messageId, text, opts);
+    await sendInSession(this.#parts.sessions, (a, m) => this.send(a, m), agentId, message);
     return makeRunId(agentId, messageId);
   }
 
@@ -211,6 +221,11 @@ export class Runtime {
   /** What surfaces read: typed, redacted views of agents, approvals, runs, audit and goals. */
   get read(): ReadModels {
     return this.#parts.read;
+  }
+
+  /** Durable conversations: list, read, create and remove sessions (runtime/sessions). */
+  get sessions(): SessionsView {
+    return this.#parts.sessionsView;
   }
 
   /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */

@@ -81,6 +81,15 @@ export type {
   ConfirmRefusal,
 } from './platforms/index.ts';
 
+export { SessionStore } from './sessions/sessions.ts';
+export type {
+  AppendRunInput,
+  ClaimSessionResult,
+  SessionEntry,
+  SessionMeta,
+  SessionRecord,
+} from './sessions/types.ts';
+
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {

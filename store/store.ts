@@ -21,6 +21,7 @@ import { RunSnapshots } from './snapshots/store.ts';
 import { ScheduleJournal } from './schedule/journal.ts';
 import { GoalStore } from './goals/goals.ts';
 import { PlatformStore } from './platforms/index.ts';
+import { SessionStore } from './sessions/sessions.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -45,6 +46,8 @@ export class Store {
   readonly goals: GoalStore;
   /** Platform replies: inbound and outbound journals, pairing. */
   readonly platforms: PlatformStore;
+  /** Durable conversations: each session's transcript and the run that holds it. */
+  readonly sessions: SessionStore;
 
   readonly #sync: GroupSync;
 
@@ -99,6 +102,7 @@ export class Store {
     this.schedule = new ScheduleJournal(ctx);
     this.goals = new GoalStore(ctx);
     this.platforms = new PlatformStore(ctx, this.audit);
+    this.sessions = new SessionStore(ctx);
   }
 
   /** The absolute path of the database file. */

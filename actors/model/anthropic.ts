@@ -1,4 +1,4 @@
-import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
+import type { ModelStepOutput, ModelUsage, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
 import { streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
@@ -16,6 +16,7 @@ import type { SseProgress } from './sse.ts';
 import { WireNames } from './tool-schemas.ts';
 import { readAnswer, type AnswerAccumulator } from './read-answer.ts';
 import { toTurns } from './transcript.ts';
+import { UsageTally } from './usage.ts';
 
 type Json = Record<string, unknown>;
 
@@ -79,6 +80,7 @@ export function anthropicRequestBody(
   return {
     model: settings.model,
     max_tokens: settings.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+    ...(request.system !== undefined && request.system !== '' ? { system: request.system } : {}),
     messages: anthropicMessages(request, wire),
     stream: true,
     ...(tools.length > 0
@@ -110,6 +112,11 @@ class MessageStream implements AnswerAccumulator {
   done = false;
   readonly #blocks = new Map<number, Block>();
   #toolUses = 0;
+  readonly #tally = new UsageTally();
+
+  get usage(): ModelUsage | undefined {
+    return this.#tally.usage;
+  }
 
   sse(event: string, data: string): void {
     this.event(event, data);
@@ -165,7 +172,11 @@ class MessageStream implements AnswerAccumulator {
         }
         return;
       }
+      case 'message_start':
+        this.#tally.anthropic(isObject(ev.message) ? ev.message.usage : null);
+        return;
       case 'message_delta': {
+        this.#tally.anthropic(ev.usage);
         const delta = isObject(ev.delta) ? ev.delta : {};
         if (typeof delta.stop_reason === 'string') this.stop = delta.stop_reason;
         return;
@@ -174,7 +185,7 @@ class MessageStream implements AnswerAccumulator {
         this.done = true;
         return;
       default:
-        // message_start, content_block_stop, ping and future events carry nothing we need.
+        // content_block_stop, ping and future events carry nothing we need.
         return;
     }
   }
@@ -293,7 +304,7 @@ export class AnthropicModel implements ModelProvider {
         readAnswer(
           new MessageStream(request.onText),
           { stream, progress, contentType },
-          { step: request.step, wire, label },
+          { step: request.step, wire, label, price: this.settings.price },
         ),
       this.doFetch,
     );

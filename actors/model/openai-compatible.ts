@@ -1,4 +1,4 @@
-import type { ModelStepOutput, ProposedCall } from '../../machines/run/types.ts';
+import type { ModelStepOutput, ModelUsage, ProposedCall } from '../../machines/run/types.ts';
 import { ModelErrorCode, ModelProviderError } from './errors.ts';
 import { streamWithRetry } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
@@ -16,6 +16,7 @@ import type { SseProgress } from './sse.ts';
 import { WireNames } from './tool-schemas.ts';
 import { readAnswer, type AnswerAccumulator } from './read-answer.ts';
 import { argumentsText, parseArguments, toTurns } from './transcript.ts';
+import { UsageTally } from './usage.ts';
 
 type Json = Record<string, unknown>;
 
@@ -34,6 +35,8 @@ function protocol(message: string): ModelProviderError {
 /** The Chat Completions `messages` of a transcript. */
 export function chatMessages(request: ModelStepRequest, wire: WireNames): Json[] {
   const messages: Json[] = [];
+  if (request.system !== undefined && request.system !== '')
+    messages.push({ role: 'system', content: request.system });
   for (const turn of toTurns(request.transcript)) {
     if (turn.kind === 'user') messages.push({ role: 'user', content: turn.text });
     else if (turn.kind === 'assistant') {
@@ -91,6 +94,11 @@ class ChatStream implements AnswerAccumulator {
   done = false;
   readonly #calls = new Map<number, PartialCall>();
   #last: PartialCall | null = null;
+  readonly #tally = new UsageTally();
+
+  get usage(): ModelUsage | undefined {
+    return this.#tally.usage;
+  }
 
   sse(event: string, data: string): void {
     this.event(data, event);
@@ -112,6 +120,7 @@ class ChatStream implements AnswerAccumulator {
       throw protocol('the model server sent a stream event that is not an object');
     if (chunk.error !== undefined && chunk.error !== null) throw streamError(chunk.error);
     if (event === 'error') throw streamError(chunk);
+    this.#tally.openAi(chunk.usage);
     const choices = chunk.choices;
     if (!Array.isArray(choices)) return; // e.g. the usage chunk
     const choice = (choices.find((c) => (c as Json | null)?.index === 0) ?? choices[0]) as Json | undefined;
@@ -283,7 +292,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
         readAnswer(
           new ChatStream(request.onText),
           { stream, progress, contentType },
-          { step: request.step, wire, label },
+          { step: request.step, wire, label, price: this.settings.price },
         ),
       this.doFetch,
     );

@@ -14,6 +14,16 @@ export interface ModelStepRequest {
   readonly agentId: string;
   readonly step: number;
   readonly transcript: readonly TranscriptEntry[];
+  /**
+   * The system prompt: the runtime's preamble (roots, mode, tools) and the agent's
+   * `instructions`. Sent as each API expects it (a first `system` message, or a `system` field).
+   */
+  readonly system?: string;
+  /**
+   * The agents whose model this step may use when its own agent has none, nearest first (a
+   * sub-agent's parent, then its parent): an agent with no `model` uses its parent's.
+   */
+  readonly inheritFrom?: readonly string[];
   /** Exactly the tools the run's agent is granted (see `modelTools`). */
   readonly tools?: readonly ModelTool[];
   /** Where a provider resolves its API key at request time (registered with the redactor). */

@@ -1,8 +1,9 @@
-import type { ModelStepOutput } from '../../machines/run/types.ts';
+import type { ModelStepOutput, ModelUsage } from '../../machines/run/types.ts';
 import { assertStreamType, isJsonBody, readWholeBody } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import { readSse, type SseProgress } from './sse.ts';
 import type { WireNames } from './tool-schemas.ts';
+import { priced, type ModelPrice } from './usage.ts';
 
 /** What a provider builds a step's answer with: from SSE events, or from one whole JSON body. */
 export interface AnswerAccumulator {
@@ -14,6 +15,17 @@ export interface AnswerAccumulator {
   readonly done: boolean;
   /** The step's answer, or a failure when the stream did not finish properly. */
   output(step: number, wire: WireNames, label: string): ModelStepOutput;
+  /** The tokens the server said the answer used, if it said so. */
+  readonly usage?: ModelUsage | undefined;
+}
+
+/** The answer with the accumulator's usage (priced when the model has a price), when there is one. */
+function withUsage(
+  acc: AnswerAccumulator,
+  output: ModelStepOutput,
+  price: ModelPrice | undefined,
+): ModelStepOutput {
+  return acc.usage === undefined ? output : { ...output, usage: priced(acc.usage, price) };
 }
 
 /**
@@ -23,12 +35,12 @@ export interface AnswerAccumulator {
 export async function readAnswer(
   acc: AnswerAccumulator,
   body: { stream: ReadableStream<Uint8Array>; progress: SseProgress; contentType: string },
-  at: { step: number; wire: WireNames; label: string },
+  at: { step: number; wire: WireNames; label: string; price?: ModelPrice | undefined },
 ): Promise<ModelStepOutput> {
   assertStreamType(body.contentType, at.label);
   if (isJsonBody(body.contentType)) {
     acc.whole(await readWholeBody(body.stream, MODEL_LIMITS.responseBytes, body.progress));
-    return acc.output(at.step, at.wire, at.label);
+    return withUsage(acc, acc.output(at.step, at.wire, at.label), at.price);
   }
   for await (const ev of readSse(
     body.stream,
@@ -38,5 +50,5 @@ export async function readAnswer(
     acc.sse(ev.event, ev.data);
     if (acc.done) break;
   }
-  return acc.output(at.step, at.wire, at.label);
+  return withUsage(acc, acc.output(at.step, at.wire, at.label), at.price);
 }

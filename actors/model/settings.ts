@@ -2,6 +2,7 @@ import { ModelErrorCode, ModelProviderError } from './errors.ts';
 import { isRetryableStatus, type RetryPolicy } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import type { ModelStepRequest } from './provider.ts';
+import type { ModelPrice } from './usage.ts';
 
 /** A header value in config: plain text, or a secret resolved at request time. */
 export type HeaderValue = string | { readonly secret: string };
@@ -18,6 +19,8 @@ export interface HttpModelSettings {
   /** Retries of a failed attempt before the first streamed byte; default 2. */
   readonly maxRetries?: number;
   readonly temperature?: number;
+  /** US dollars per million input and output tokens; a step's usage then carries its cost. */
+  readonly price?: ModelPrice;
   /** Output token limit of one step; required by Anthropic (default 4096), optional elsewhere. */
   readonly maxTokens?: number;
   /** First retry backoff (ms) when the server gives no `Retry-After`; default 500. */

@@ -14,7 +14,7 @@ import type {
   RunContext,
 } from '../../machines/run/types.ts';
 import { runMachine } from '../../machines/run/machine.ts';
-import type { ModelProvider } from '../model/provider.ts';
+import type { ModelProvider, ModelStepRequest, ModelTool } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
 import { argsLostAtRest, KeptArgs, markRedactedAtRest } from './args-at-rest.ts';
 import { executeOnce, type ExecuteDeps } from './execute.ts';
@@ -25,6 +25,8 @@ import { executeOnce, type ExecuteDeps } from './execute.ts';
  */
 export interface RunReporter {
   modelOutput(context: RunContext, output: ModelStepOutput): void;
+  /** A piece of a model step's text as it streams in (raw: the receiver holds back and redacts). */
+  modelDelta?(context: RunContext, delta: string): void;
   proposed(context: RunContext, call: ProposedCall): void;
   decided(context: RunContext, call: ProposedCall, decision: Decision): void;
   /** An observation was appended to the transcript (what the model will see). */
@@ -61,6 +63,16 @@ export interface RunEffectDeps extends ExecuteDeps {
   readonly onModelText?: (runId: string, delta: string) => void;
   /** The live feed; nothing is reported without one. */
   readonly report?: RunReporter;
+  /**
+   * What a model step is sent besides the run's own transcript: its session's history before it,
+   * the system prompt, the agents whose model it may inherit, fitted to the model's context
+   * window (runtime/sessions). Without it a step sends the run's transcript alone.
+   */
+  readonly prepareStep?: (
+    context: RunContext,
+    policy: PolicyContext,
+    tools: readonly ModelTool[],
+  ) => Pick<ModelStepRequest, 'transcript' | 'system' | 'inheritFrom'>;
 }
 
 /** A replayed step of a restored run whose audit event is already recorded is not recorded again. */
@@ -113,15 +125,24 @@ export function provideRunMachine(deps: RunEffectDeps) {
         let output: ModelStepOutput;
         try {
           const policy = deps.policyFor(ctx);
+          const tools = modelTools(policy.registry, policy.tools);
           output = await deps.model.step({
             runId: ctx.runId,
             agentId: ctx.agentId,
             step: ctx.steps,
             transcript: ctx.transcript,
-            tools: modelTools(policy.registry, policy.tools),
+            ...deps.prepareStep?.(ctx, policy, tools),
+            tools,
             secrets: exec.secrets,
             signal: exec.signal,
-            ...(deps.onModelText ? { onText: (delta: string) => deps.onModelText?.(ctx.runId, delta) } : {}),
+            ...(deps.onModelText || deps.report?.modelDelta
+              ? {
+                  onText: (delta: string) => {
+                    deps.onModelText?.(ctx.runId, delta);
+                    deps.report?.modelDelta?.(ctx, delta);
+                  },
+                }
+              : {}),
           });
         } catch (err) {
           // Stopped by a shutdown: the step never settles, so the run is persisted mid-step and

@@ -12,6 +12,11 @@ export interface AgentMessage {
   readonly surface: string;
   readonly interaction: Interaction;
   readonly text: string;
+  /**
+   * The run continues its session as a durable conversation: it starts with the session's
+   * history and appends what it adds when it ends (runtime/sessions). Absent: a run on its own.
+   */
+  readonly conversation?: boolean;
 }
 
 /** Events of an agent actor. */

@@ -2,6 +2,7 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
 import { callSignature, current, deniedObservation, observe } from './calls.ts';
 import { failureMessage } from './failure.ts';
+import { addUsage } from './usage.ts';
 import type {
   AuditStep,
   ExecuteInput,
@@ -149,6 +150,7 @@ export const runMachine = setup({
                   const text = event.output.kind === 'final' ? event.output.text : '';
                   return {
                     used: { ...context.used, modelCalls: context.used.modelCalls + 1 },
+                    tokens: addUsage(context.tokens, event.output.usage),
                     steps: context.steps + 1,
                     transcript: [...context.transcript, { role: 'assistant' as const, text }],
                     outcome: { status: 'completed' as const, reason: 'final_answer', text },
@@ -165,6 +167,7 @@ export const runMachine = setup({
                       : { role: 'assistant', calls };
                   return {
                     used: { ...context.used, modelCalls: context.used.modelCalls + 1 },
+                    tokens: addUsage(context.tokens, event.output.usage),
                     steps: context.steps + 1,
                     transcript: [...context.transcript, entry],
                     calls,

@@ -20,9 +20,21 @@ export interface ProposedCall {
 }
 
 /** What one model step returns: tool calls to make, or the final answer. */
-export type ModelStepOutput =
+export type ModelStepOutput = (
   | { readonly kind: 'calls'; readonly calls: readonly ProposedCall[]; readonly text?: string }
-  | { readonly kind: 'final'; readonly text: string };
+  | { readonly kind: 'final'; readonly text: string }
+) & {
+  /** The tokens the provider says the step used, when it says so. */
+  readonly usage?: ModelUsage;
+};
+
+/** Tokens of one model call (or, summed, of a run's calls), as the provider counted them. */
+export interface ModelUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** What the call cost in US dollars, when the model has a price in config. */
+  readonly costUsd?: number;
+}
 
 /**
  * What the model sees after a call. `tool.denied` carries the reason code and a message without
@@ -88,6 +100,12 @@ export interface RunInput {
   readonly surface: string;
   readonly interaction: Interaction;
   readonly message: string;
+  /**
+   * How many entries of its session's transcript come before this run's own (the session's
+   * history the model sees first); absent for a run outside a durable conversation. Fixed at
+   * the run's start, so a resumed run sends the same history.
+   */
+  readonly historyUpTo?: number;
   readonly budget: Budget;
   /** Milliseconds since the epoch when the run started (injected clock). */
   readonly startedAt: number;
@@ -102,6 +120,8 @@ export interface RunContext extends RunInput {
   readonly approvalId: string | null;
   /** Budget spent, including what sub-agents spent for this run. */
   readonly used: { readonly modelCalls: number; readonly toolCalls: number };
+  /** Tokens of this run's own model calls, summed (absent in runs stored before it was kept). */
+  readonly tokens?: ModelUsage;
   /** This run's own model steps so far: the index of its next step. */
   readonly steps: number;
   /** How often each distinct denied call (tool + arguments) was proposed. */

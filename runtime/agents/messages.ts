@@ -6,7 +6,10 @@ import type { SubmitOptions } from '../boot/options.ts';
 /** A message to an agent as `AgentPool.send` takes it. */
 export type OutgoingMessage = Omit<AgentMessage, 'type'>;
 
-/** A chat message (`chat`): attended unless told otherwise, in its own session unless one is given. */
+/**
+ * A chat message (`chat`): attended unless told otherwise, in its own session unless one is
+ * given; a durable conversation.
+ */
 export function chatMessage(
   messageId: string,
   text: string,
@@ -20,10 +23,14 @@ export function chatMessage(
     surface: 'chat',
     interaction: opts.interaction ?? 'attended',
     text,
+    conversation: true,
   };
 }
 
-/** A run started from a surface (`submit`): surface `cli` and attended unless told otherwise. */
+/**
+ * A run started from a surface (`submit`): surface `cli` and attended unless told otherwise; a
+ * durable conversation unless `conversation: false`.
+ */
 export function submitMessage(messageId: string, text: string, opts: SubmitOptions): OutgoingMessage {
   return {
     messageId,
@@ -33,6 +40,7 @@ export function submitMessage(messageId: string, text: string, opts: SubmitOptio
     surface: opts.surface ?? 'cli',
     interaction: opts.interaction ?? 'attended',
     text,
+    conversation: opts.conversation ?? true,
   };
 }
 

@@ -35,6 +35,9 @@ import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
 import { RunHost } from '../runs/run-host.ts';
 import { RunRouter } from '../runs/run-router.ts';
 import { RunWaiters } from '../runs/run-waiters.ts';
+import { createStepPreparer } from '../sessions/conversation.ts';
+import { Sessions } from '../sessions/sessions.ts';
+import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
@@ -68,6 +71,8 @@ export interface RuntimeParts {
   readonly goalListeners: Set<(goal: GoalRecord) => void>;
   readonly platforms: PlatformHost;
   readonly router: RunRouter;
+  readonly sessions: Sessions;
+  readonly sessionsView: SessionsView;
   readonly read: ReadModels;
   readonly lifecycle: Lifecycle;
 }
@@ -229,9 +234,18 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     send: (agentId, message) => agents.send(agentId, message),
     waitForRun,
   });
+  const sessions = new Sessions({
+    store,
+    runs,
+    workspace: () => details.primaryRoot() ?? '',
+    logger,
+  });
+  // Runs that ended without their append (a crash in between) are appended before any run starts.
+  sessions.repair();
   const router = new RunRouter({
     loaded,
     store,
+    sessions,
     bus,
     runs,
     waiters,
@@ -279,6 +293,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       replaying: (runId) => runs.wasRestored(runId),
       persistRun: (runId, settled) => runs.persistCurrent(runId, settled),
       report: feed,
+      prepareStep: createStepPreparer({ loaded, sessions, contextOf: (runId) => runs.contextOf(runId) }),
       ...(cluster === null ? {} : { claims: cluster.claims }),
     }),
     {
@@ -328,6 +343,8 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     goalListeners,
     platforms,
     router,
+    sessions,
+    sessionsView: sessionsView(sessions),
     read,
     lifecycle,
   };

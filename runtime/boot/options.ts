@@ -61,6 +61,12 @@ export interface SubmitOptions {
   readonly interaction?: Interaction;
   /** The surface name recorded with the run (default `cli`). */
   readonly surface?: string;
+  /**
+   * Whether the run continues its session as a durable conversation (default true): it starts
+   * with the session's history, and a second message while a run holds the session is refused
+   * (`SessionBusyError`). False for a run on its own (MCP `run_task` without a session).
+   */
+  readonly conversation?: boolean;
 }
 
 /** Lifetime of an agent actor's bus credentials under per-actor auth. */

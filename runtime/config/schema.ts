@@ -16,6 +16,7 @@ import { WorkspaceSection } from './schema/workspace.ts';
 export { hasControlChars, PathText, SecretRef } from './schema/common.ts';
 export { ToolEntry } from './schema/tools.ts';
 export type { AgentConfig } from './schema/agents.ts';
+export { DEFAULT_CONTEXT_TOKENS } from './schema/model.ts';
 export type { GoalLoopConfig } from './schema/goal-loops.ts';
 export type { PlatformConfig } from './schema/platforms.ts';
 

@@ -219,6 +219,8 @@ export class PlatformHost {
       surface: PLATFORM_SURFACE,
       interaction: 'unattended',
       text: rec.text,
+      // A paired chat is one durable conversation (never refused: see runtime/sessions).
+      conversation: true,
     });
   }
 

@@ -15,6 +15,7 @@ import type { PlatformHost } from '../platforms/host.ts';
 import type { RunFeed } from '../run-feed.ts';
 import type { Clock } from '../time/clock.ts';
 import { DEFAULT_BUDGET } from '../boot/options.ts';
+import type { Sessions } from '../sessions/sessions.ts';
 import type { RunHost } from './run-host.ts';
 import type { RunWaiters } from './run-waiters.ts';
 
@@ -29,6 +30,7 @@ export interface RunRouterDeps {
   readonly runs: RunHost;
   /** Who waits for a run to end: told last when it does. */
   readonly waiters: RunWaiters;
+  readonly sessions: Sessions;
   readonly approvals: ApprovalService;
   readonly feed: RunFeed;
   readonly inspector: Inspector;
@@ -55,6 +57,11 @@ export class RunRouter {
   startRun(agentId: string, message: AgentMessage, runId: string): void {
     const { deps } = this;
     const def = deps.loaded.config.agents[agentId];
+    // A durable conversation: the run starts after the session's history as it is now.
+    const historyUpTo =
+      message.conversation === true && message.parentRunId === null
+        ? deps.sessions.startRun(message.sessionId, runId, { agentId, surface: message.surface })
+        : undefined;
     deps.runs.start({
       runId,
       agentId,
@@ -64,6 +71,7 @@ export class RunRouter {
       surface: message.surface,
       interaction: message.interaction,
       message: message.text,
+      ...(historyUpTo === undefined ? {} : { historyUpTo }),
       // A goal iteration runs on what its goal has left (recorded with the iteration); a platform
       // message within its turn cap.
       budget: deps.platforms.limitBudget(
@@ -160,6 +168,8 @@ export class RunRouter {
   /** A run ended: its requests leave the Inbox, its slot is freed, its goal and waiters are told. */
   ended(runId: string, outcome: RunOutcome, ctx: RunContext): void {
     const { deps } = this;
+    // What the run added joins its session before anyone waiting for the run hears it ended.
+    deps.sessions.runEnded(ctx);
     deps.feed.ended(ctx, outcome);
     deps.inspector.runEnded(runId);
     // A run that ended while a request waited (a cancel, its deadline): the request leaves the Inbox.

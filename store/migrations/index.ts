@@ -10,6 +10,7 @@ import { sessionGrantAgent } from './009-session-grant-agent.ts';
 import { pendingApprovalsOfRun } from './010-pending-approvals-of-run.ts';
 import { dropUnusedApprovalIndexes } from './011-drop-unused-approval-indexes.ts';
 import { unfinishedRunsIndex } from './012-unfinished-runs-index.ts';
+import { sessions } from './013-sessions.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   pendingApprovalsOfRun,
   dropUnusedApprovalIndexes,
   unfinishedRunsIndex,
+  sessions,
 ];
 
 /** The schema version this code writes. */

@@ -112,6 +112,30 @@ export class Redactor {
     return true;
   }
 
+  /**
+   * The length of the longest registered secret form (0 with none): a text that may still grow
+   * can hide a secret only in its last `longestSecretLength - 1` characters.
+   */
+  get longestSecretLength(): number {
+    let longest = 0;
+    for (const form of this.secrets) longest = Math.max(longest, form.length);
+    return longest;
+  }
+
+  /**
+   * Where `redactString` would replace a registered secret in `text`: the spans, in order, not
+   * overlapping, as `[start, end)` pairs. The values themselves are never returned.
+   */
+  secretSpans(text: string): Array<readonly [number, number]> {
+    const matcher = text.length < this.minSecretLength ? null : this.secretMatcher();
+    if (matcher === null) return [];
+    const spans: Array<readonly [number, number]> = [];
+    matcher.lastIndex = 0;
+    for (const m of text.matchAll(matcher)) spans.push([m.index, m.index + m[0].length]);
+    matcher.lastIndex = 0;
+    return spans;
+  }
+
   /** Marks one more key (normalized) whose values are always censored. */
   markKey(key: string): void {
     this.marked.add(normalizeKey(key));

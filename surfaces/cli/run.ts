@@ -1,4 +1,5 @@
 import {
+  checkSessionName,
   listPending,
   type LoadedConfig,
   modelFromConfig,
@@ -19,7 +20,7 @@ import type { ApprovalTerminal } from './run/prompt.ts';
 import { RunWatch } from './run/watch.ts';
 
 const USAGE =
-  'usage: snotra run [--config F] [--agent A] [--json] [--unattended] [--session S] MESSAGE|-\n' +
+  'usage: snotra run [--config F] [--agent A] [--json] [--unattended] [--session S | --continue] MESSAGE|-\n' +
   '       snotra run --resume RUN [--config F] [--json]\n' +
   '  exit 0 completed, 1 failed or denied, 20 parked (unattended), 2 usage';
 
@@ -32,6 +33,8 @@ interface RunArgs {
   readonly unattended: boolean;
   readonly agent: string;
   readonly session: string | undefined;
+  /** `--continue`: the workspace's most recent session. */
+  readonly continue: boolean;
   readonly resume: string | undefined;
   readonly message: string | undefined;
 }
@@ -79,6 +82,7 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
         json: { type: 'boolean', default: false },
         unattended: { type: 'boolean', default: false },
         session: { type: 'string' },
+        continue: { type: 'boolean', default: false },
         resume: { type: 'string' },
       },
       allowPositionals: true,
@@ -93,16 +97,26 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
       positionals.length > 0 ||
       values.agent !== undefined ||
       values.session !== undefined ||
+      values.continue ||
       values.unattended
     )
-      throw new UsageError(`--resume takes no message, --agent, --session or --unattended\n${USAGE}`);
+      throw new UsageError(
+        `--resume takes no message, --agent, --session, --continue or --unattended\n${USAGE}`,
+      );
   } else if (positionals.length !== 1) {
     throw new UsageError(
       `${positionals.length === 0 ? 'a message is needed' : 'give the message as one argument (quote it)'}\n${USAGE}`,
     );
   }
-  if (values.session !== undefined && (values.session.length === 0 || values.session.length > 200))
-    throw new UsageError('--session must be 1 to 200 characters');
+  if (values.session !== undefined && values.continue)
+    throw new UsageError(`give --session S or --continue, not both\n${USAGE}`);
+  if (values.session !== undefined) {
+    try {
+      checkSessionName(values.session, '--session');
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   const loaded = resolveConfig(values.config, cwd);
   const agent = values.resume !== undefined ? '' : pickAgent(loaded, values.agent);
   const raw = positionals[0];
@@ -114,6 +128,7 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
     unattended: values.unattended,
     agent,
     session: values.session,
+    continue: values.continue,
     resume: values.resume,
     message,
   };
@@ -189,6 +204,19 @@ function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null 
   return ExitCode.parked;
 }
 
+/** `--continue`: the id of this workspace's most recent session (a failure when there is none). */
+function continued(rt: Runtime, loaded: LoadedConfig): string {
+  const latest = rt.sessions.latest();
+  if (latest === null) {
+    const root = loaded.config.workspace.roots.find((r) => r.primary) ?? loaded.config.workspace.roots[0];
+    throw new CommandFailure(
+      'session_not_found',
+      `--continue: no conversation yet in this workspace (${oneLine(root?.path ?? '?', 300)}); start one with \`snotra run MESSAGE\``,
+    );
+  }
+  return latest.sessionId;
+}
+
 /**
  * `snotra run`: one headless run on the config's state dir. Starts the runtime in this process
  * for the run's duration, streams the run (text, or JSON lines with `--json`), asks attended
@@ -237,10 +265,11 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const session = args.continue ? continued(rt, args.loaded) : args.session;
     const runId =
       args.resume ??
       (await rt.submit(args.agent, args.message as string, {
-        ...(args.session !== undefined ? { sessionId: args.session, taskId: args.session } : {}),
+        ...(session !== undefined ? { sessionId: session, taskId: session } : {}),
         interaction: args.unattended ? 'unattended' : 'attended',
         surface: 'cli',
       }));

@@ -24,6 +24,17 @@ export const RunTaskInput = z.strictObject({
       'How long this call waits for the answer, in ms (default and upper bound: the server’s --wait-ms). ' +
         'The run goes on after the call returns; ask get_run later.',
     ),
+  session: z
+    .string()
+    .min(1)
+    .max(200)
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]+$/, 'a session name without control characters')
+    .optional()
+    .describe(
+      'A conversation to continue (or begin): the run starts with its history and adds to it. ' +
+        'Without it the run stands on its own. One run at a time per session.',
+    ),
 });
 export type RunTaskInput = z.infer<typeof RunTaskInput>;
 

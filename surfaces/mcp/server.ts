@@ -55,7 +55,7 @@ export function createMcpServer(surface: McpSurface, version: string): McpServer
       inputSchema: RunTaskInput,
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     },
-    async ({ agent, text, waitMs }) => guarded(() => surface.runTask(agent, text, waitMs)),
+    async ({ agent, text, waitMs, session }) => guarded(() => surface.runTask(agent, text, waitMs, session)),
   );
   server.registerTool(
     'get_run',

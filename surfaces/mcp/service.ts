@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { parseRunId, type Runtime } from '../../runtime/index.ts';
+import { parseRunId, SessionBusyError, type Runtime } from '../../runtime/index.ts';
 import { MCP_SURFACE, type InboxEntryView, type RunView } from './schemas.ts';
 
 /** A request of an MCP client that names something this surface does not have or show. */
 export class McpSurfaceError extends Error {
   constructor(
-    readonly code: 'unknown_agent' | 'unknown_run',
+    readonly code: 'unknown_agent' | 'unknown_run' | 'session_busy',
     message: string,
   ) {
     super(message);
@@ -39,7 +39,7 @@ export class McpSurface {
    * ends or parks on an approval; returns the run as it is then. The run goes on after the wait.
    * Its task is `mcp:<agent>`: standing approvals a human grants for it bind MCP runs of that agent.
    */
-  async runTask(agent: string, text: string, waitMs?: number): Promise<RunView> {
+  async runTask(agent: string, text: string, waitMs?: number, session?: string): Promise<RunView> {
     if (!this.runtime.read.hasAgent(agent)) {
       throw new McpSurfaceError(
         'unknown_agent',
@@ -51,12 +51,21 @@ export class McpSurface {
       if (e.type === 'run.parked') parked.add(e.runId);
     });
     try {
-      const runId = await this.runtime.submit(agent, text, {
-        surface: MCP_SURFACE,
-        interaction: 'unattended',
-        sessionId: this.sessionId,
-        taskId: `${MCP_SURFACE}:${agent}`,
-      });
+      // With a session: a durable conversation (refused while another run holds it); without,
+      // the run stands on its own in this server's session, as every MCP run did before.
+      const runId = await this.runtime
+        .submit(agent, text, {
+          surface: MCP_SURFACE,
+          interaction: 'unattended',
+          sessionId: session ?? this.sessionId,
+          taskId: `${MCP_SURFACE}:${agent}`,
+          conversation: session !== undefined,
+        })
+        .catch((err: unknown) => {
+          if (err instanceof SessionBusyError)
+            throw new McpSurfaceError('session_busy', `session: ${err.message}`);
+          throw err;
+        });
       const wait = Math.min(waitMs ?? this.maxWaitMs, this.maxWaitMs);
       const isParked = () => [...parked].some((id) => id === runId || id.startsWith(`${runId}/`));
       let timer: NodeJS.Timeout | undefined;

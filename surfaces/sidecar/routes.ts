@@ -6,19 +6,13 @@ import {
   GrantNotEligibleError,
   graphOf,
   MAX_UNDELIVERED_PAGE,
-  type Runtime,
 } from '../../runtime/index.ts';
 import { readJsonBody } from './body.ts';
-import { SidecarError, sendJson } from './errors.ts';
+import { SidecarError } from './errors.ts';
+import { parse, reply, type Handler, type RouteContext } from './route-context.ts';
+import { createSession, listSessions, sessionBusy, sessionMessages } from './session-routes.ts';
 
-/** What a route handler may use. */
-export interface RouteContext {
-  readonly runtime: Runtime;
-  /** Who decides through the sidecar: `sidecar:<local user>`. */
-  readonly user: string;
-  readonly bodyBytes: number;
-  readonly cors: Readonly<Record<string, string>>;
-}
+export type { RouteContext } from './route-context.ts';
 
 export const DecisionBody = z.strictObject({
   decision: z.enum(['approve', 'deny']),
@@ -31,15 +25,6 @@ export const ChatBody = z.strictObject({
   sessionId: z.string().min(1).max(200).optional(),
 });
 
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  const problems = r.error.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'body'}: ${i.message}`)
-    .join('; ');
-  throw new SidecarError(400, 'invalid_body', problems);
-}
-
 /** A path segment of the raw path, percent-decoded; a malformed escape is a 400. */
 function segment(raw: string): string {
   try {
@@ -49,13 +34,6 @@ function segment(raw: string): string {
   }
 }
 
-type Handler = (
-  ctx: RouteContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  params: string[],
-) => Promise<void> | void;
-
 /** The routes, matched on the raw path split at `/` (no normalization: `//v1/inbox` matches nothing). */
 const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; handler: Handler }[] = [
   { method: 'GET', pattern: ['v1', 'agents'], handler: agents },
@@ -63,6 +41,9 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'inbox', null], handler: inboxItem },
   { method: 'POST', pattern: ['v1', 'inbox', null, 'decision'], handler: decision },
   { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
+  { method: 'GET', pattern: ['v1', 'sessions'], handler: listSessions },
+  { method: 'POST', pattern: ['v1', 'sessions'], handler: createSession },
+  { method: 'GET', pattern: ['v1', 'sessions', null, 'messages'], handler: sessionMessages },
   { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
   { method: 'GET', pattern: ['v1', 'runs', null], handler: run },
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
@@ -106,10 +87,6 @@ export function matchRoute(
     return { handler: r.handler, params: params.map(segment) };
   }
   return wrongMethod ? 'method' : null;
-}
-
-function reply(ctx: RouteContext, res: ServerResponse, status: number, body: unknown): void {
-  sendJson(res, status, ctx.runtime.read.redact(body), ctx.cors);
 }
 
 /** The configured agents a chat can address: id and mode only. */
@@ -166,11 +143,15 @@ async function chat(ctx: RouteContext, req: IncomingMessage, res: ServerResponse
   if (!ctx.runtime.read.hasAgent(agentId)) {
     throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(agentId)} in the config`);
   }
-  const runId = await ctx.runtime.submit(agentId, body.text, {
-    ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
-    surface: 'sidecar',
-    interaction: 'attended',
-  });
+  const runId = await ctx.runtime
+    .submit(agentId, body.text, {
+      ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
+      surface: 'sidecar',
+      interaction: 'attended',
+    })
+    .catch((err: unknown) => {
+      throw sessionBusy(err);
+    });
   reply(ctx, res, 202, { runId });
 }
 

@@ -15,6 +15,7 @@ import {
   type Peers,
 } from './auth.ts';
 import { SidecarError, rawErrorResponse } from './errors.ts';
+import { sessionBusy } from './session-routes.ts';
 import type { EventHub } from './hub.ts';
 import { clientKey, type ConnectionGate, type RateLimiter } from './limits.ts';
 
@@ -143,9 +144,10 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
         });
         send({ type: 'chat.accepted', runId });
       } catch (err) {
+        const known = sessionBusy(err);
         const e =
-          err instanceof SidecarError
-            ? err
+          known instanceof SidecarError
+            ? known
             : new SidecarError(500, 'internal', 'the message could not be handled');
         send({ type: 'error', error: { code: e.code, message: e.message } });
       }

@@ -5,6 +5,9 @@ import type { HttpModelSettings } from '../../actors/model/settings.ts';
 import { FakeModelServer, fixture } from './fake-server.ts';
 import { API_KEY, stepRequest } from './helpers.ts';
 
+/** The token usage every fixture of this provider reports. */
+const FIXTURE_USAGE = { inputTokens: 472, outputTokens: 89 };
+
 let server: FakeModelServer;
 beforeEach(async () => {
   server = await FakeModelServer.start();
@@ -38,6 +41,7 @@ describe('anthropic provider', () => {
     const out = await model().step(stepRequest());
     expect(out).toEqual({
       kind: 'calls',
+      usage: FIXTURE_USAGE,
       text: "I'll read the file.",
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt' } }],
     });
@@ -66,6 +70,7 @@ describe('anthropic provider', () => {
     server.reply({ sse: fixture('anthropic/parallel.sse') });
     expect(await model().step(stepRequest([{ role: 'user', text: 'x' }], 2))).toEqual({
       kind: 'calls',
+      usage: FIXTURE_USAGE,
       calls: [
         { id: 'c00002000', tool: 'read_file', args: { path: 'a.txt' } },
         { id: 'c00002001', tool: 'read_file', args: { path: 'b.txt' } },
@@ -75,7 +80,11 @@ describe('anthropic provider', () => {
 
   it('final text on end_turn', async () => {
     server.reply({ sse: fixture('anthropic/final.sse', { TEXT: 'hello' }) });
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'The file says: hello' });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'The file says: hello',
+      usage: FIXTURE_USAGE,
+    });
   });
 
   it('overloaded_error inside the stream fails the step without a retry', async () => {
@@ -94,7 +103,11 @@ describe('anthropic provider', () => {
       { status: 529, json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
       { sse: fixture('anthropic/final.sse', { TEXT: 'ok' }) },
     );
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'The file says: ok' });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'The file says: ok',
+      usage: FIXTURE_USAGE,
+    });
     expect(server.requests).toHaveLength(2);
   });
 

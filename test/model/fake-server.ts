@@ -14,7 +14,13 @@ export interface SeenRequest {
 /** What the server answers one request with. */
 export type FakeReply =
   /** An SSE body, written chunk by chunk; `cut` destroys the socket instead of ending the response. */
-  | { readonly sse: readonly string[]; readonly cut?: boolean; readonly headers?: Record<string, string> }
+  | {
+      readonly sse: readonly string[];
+      readonly cut?: boolean;
+      readonly headers?: Record<string, string>;
+      /** Holds the rest of the body, after the first `after` chunks, until `open` settles. */
+      readonly gate?: { readonly after: number; readonly open: Promise<unknown> };
+    }
   /** A plain HTTP answer (errors). */
   | { readonly status: number; readonly json?: unknown; readonly headers?: Record<string, string> }
   /** Closes the connection without an answer. */
@@ -110,7 +116,8 @@ export class FakeModelServer {
       'cache-control': 'no-cache',
       ...reply.headers,
     });
-    for (const chunk of reply.sse) {
+    for (const [i, chunk] of reply.sse.entries()) {
+      if (reply.gate !== undefined && i === reply.gate.after) await reply.gate.open;
       res.write(chunk);
       // Let each chunk go out on its own, as a real server's tokens do.
       await new Promise((r) => setImmediate(r));

@@ -127,10 +127,12 @@ describe('model config', () => {
       expect(await provider.step({ ...stepRequest(), agentId: 'o' })).toEqual({
         kind: 'final',
         text: 'The file says: o',
+        usage: { inputTokens: 212, outputTokens: 19 },
       });
       expect(await provider.step({ ...stepRequest(), agentId: 'c' })).toEqual({
         kind: 'final',
         text: 'The file says: c',
+        usage: { inputTokens: 472, outputTokens: 89 },
       });
       expect(server.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/messages']);
       await expect(provider.step({ ...stepRequest(), agentId: 'none' })).rejects.toThrow(

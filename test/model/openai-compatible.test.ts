@@ -5,6 +5,9 @@ import type { HttpModelSettings } from '../../actors/model/settings.ts';
 import { FakeModelServer, fixture } from './fake-server.ts';
 import { API_KEY, stepRequest } from './helpers.ts';
 
+/** The token usage every fixture of this provider reports. */
+const FIXTURE_USAGE = { inputTokens: 212, outputTokens: 19 };
+
 let server: FakeModelServer;
 beforeEach(async () => {
   server = await FakeModelServer.start();
@@ -38,6 +41,7 @@ describe('openai-compatible provider', () => {
     const out = await model({ temperature: 0.2 }).step(stepRequest());
     expect(out).toEqual({
       kind: 'calls',
+      usage: FIXTURE_USAGE,
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt' } }],
     });
     const [req] = server.requests;
@@ -90,6 +94,7 @@ describe('openai-compatible provider', () => {
     const out = await model().step(stepRequest());
     expect(out).toEqual({
       kind: 'calls',
+      usage: FIXTURE_USAGE,
       calls: [
         { id: 'c00000000', tool: 'read_file', args: { path: 'a.txt' } },
         { id: 'c00000001', tool: 'read_file', args: { path: 'b.txt' } },
@@ -107,7 +112,11 @@ describe('openai-compatible provider', () => {
 
   it('returns the final text; a refusal is text and reasoning fields are dropped', async () => {
     server.reply({ sse: fixture('openai/final.sse', { TEXT: 'hello' }) });
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'The file says: hello' });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'The file says: hello',
+      usage: FIXTURE_USAGE,
+    });
     server.reply({ sse: fixture('openai/refusal-reasoning.sse') });
     expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: "I can't help with that." });
   });
@@ -173,7 +182,11 @@ describe('openai-compatible provider', () => {
       { sse: fixture('openai/final.sse', { TEXT: 'ok' }) },
     );
     const started = Date.now();
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'The file says: ok' });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'The file says: ok',
+      usage: FIXTURE_USAGE,
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(server.requests).toHaveLength(2);
   });
@@ -186,7 +199,11 @@ describe('openai-compatible provider', () => {
         sse: fixture('openai/final.sse', { TEXT: 'ok' }),
       },
     );
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'The file says: ok' });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'The file says: ok',
+      usage: FIXTURE_USAGE,
+    });
     expect(server.requests).toHaveLength(3);
   });
 

@@ -109,6 +109,7 @@ export function httpSettings(
     ...(model.maxRetries !== undefined ? { maxRetries: model.maxRetries } : {}),
     ...(model.temperature !== undefined ? { temperature: model.temperature } : {}),
     ...(model.maxTokens !== undefined ? { maxTokens: model.maxTokens } : {}),
+    ...(model.price !== undefined ? { price: model.price } : {}),
   };
 }
 
@@ -152,7 +153,12 @@ export function modelFromConfig(loaded: LoadedConfig, options: ModelFromConfigOp
   return {
     step: (req) => {
       if (Object.hasOwn(scripts, req.agentId)) return scripted.step(req);
-      return (network.get(req.agentId) ?? none).step(req);
+      // An agent with no model of its own (a sub-agent, the Explorer) uses its nearest
+      // ancestor's network model; a scripted script is never replayed for another agent.
+      const own = network.get(req.agentId);
+      if (own !== undefined) return own.step(req);
+      const inherited = (req.inheritFrom ?? []).map((a) => network.get(a)).find((m) => m !== undefined);
+      return (inherited ?? none).step(req);
     },
   };
 }

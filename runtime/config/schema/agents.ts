@@ -31,7 +31,16 @@ const Agent = z.strictObject({
     .describe(
       'Rules that can only ask or deny, never allow, e.g. { "id": "no-push", "command": "git push", "effect": "deny" }.',
     ),
-  model: Model.optional().describe('The model this agent talks to (`snotra run` needs one).'),
+  model: Model.optional().describe(
+    "The model this agent talks to (`snotra run` needs one); a sub-agent without one uses its parent's.",
+  ),
+  instructions: z
+    .string()
+    .max(100_000)
+    .optional()
+    .describe(
+      "The agent's system prompt, sent after the runtime's short preamble (the agent's roots and their access, its mode, its tools).",
+    ),
   budget: Budget.optional().describe('Limits of one run of this agent.'),
   interaction: Interaction.optional().describe(
     'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',

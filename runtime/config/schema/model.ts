@@ -54,4 +54,30 @@ export const Model = z.strictObject({
     .positive()
     .optional()
     .describe('Output token limit of one model step (for "anthropic" the default is 4096).'),
+  /** What the model costs, in US dollars per million tokens: gives each call's and run's cost. */
+  price: z
+    .strictObject({
+      inputPerMTok: z.number().min(0).max(100_000).describe('US dollars per million input (prompt) tokens.'),
+      outputPerMTok: z.number().min(0).max(100_000).describe('US dollars per million output tokens.'),
+    })
+    .optional()
+    .describe(
+      'The price of the model in US dollars per million tokens ({ "inputPerMTok": 2.5, "outputPerMTok": 10 }): each model call\'s usage then carries its cost (costUsd).',
+    ),
+  /** The model's context window, in tokens: a step's history is fitted to it (README "Sessions"). */
+  contextTokens: z
+    .int()
+    .min(256)
+    .max(10_000_000)
+    .optional()
+    .describe(
+      'The context window in tokens; older tool results are elided, then older exchanges left out, to fit it (default: 128000 for "openai-compatible", 200000 for "anthropic"; none for "scripted").',
+    ),
 });
+
+/** The context window of a model without `contextTokens`, by provider (null: not fitted). */
+export const DEFAULT_CONTEXT_TOKENS = {
+  'openai-compatible': 128_000,
+  anthropic: 200_000,
+  scripted: null,
+} as const;

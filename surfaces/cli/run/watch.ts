@@ -20,6 +20,8 @@ export class RunWatch {
   #held: RunFeedEvent[] | null = [];
   readonly #args = new Map<string, unknown>();
   #atLineStart = true;
+  /** Runs whose current step's text was shown as it streamed (its `model.text` is not shown again). */
+  readonly #streamed = new Set<string>();
   #parked: (approvalId: string) => void = () => {};
   /** Resolves with the approval id when a run of the tree parks. */
   readonly parked = new Promise<string>((resolve) => (this.#parked = resolve));
@@ -75,7 +77,15 @@ export class RunWatch {
   #text(e: RunFeedEvent): void {
     const sub = e.parentRunId === null ? '' : `[${oneLine(e.agentId, 40)}] `;
     switch (e.type) {
+      case 'model.delta': {
+        const text = escapeForTerminal(e.delta, true);
+        this.io.stdout((this.#streamed.has(e.runId) ? '' : sub) + text);
+        this.#streamed.add(e.runId);
+        this.#atLineStart = text.endsWith('\n');
+        return;
+      }
       case 'model.text': {
+        if (this.#streamed.delete(e.runId)) return;
         const text = escapeForTerminal(e.delta, true);
         this.io.stdout(sub + text);
         this.#atLineStart = text.endsWith('\n');
@@ -117,6 +127,7 @@ export class RunWatch {
         this.io.stderr(`${sub}run ${e.outcome} (${oneLine(e.reason, 80)}): ${oneLine(e.message, 1000)}\n`);
         return;
       case 'run.started':
+      case 'model.usage':
         return;
     }
   }

@@ -1,0 +1,24 @@
+import type { AgentMessage } from '../../machines/agent/machine.ts';
+import { makeRunId } from '../../machines/run/run-id.ts';
+import type { Sessions } from './sessions.ts';
+
+/**
+ * Sends a surface's message; a conversation's session is reserved for its run first (refused
+ * with `SessionBusyError` while another run holds it) and given back when the send fails.
+ */
+export async function sendInSession(
+  sessions: Sessions,
+  send: (agentId: string, message: Omit<AgentMessage, 'type'>) => Promise<void>,
+  agentId: string,
+  message: Omit<AgentMessage, 'type'>,
+): Promise<void> {
+  if (message.conversation !== true) return send(agentId, message);
+  const runId = makeRunId(agentId, message.messageId);
+  sessions.reserve(message.sessionId, runId, { agentId, surface: message.surface });
+  try {
+    await send(agentId, message);
+  } catch (err) {
+    sessions.unreserve(message.sessionId, runId);
+    throw err;
+  }
+}
