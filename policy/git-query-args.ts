@@ -43,15 +43,19 @@ export type GitArgsVerdict = null | {
 
 const MIN_ABBREVIATION = 4;
 
+/** The key of an option's first two letters after `--` (char codes, no string made per call). */
+const prefixKey = (arg: string): number => arg.charCodeAt(2) * 65536 + arg.charCodeAt(3);
+
 /** The refused long options by their first two letters (the shortest abbreviation git takes here). */
-const REFUSED_BY_PREFIX: ReadonlyMap<string, readonly string[]> = (() => {
-  const m = new Map<string, string[]>();
-  for (const o of REFUSED_LONG_OPTIONS) m.set(o.slice(2, 4), [...(m.get(o.slice(2, 4)) ?? []), o]);
+const REFUSED_BY_PREFIX: ReadonlyMap<number, readonly string[]> = (() => {
+  const m = new Map<number, string[]>();
+  for (const o of REFUSED_LONG_OPTIONS) m.set(prefixKey(o), [...(m.get(prefixKey(o)) ?? []), o]);
   return m;
 })();
 
 function refusedLong(arg: string): string | null {
-  const candidates = REFUSED_BY_PREFIX.get(arg.slice(2, 4));
+  // An option shorter than `--xy` has NaN for a key, which no refused option has.
+  const candidates = REFUSED_BY_PREFIX.get(prefixKey(arg));
   if (candidates === undefined) return null;
   const eq = arg.indexOf('=');
   const name = eq < 0 ? arg : arg.slice(0, eq);

@@ -48,6 +48,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/policy/delegation-chain.test.ts',
   'test/policy/delegation-envelope.test.ts',
   'test/policy/delegation-laws.test.ts',
+  'test/policy/git-query-args.test.ts',
   'test/policy/glob-literals.test.ts',
   'test/policy/lazy-checker.test.ts',
   'test/policy/metadata.test.ts',
