@@ -15,6 +15,9 @@ import { PipeTransport, type RequestFate } from './transport.ts';
 
 /** How long a stopped server has to exit on its own once its stdin is closed, before it is ended. */
 export const STOP_EXIT_WAIT_MS = 1000;
+
+/** How long a server whose connection closed has to exit on its own (its exit then says why). */
+export const CLOSED_EXIT_GRACE_MS = 2000;
 import type {
   ListedTool,
   McpChild,
@@ -244,14 +247,20 @@ export class McpConnection {
       }
     };
     // The connection closed (the process died, a limit was broken): calls in flight have an unknown outcome.
-    // A process that lives on without its connection (it closed its stdin) is ended, so it restarts.
+    // A dying process's pipes close just before its exit is seen; one that lives on without its
+    // connection past CLOSED_EXIT_GRACE_MS (it closed its stdin) is ended, so it restarts.
     client.onclose = () => {
       if (generation !== this.#generation) return;
       this.#closedGeneration = generation;
       if (exitedEarly || this.#stopped || violation !== null || this.#state !== 'ready') return;
-      this.#fail(McpErrorCode.serverCrashed, 'the server closed its connection (its stdin) and was ended');
-      endedByClient = true;
-      void child.terminate();
+      const grace = setTimeout(() => {
+        if (exitedEarly || generation !== this.#generation || this.#stopped || violation !== null) return;
+        this.#fail(McpErrorCode.serverCrashed, 'the server closed its connection (its stdin) and was ended');
+        endedByClient = true;
+        void child.terminate();
+      }, CLOSED_EXIT_GRACE_MS);
+      grace.unref();
+      void child.exited.then(() => clearTimeout(grace));
     };
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (generation !== this.#generation) return;

@@ -163,7 +163,15 @@ describe('bus credentials the server must refuse (real nats-server, operator mod
     const config = readFileSync(s.nats.configFile, 'utf8');
     expect(statSync(s.nats.configFile).mode & 0o777).toBe(0o600);
     expect(config).toContain('resolver: MEMORY');
-    expect(config).not.toContain('authorization');
+    // Operator mode: no token and no users in the config; its one authorization line only gives a
+    // client time to authenticate (the JWTs do the rest).
+    expect(config.match(/authorization[^\n]*/g)).toEqual(['authorization { timeout: 10 }']);
+    // No setting (the key before its value; JWTs are values) names a token, users or a password.
+    const keys = config
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .map((l) => l.trim().split(/[\s:={]/)[0]);
+    expect(keys.filter((k) => /token|users|password/i.test(k ?? ''))).toEqual([]);
     const argv = readFileSync(`/proc/${s.nats.pid}/cmdline`, 'utf8');
     const environ = readFileSync(`/proc/${s.nats.pid}/environ`, 'utf8');
     for (const seed of seeds) {

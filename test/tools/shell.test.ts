@@ -66,6 +66,14 @@ async function run(
 }
 
 /** Live (non-zombie) processes whose command line contains `marker`. */
+/**
+ * This process's own sleep durations: a pid-derived fraction makes each run's markers its own, so
+ * a second run of this file on the same machine (two fresh clones tested at once) is never
+ * counted as this one's leftovers.
+ */
+const tag = String(process.pid).padStart(7, '0');
+const sleepOf = (whole: number) => `${whole}.${tag}`;
+
 async function liveWithMarker(marker: string): Promise<number[]> {
   const found: number[] = [];
   for (const name of await readdir('/proc')) {
@@ -134,25 +142,30 @@ describe('shell', () => {
   });
 
   it('kills the whole tree (grandchildren included) on timeout', async () => {
-    const error = await run('sleep 317.25 & sleep 317.25', { timeoutMs: 300 }).catch((e: unknown) => e);
+    const error = await run(`sleep ${sleepOf(317)} & sleep ${sleepOf(317)}`, { timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).code).toBe('command_timeout');
-    expect(await liveWithMarker('317.25')).toEqual([]);
+    expect(await liveWithMarker(sleepOf(317))).toEqual([]);
   });
 
   it('kills the whole tree on cancel', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const error = await run('sleep 318.25 & sleep 318.25', {}, { signal: controller.signal }).catch(
-      (e: unknown) => e,
-    );
+    const error = await run(
+      `sleep ${sleepOf(318)} & sleep ${sleepOf(318)}`,
+      {},
+      { signal: controller.signal },
+    ).catch((e: unknown) => e);
     expect((error as ToolError).code).toBe('cancelled');
-    expect(await liveWithMarker('318.25')).toEqual([]);
+    expect(await liveWithMarker(sleepOf(318))).toEqual([]);
   });
 
   it('leaves no background process behind after the command exits', async () => {
-    await run('(sleep 319.25 &) ; sleep 319.5 & echo started');
-    expect(await liveWithMarker('319.')).toEqual([]);
+    await run(`(sleep ${sleepOf(319)} &) ; sleep ${sleepOf(320)} & echo started`);
+    expect(await liveWithMarker(sleepOf(319))).toEqual([]);
+    expect(await liveWithMarker(sleepOf(320))).toEqual([]);
   });
 
   it('never shows a secret the command echoes into its failure to the model', async () => {
