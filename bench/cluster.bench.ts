@@ -105,7 +105,7 @@ function watch(v: Variant) {
   const completed = new Map<string, number>();
   const waiters = new Set<() => void>();
   for (const rt of v.runtimes) {
-    rt.onRunEvent((e) => {
+    rt.runs.onRunEvent((e) => {
       if (e.type === 'run.parked') parked.set(e.runId, e.approvalId);
       if (e.type === 'run.completed') completed.set(e.runId, performance.now());
       for (const w of waiters) w();
@@ -135,7 +135,7 @@ async function parkAndResume(v: Variant, tag: string) {
   const t0 = performance.now();
   const runIds = await Promise.all(
     Array.from({ length: N }, (_, i) =>
-      (v.runtimes[i % v.runtimes.length] as Runtime).runTask('worker', `${tag}-${i}`, 'go'),
+      (v.runtimes[i % v.runtimes.length] as Runtime).runs.runTask('worker', `${tag}-${i}`, 'go'),
     ),
   );
   await w.until(() => runIds.every((r) => w.parked.has(r)), `${N} runs to park`);

@@ -330,7 +330,7 @@ async function part2() {
   try {
     for (let i = 0; i < warm + PARK_RUNS; i++) {
       const t0 = performance.now();
-      const runId = await rt.runTask('parker', `task-${i}`, 'tell #ops the nightly run is done');
+      const runId = await rt.runs.runTask('parker', `task-${i}`, 'tell #ops the nightly run is done');
       let approval: ApprovalRecord | undefined;
       for (let spins = 0; ; spins++) {
         approval = opened.get(runId);
@@ -370,14 +370,14 @@ async function part2() {
 async function probeCap(rt: Runtime, opened: Map<string, ApprovalRecord>) {
   const before = refusals;
   const ids = await Promise.all(
-    Array.from({ length: PER_AGENT }, (_, k) => rt.runTask('parker', `cap-${k}`, 'go')),
+    Array.from({ length: PER_AGENT }, (_, k) => rt.runs.runTask('parker', `cap-${k}`, 'go')),
   );
   const deadline = performance.now() + 30_000;
   while (ids.some((id) => !opened.has(id) || runtimeInternals(rt).runs.isLive(id))) {
     if (performance.now() > deadline) throw new Error('part 2: cap probe runs did not park');
     await sleep(5);
   }
-  const extra = await rt.runTask('parker', 'cap-extra', 'go');
+  const extra = await rt.runs.runTask('parker', 'cap-extra', 'go');
   await sleep(2500);
   return {
     parkedRunsOfAgent: PER_AGENT,
@@ -424,7 +424,9 @@ async function part3() {
         if (a.runId !== null) opened.add(a.runId);
       });
       const ids = await Promise.all(
-        Array.from({ length: want }, (_, k) => rt.runTask(`p${k % PARK_AGENTS}`, `t${parked + k}`, 'go')),
+        Array.from({ length: want }, (_, k) =>
+          rt.runs.runTask(`p${k % PARK_AGENTS}`, `t${parked + k}`, 'go'),
+        ),
       );
       const deadline = performance.now() + 60_000;
       while (opened.size < want || runtimeInternals(rt).runs.liveRuns().length > 0) {

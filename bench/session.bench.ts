@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     const t1 = performance.now();
     const got = new Promise<number>((resolve) => (arrived = resolve));
     const sent = performance.now();
-    const runId = await rt.submit('assistant', 'and the next file?', { sessionId: `bench-${s}` });
+    const runId = await rt.runs.submit('assistant', 'and the next file?', { sessionId: `bench-${s}` });
     bodyBytes = await got;
     firstRequestMs.push(performance.now() - sent);
     startMs.push(t1 - t0);

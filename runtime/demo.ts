@@ -136,7 +136,7 @@ export async function runDemo(say: DemoSay, keep = false): Promise<boolean> {
     );
 
     say('2. an unattended task needs approval: it parks in the Inbox');
-    const taskRun = await rt.runTask('reporter', 'nightly-report', 'Write the nightly report.');
+    const taskRun = await rt.runs.runTask('reporter', 'nightly-report', 'Write the nightly report.');
     let pending = internalsOf(rt).store.approvals.listPending({ taskId: 'nightly-report' })[0];
     for (let i = 0; i < 200 && (pending === undefined || internalsOf(rt).runs.isLive(taskRun)); i++) {
       await new Promise((r) => setTimeout(r, 25));

@@ -252,7 +252,7 @@ async function openRuntime(dir: string, agents: readonly string[]) {
   }
   // Parked = the approval is pending (fsynced) and the run has no live actor (`run.parked`).
   const parkedWaiters = new Map<string, (approvalId: string) => void>();
-  rt.onRunEvent((e) => {
+  rt.runs.onRunEvent((e) => {
     if (e.type === 'approval.requested')
       markPhase(e.runId, 'park: model step 0 -> approval requested (fsynced)');
     if (e.type === 'run.parked') {
@@ -270,7 +270,9 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     at.delete(runId);
     markPhase(runId, 'start');
     const tPark = performance.now();
-    const sent = rt.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', { messageId });
+    const sent = rt.runs.runTask(agent, `task-${messageId}`, 'tell #ops the nightly run is done', {
+      messageId,
+    });
     await sent;
     markPhase(runId, 'park: runTask called -> JetStream ack');
     const approvalId = await parked;
@@ -287,7 +289,7 @@ async function openRuntime(dir: string, agents: readonly string[]) {
     // One at a time the synchronous form (one fsync on the main thread); in flight the grouped
     // one, whose concurrent decisions share an fsync.
     const r = grouped
-      ? await rt.decideAsync(approvalId, 'approved', 'bench')
+      ? await rt.approvals.decideAsync(approvalId, 'approved', 'bench')
       : rt.decide(approvalId, 'approved', 'bench');
     markPhase(runId, 'resume: decide (fsynced)');
     if (!r.ok) throw new Error(`decide ${approvalId}: ${r.reason}`);

@@ -4,7 +4,7 @@ import { ClusterDecisionError } from '../control/inbox.ts';
 /**
  * Cluster mode: a decision written to this node's store alone would not be single use across
  * nodes (another node could decide the same request through the shared Inbox), so the
- * synchronous forms (`decide`, `approveWithGrant`) refuse; `decideAsync` decides through the
+ * synchronous forms (`decide`, `approvals.approveWithGrant`) refuse; `approvals.decideAsync` decides through the
  * cluster. Does nothing on a single node.
  */
 export function refuseLocalDecisionInCluster(
@@ -14,7 +14,7 @@ export function refuseLocalDecisionInCluster(
   if (cluster === null) return;
   throw new ClusterDecisionError(
     what === 'decide'
-      ? `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: decide with decideAsync, which decides once across the cluster`
-      : `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: session and standing approvals are kept by one node, so only "once" decisions (decideAsync) are taken in cluster mode`,
+      ? `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: decide with approvals.decideAsync, which decides once across the cluster`
+      : `this runtime is cluster node ${JSON.stringify(cluster.nodeId)}: session and standing approvals are kept by one node, so only "once" decisions (approvals.decideAsync) are taken in cluster mode`,
   );
 }

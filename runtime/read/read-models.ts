@@ -80,7 +80,7 @@ export interface ReadModelDeps extends ApprovalDetailsDeps {
 /**
  * What surfaces read of a runtime: typed views of its agents, approvals, runs, audit and goals,
  * every value redacted with the store's redactor. Read-only; a surface changes state through the
- * runtime's own methods (decide, submit, controlGoal, …). Surfaces never see the store itself.
+ * runtime's own methods and facades (decide, runs.submit, goals.control, …). Surfaces never see the store itself.
  */
 export class ReadModels {
   constructor(private readonly deps: ReadModelDeps) {}

@@ -240,7 +240,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
       watch.waiting(event);
       return;
     }
-    desk ??= new ApprovalDesk(terminal, runtime, user);
+    desk ??= new ApprovalDesk(terminal, runtime.approvals, user);
     desk.ask(event);
   });
   watch.resolved.add((id) => desk?.resolved(id));
@@ -268,7 +268,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     const session = args.continue ? continued(rt, args.loaded) : args.session;
     const runId =
       args.resume ??
-      (await rt.submit(args.agent, args.message as string, {
+      (await rt.runs.submit(args.agent, args.message as string, {
         ...(session !== undefined ? { sessionId: session, taskId: session } : {}),
         interaction: args.unattended ? 'unattended' : 'attended',
         surface: 'cli',

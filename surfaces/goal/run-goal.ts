@@ -16,20 +16,20 @@ const STOPPED = new Set(['complete', 'budget_limited', 'failed', 'cancelled']);
 export function runGoal(runtime: Runtime, goalId: string, by: string): Promise<GoalRecord> {
   return new Promise((resolve, reject) => {
     let epoch: number | null = null;
-    const off = runtime.onGoalChange((goal) => {
+    const off = runtime.goals.onChange((goal) => {
       if (goal.goalId !== goalId || epoch === null || goal.epoch !== epoch) return;
       if (STOPPED.has(goal.status)) {
         off();
         resolve(goal);
       }
     });
-    const control = runtime.controlGoal(goalId, 'start', by);
+    const control = runtime.goals.control(goalId, 'start', by);
     if (control.result !== 'ok') {
       off();
       reject(new GoalStartRefusedError(`goal ${JSON.stringify(goalId)}: start refused (${control.result})`));
       return;
     }
-    const now = runtime.goals().find((g) => g.id === goalId)?.record ?? null;
+    const now = runtime.goals.list().find((g) => g.id === goalId)?.record ?? null;
     epoch = now?.epoch ?? null;
     if (now !== null && STOPPED.has(now.status)) {
       off();

@@ -47,13 +47,13 @@ export class McpSurface {
       );
     }
     const parked = new Set<string>();
-    const off = this.runtime.onRunEvent((e) => {
+    const off = this.runtime.runs.onRunEvent((e) => {
       if (e.type === 'run.parked') parked.add(e.runId);
     });
     try {
       // With a session: a durable conversation (refused while another run holds it); without,
       // the run stands on its own in this server's session, as every MCP run did before.
-      const runId = await this.runtime
+      const runId = await this.runtime.runs
         .submit(agent, text, {
           surface: MCP_SURFACE,
           interaction: 'unattended',

@@ -39,7 +39,7 @@ export async function startPlatforms(
       apiBase: cfg.apiBase,
       ...(options.pollTimeoutS === undefined ? {} : { pollTimeoutS: options.pollTimeoutS }),
     });
-    const gateway = new PlatformGateway(host, cfg, adapter, (l) => runtime.onRunEvent(l));
+    const gateway = new PlatformGateway(host, cfg, adapter, (l) => runtime.runs.onRunEvent(l));
     gateway.start();
     gateways.push(gateway);
     host.logger.info({ platform: cfg.id, kind: cfg.kind, agent: cfg.agent }, 'platform: connected');

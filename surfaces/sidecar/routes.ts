@@ -120,10 +120,14 @@ async function decision(ctx: RouteContext, req: IncomingMessage, res: ServerResp
   try {
     result =
       body.decision === 'deny'
-        ? await ctx.runtime.decideAsync(approvalId, 'denied', ctx.user, body.reason)
+        ? await ctx.runtime.approvals.decideAsync(approvalId, 'denied', ctx.user, body.reason)
         : scope === 'once'
-          ? await ctx.runtime.decideAsync(approvalId, 'approved', ctx.user, body.reason)
-          : ctx.runtime.approveWithGrant(approvalId, scope === 'session' ? 'session' : 'standing', ctx.user);
+          ? await ctx.runtime.approvals.decideAsync(approvalId, 'approved', ctx.user, body.reason)
+          : ctx.runtime.approvals.approveWithGrant(
+              approvalId,
+              scope === 'session' ? 'session' : 'standing',
+              ctx.user,
+            );
   } catch (err) {
     if (err instanceof GrantNotEligibleError) throw new SidecarError(400, err.code, err.message);
     if (err instanceof ClusterDecisionError) throw new SidecarError(409, err.code, err.message);
@@ -143,7 +147,7 @@ async function chat(ctx: RouteContext, req: IncomingMessage, res: ServerResponse
   if (!ctx.runtime.read.hasAgent(agentId)) {
     throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(agentId)} in the config`);
   }
-  const runId = await ctx.runtime
+  const runId = await ctx.runtime.runs
     .submit(agentId, body.text, {
       ...(body.sessionId === undefined ? {} : { sessionId: body.sessionId }),
       surface: 'sidecar',
@@ -189,7 +193,7 @@ function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, 
 }
 
 function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  reply(ctx, res, 200, ctx.runtime.actors());
+  reply(ctx, res, 200, ctx.runtime.inspect.actors());
 }
 
 /**
@@ -223,7 +227,7 @@ function undelivered(ctx: RouteContext, req: IncomingMessage, res: ServerRespons
 }
 
 function goals(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  reply(ctx, res, 200, { goals: ctx.runtime.goals() });
+  reply(ctx, res, 200, { goals: ctx.runtime.goals.list() });
 }
 
 /** `POST /v1/goals/:id/{start,pause,resume,cancel}`: a human's control, applied at once. */
@@ -239,7 +243,7 @@ async function goalControl(
     throw new SidecarError(404, 'unknown_action', 'goal actions are start, pause, resume and cancel');
   if (!ctx.runtime.read.hasGoal(goalId))
     throw new SidecarError(404, 'unknown_goal', `no goal ${JSON.stringify(goalId)} in surfaces.goalLoops`);
-  const control = ctx.runtime.controlGoal(goalId, action as (typeof GOAL_ACTIONS)[number], ctx.user);
+  const control = ctx.runtime.goals.control(goalId, action as (typeof GOAL_ACTIONS)[number], ctx.user);
   if (control.result !== 'ok')
     throw new SidecarError(409, 'goal_unchanged', `${action} changed nothing (${control.result})`);
   reply(ctx, res, 200, { goal: ctx.runtime.read.goal(goalId), control });

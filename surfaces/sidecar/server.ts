@@ -69,8 +69,8 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const rate = new RateLimiter(limits.requestsPerMinute);
   const gate = new ConnectionGate(limits.connections);
   const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.read.redact(v));
-  const offRuns = runtime.onRunEvent((e) => hub.publish(e));
-  const offActors = runtime.onActorEvent((e) => hub.publish(e));
+  const offRuns = runtime.runs.onRunEvent((e) => hub.publish(e));
+  const offActors = runtime.inspect.onActorEvent((e) => hub.publish(e));
   const offFeed = () => {
     offRuns();
     offActors();

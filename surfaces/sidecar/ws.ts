@@ -137,7 +137,7 @@ function serve(ws: WebSocket, options: WsOptions, release: () => void): void {
         if (!options.runtime.read.hasAgent(m.agent)) {
           throw new SidecarError(404, 'unknown_agent', `no agent ${JSON.stringify(m.agent)} in the config`);
         }
-        const runId = await options.runtime.submit(m.agent, m.text, {
+        const runId = await options.runtime.runs.submit(m.agent, m.text, {
           ...(m.sessionId === undefined ? {} : { sessionId: m.sessionId }),
           surface: 'sidecar',
           interaction: 'attended',

@@ -72,7 +72,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
     expect(readFileSync(join(fx.stateDir, 'nats', 'nats-server.conf'), 'utf8')).toContain('resolver: MEMORY');
-    const runId = await rt.runTask('worker', 'nightly', 'tell #ops');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       15_000,
@@ -160,7 +160,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
       [];
     expect(denied()).toEqual([]);
 
-    rt.setAgentMode('worker', 'deny', 'alice');
+    rt.authority.setAgentMode('worker', 'deny', 'alice');
     // Until the re-grant lands, probes still pass; once the server refuses one, all later ones are refused.
     await eventually(
       () => {
@@ -176,7 +176,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
     runtimeInternals(rt).bus.nats.publish(own, 'marker');
     await eventually(() => heard.includes('marker'), 10_000, 'the marker');
     expect(heard).not.toContain('while denied');
-    rt.setAgentMode('worker', 'ask', 'alice');
+    rt.authority.setAgentMode('worker', 'ask', 'alice');
     await eventually(
       () => {
         worker.nats.publish(own, 'after');
@@ -186,7 +186,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
       'publishing restored',
     );
     // The actor still pulls and acknowledges its messages on the re-granted connection.
-    const runId = await rt.runTask('worker', 't', 'hello');
+    const runId = await rt.runs.runTask('worker', 't', 'hello');
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'still served' });
   });
 
@@ -217,7 +217,7 @@ describe('the runtime with bus.auth "per-actor"', () => {
         secretStore: new MemorySecretStore({ 'bus-signing': seed }),
       });
       expect(existsSync(join(withBus.stateDir, 'nats'))).toBe(false);
-      const runId = await rt.runTask('worker', 't', 'hello');
+      const runId = await rt.runs.runTask('worker', 't', 'hello');
       expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
       const worker = await actorBusOf(rt, 'worker');
       worker.nats.publish(subject('agent', 'other', 'message'), 'x');

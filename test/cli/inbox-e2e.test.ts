@@ -166,7 +166,7 @@ describe('snotra start + inbox (separate processes)', () => {
     });
     const rt = await fx.start(model);
     try {
-      await rt.runTask('worker', 't', 'go');
+      await rt.runs.runTask('worker', 't', 'go');
       const pending = await eventually(
         () => runtimeInternals(rt).store.approvals.listPending()[0],
         10_000,

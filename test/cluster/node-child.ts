@@ -49,7 +49,7 @@ const runtime = await Runtime.start({
   },
 });
 runtime.onApproval((a) => emit({ event: 'approval', id: a.id, runId: a.runId }));
-runtime.onRunEvent((e) => {
+runtime.runs.onRunEvent((e) => {
   if (e.type === 'run.parked' || e.type === 'run.completed' || e.type === 'run.failed') {
     emit({ event: e.type, runId: e.runId });
   }
@@ -72,7 +72,7 @@ for await (const line of lines) {
 
 async function handle(cmd: { cmd: string; [k: string]: unknown }): Promise<void> {
   if (cmd.cmd === 'task') {
-    const runId = await runtime.runTask('worker', String(cmd.task), 'go');
+    const runId = await runtime.runs.runTask('worker', String(cmd.task), 'go');
     emit({ event: 'task', runId });
   } else if (cmd.cmd === 'decide') {
     const result = await runtimeInternals(runtime).cluster?.decide(

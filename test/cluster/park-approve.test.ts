@@ -33,7 +33,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     const a = await startNode(cluster, 'node-a', model, outbox.file);
     nodes.push(a);
-    const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    const runId = await a.rt.runs.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
       () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
@@ -54,7 +54,9 @@ describe('two runtime nodes on a three-server cluster', () => {
     expect(() => b.rt.decide(pending.id, 'approved', 'mallory')).toThrow(
       /cluster node "node-b".*decideAsync/,
     );
-    expect(() => a.rt.approveWithGrant(pending.id, 'session', 'mallory')).toThrow(/session and standing/);
+    expect(() => a.rt.approvals.approveWithGrant(pending.id, 'session', 'mallory')).toThrow(
+      /session and standing/,
+    );
     expect(runtimeInternals(a.rt).store.approvals.get(pending.id)?.status).toBe('pending');
     expect((await runtimeInternals(b.rt).cluster?.inbox.get(pending.id))?.value.status).toBe('pending');
     const decided = await runtimeInternals(b.rt).cluster?.decide(pending.id, 'approved', 'alice');
@@ -119,7 +121,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     nodes.push(a);
     const b = await startNode(cluster, 'node-b', model, outbox.file);
     nodes.push(b);
-    const runId = await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    const runId = await a.rt.runs.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
       () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
@@ -131,8 +133,8 @@ describe('two runtime nodes on a three-server cluster', () => {
       'the shared Inbox record',
     );
     const [viaA, viaB] = await Promise.all([
-      a.rt.decideAsync(pending.id, 'approved', 'alice'),
-      b.rt.decideAsync(pending.id, 'approved', 'bob'),
+      a.rt.approvals.decideAsync(pending.id, 'approved', 'alice'),
+      b.rt.approvals.decideAsync(pending.id, 'approved', 'bob'),
     ]);
     expect([viaA.ok, viaB.ok].filter(Boolean), JSON.stringify([viaA, viaB])).toHaveLength(1);
     expect(viaA.ok ? viaB : viaA).toMatchObject({ ok: false, reason: 'already_decided' });
@@ -159,7 +161,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     const a = await startNode(cluster, 'node-a', model, outbox.file);
     nodes.push(a);
-    await a.rt.runTask('worker', 'nightly', 'tell #ops');
+    await a.rt.runs.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
       () => runtimeInternals(a.rt).store.approvals.listPending()[0],
       15_000,
@@ -222,7 +224,7 @@ describe('two runtime nodes on a three-server cluster', () => {
     try {
       expect(runtimeInternals(rt).cluster).toBeNull();
       expect(existsSync(join(stateDir, CLUSTER_FILE))).toBe(false);
-      runId = await rt.runTask('worker', 'nightly', 'tell #ops');
+      runId = await rt.runs.runTask('worker', 'nightly', 'tell #ops');
       approvalId = (
         await eventually(() => runtimeInternals(rt).store.approvals.listPending()[0], 15_000, 'the approval')
       ).id;

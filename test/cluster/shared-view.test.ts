@@ -54,7 +54,8 @@ beforeAll(async () => {
   cluster = await startNatsCluster();
   // A alone first, so the runs park on A (new runs go to whichever node's consumer asks first).
   a = await node('node-a');
-  for (const task of ['t1', 't2', 't3', 't4']) runIds.push(await a.rt.runTask('worker', task, 'tell #ops'));
+  for (const task of ['t1', 't2', 't3', 't4'])
+    runIds.push(await a.rt.runs.runTask('worker', task, 'tell #ops'));
   const pending = await eventually(
     () => {
       const p = store(a).approvals.listPending();
@@ -127,8 +128,10 @@ describe('the node that parked approvals follows the decisions made elsewhere', 
     const sidecarUser = (viaHttp.json.approval as { decidedBy: string }).decidedBy;
     const again = await api(`/v1/inbox/${encodeURIComponent(id1)}/decision`, { decision: 'deny' });
     expect(again).toMatchObject({ status: 409, json: { error: { code: 'already_decided' } } });
-    expect(await c.rt.decideAsync(id2, 'approved', 'carol', 'fine by me')).toMatchObject({ ok: true });
-    expect(await b.rt.decideAsync(id3, 'approved', 'bob')).toMatchObject({ ok: true });
+    expect(await c.rt.approvals.decideAsync(id2, 'approved', 'carol', 'fine by me')).toMatchObject({
+      ok: true,
+    });
+    expect(await b.rt.approvals.decideAsync(id3, 'approved', 'bob')).toMatchObject({ ok: true });
     await eventually(
       () => [id1, id2, id3].every((id) => store(a).approvals.get(id)?.status === 'approved'),
       20_000,
@@ -220,7 +223,7 @@ describe('the node that parked approvals follows the decisions made elsewhere', 
     const id4 = approvalIds[3] as string;
     const run4 = runIds[3] as string;
     await a.rt.stop();
-    expect(await c.rt.decideAsync(id4, 'approved', 'carol')).toMatchObject({ ok: true });
+    expect(await c.rt.approvals.decideAsync(id4, 'approved', 'carol')).toMatchObject({ ok: true });
     await eventually(
       async () => (await runtimeInternals(b.rt).cluster?.records.get(run4))?.value.status === 'completed',
       60_000,

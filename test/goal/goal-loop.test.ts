@@ -57,7 +57,7 @@ describe('goal loop', () => {
       ],
     });
     rt = await fx.start(model);
-    expect(rt.controlGoal('g', 'start', 'test').result).toBe('ok');
+    expect(rt.goals.control('g', 'start', 'test').result).toBe('ok');
     const g = await finished(rt);
     expect(g).toMatchObject({
       status: 'complete',
@@ -90,7 +90,7 @@ describe('goal loop', () => {
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('other', 'nightly', 'claim a goal');
+    const runId = await rt.runs.runTask('other', 'nightly', 'claim a goal');
     const outcome = await rt.waitForRun(runId);
     expect(outcome.status).toBe('completed');
     expect(model.offered.get(runId)).not.toContain('goal_complete');
@@ -106,7 +106,7 @@ describe('goal loop', () => {
       worker: [call('c1', 'list_dir', { path: '.' }), final('not yet', { kind: 'tool.result' })],
     });
     rt = await fx.start(model);
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'budget_model_calls', iteration: 2 });
     expect(g.used.modelCalls).toBe(3);
@@ -132,7 +132,7 @@ describe('goal loop', () => {
       ],
     });
     rt = await fx.start(model);
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'budget_tool_calls', iteration: 2 });
     expect(g.used.toolCalls).toBe(3);
@@ -156,7 +156,7 @@ describe('goal loop', () => {
     };
     rt = await fx.start(model, { clock });
     const runtime = rt;
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     await eventually(
       () => runtimeInternals(runtime).runs.isLive('worker:goal:g:1:1'),
       10_000,
@@ -186,7 +186,7 @@ describe('goal loop', () => {
     fx = runtimeFixture(goalConfig({}, { maxIterations: 3 }));
     const model = new OfferedTools({ worker: [final('still working')] });
     rt = await fx.start(model);
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     const g = await finished(rt);
     expect(g).toMatchObject({ status: 'budget_limited', stopReason: 'max_iterations', iteration: 3 });
     expect(
@@ -200,7 +200,7 @@ describe('goal loop', () => {
         .filter((r) => r.surface === 'goal'),
     ).toHaveLength(3);
     // Started again: a new epoch, from zero; the old epoch's iterations stay in the journal.
-    expect(rt.controlGoal('g', 'start', 'test').result).toBe('ok');
+    expect(rt.goals.control('g', 'start', 'test').result).toBe('ok');
     const again = await eventually(
       () => {
         const x = (rt && runtimeInternals(rt))?.store.goals.get('g');
@@ -226,7 +226,7 @@ describe('goal loop', () => {
       ],
     });
     rt = await fx.start(model);
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     const first = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({})[0],
       20_000,
@@ -282,7 +282,7 @@ describe('goal loop', () => {
       ],
     });
     rt = await fx.start(model);
-    rt.controlGoal('g', 'start', 'test');
+    rt.goals.control('g', 'start', 'test');
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({})[0],
       20_000,
@@ -293,7 +293,7 @@ describe('goal loop', () => {
       10_000,
       'the goal to park',
     );
-    expect(rt.controlGoal('g', 'cancel', 'test').result).toBe('ok');
+    expect(rt.goals.control('g', 'cancel', 'test').result).toBe('ok');
     const runId = 'worker:goal:g:1:1';
     const outcome = await rt.waitForRun(runId);
     expect(outcome).toMatchObject({ status: 'failed' });
@@ -322,7 +322,7 @@ describe('goal loop', () => {
     expect(runtimeInternals(rt).store.snapshots.get(runId)?.status).toBe('failed');
     expect(fx.sent()).toEqual([]);
     expect(runtimeInternals(rt).store.goals.iterations('g')).toHaveLength(1);
-    expect(rt.controlGoal('g', 'resume', 'test').result).toBe('not_running');
+    expect(rt.goals.control('g', 'resume', 'test').result).toBe('not_running');
   });
 
   it('the surface entry runGoal starts a goal and resolves when it stops; a second start while active is refused', async () => {
@@ -330,7 +330,7 @@ describe('goal loop', () => {
     const model = new OfferedTools({ worker: [final('working')] });
     rt = await fx.start(model);
     const seen: string[] = [];
-    const off = rt.onGoalChange((g) => seen.push(`${g.status}:${g.iteration}`));
+    const off = rt.goals.onChange((g) => seen.push(`${g.status}:${g.iteration}`));
     const done = runGoal(rt, 'g', 'test');
     await expect(runGoal(rt, 'g', 'test')).rejects.toBeInstanceOf(GoalStartRefusedError);
     const g = await done;

@@ -42,18 +42,18 @@ describe('the live actor tree of a runtime', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
     const events: ActorEvent[] = [];
-    rt.onActorEvent((e) => events.push(e));
-    expect(rt.actors().actors).toMatchObject([
+    rt.inspect.onActorEvent((e) => events.push(e));
+    expect(rt.inspect.actors().actors).toMatchObject([
       { id: 'worker', kind: 'agent', machine: 'agent', state: 'ready', parked: false, children: [] },
     ]);
-    const runId = await rt.runTask('worker', 'nightly', 'tell #ops');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'tell #ops');
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
       10_000,
       'an approval',
     );
     await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 10_000, 'the park');
-    const tree = rt.actors();
+    const tree = rt.inspect.actors();
     const run = find(tree.actors, runId);
     expect(run).toMatchObject({
       kind: 'run',
@@ -97,17 +97,17 @@ describe('the live actor tree of a runtime', () => {
     await rt.stop();
     rt = await fx.start(model);
     expect(runtimeInternals(rt).runs.isLive(runId)).toBe(false);
-    const after = rt.actors();
+    const after = rt.inspect.actors();
     expect(find(after.actors, runId)).toMatchObject({ parked: true, state: 'waiting_for_approval' });
     expect(find(after.actors, pending.id)).toMatchObject({ parked: true, status: 'pending' });
     expect(find(after.actors, 'worker')?.children.map((c) => c.id)).toEqual([runId]);
 
     const later: ActorEvent[] = [];
-    rt.onActorEvent((e) => later.push(e));
+    rt.inspect.onActorEvent((e) => later.push(e));
     expect(rt.decide(pending.id, 'approved', 'alice').ok).toBe(true);
     await rt.waitForRun(runId);
-    await eventually(() => find(rt!.actors().actors, runId) === undefined, 10_000, 'the run gone');
-    expect(find(rt.actors().actors, pending.id)).toBeUndefined();
+    await eventually(() => find(rt!.inspect.actors().actors, runId) === undefined, 10_000, 'the run gone');
+    expect(find(rt.inspect.actors().actors, pending.id)).toBeUndefined();
     expect(later.find((e) => e.actor.id === pending.id)).toMatchObject({
       type: 'actor.stopped',
       cause: 'approval.approved',
@@ -144,7 +144,7 @@ describe('the live actor tree of a runtime', () => {
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('lead', 'nightly', 'delegate the notification');
+    const runId = await rt.runs.runTask('lead', 'nightly', 'delegate the notification');
     const childRunId = `${runId}/s1`;
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
@@ -182,11 +182,11 @@ describe('the live actor tree of a runtime', () => {
       { id: 'notifier', kind: 'agent', parked: false, children: [] },
     ];
     await eventually(
-      () => JSON.stringify(shape(rt!.actors().actors)) === JSON.stringify(expected),
+      () => JSON.stringify(shape(rt!.inspect.actors().actors)) === JSON.stringify(expected),
       10_000,
       'the tree of parent, child and approval',
     );
-    expect(find(rt.actors().actors, childRunId)).toMatchObject({
+    expect(find(rt.inspect.actors().actors, childRunId)).toMatchObject({
       agentId: 'notifier',
       parentRunId: runId,
       state: 'waiting_for_approval',
@@ -196,7 +196,7 @@ describe('the live actor tree of a runtime', () => {
     rt = await fx.start(model);
     // The child has no live actor now: it and its approval come from the store, under the parent.
     await eventually(
-      () => JSON.stringify(shape(rt!.actors().actors)) === JSON.stringify(expected),
+      () => JSON.stringify(shape(rt!.inspect.actors().actors)) === JSON.stringify(expected),
       10_000,
       'the same tree after the restart',
     );

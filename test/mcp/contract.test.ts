@@ -141,7 +141,7 @@ describe('MCP tools and the contract matrix', () => {
     try {
       await ready(rt, 'h');
       rt.onApproval((a) => (approval = a));
-      runId = await rt.runTask('a', 'task-1', 'go');
+      runId = await rt.runs.runTask('a', 'task-1', 'go');
       await eventually(
         () => runtimeInternals(rt).store.snapshots.get(runId)?.status === 'waiting_for_approval',
         60_000,
@@ -177,10 +177,10 @@ describe('MCP tools and the contract matrix', () => {
       const asked: ApprovalRecord[] = [];
       const off = rt.onApproval((a) => {
         asked.push(a);
-        if (asked.length === 1) rt.approveWithGrant(a.id, 'standing', 'tester');
+        if (asked.length === 1) rt.approvals.approveWithGrant(a.id, 'standing', 'tester');
         else rt.decide(a.id, 'denied', 'tester');
       });
-      const runId = await rt.runTask('a', 'task-standing', 'go');
+      const runId = await rt.runs.runTask('a', 'task-standing', 'go');
       await rt.waitForRun(runId);
       off();
       // alpha asked once (then granted), alpha again ran on the grant, beta asked.

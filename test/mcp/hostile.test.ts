@@ -306,7 +306,7 @@ describe('a hostile MCP server', () => {
     const rt = await f.start({ a: script([{ tool: 'mcp:h:slow', args: {} }]) });
     try {
       await ready(rt, 'h');
-      await rt.runTask('a', 'task-stop', 'go');
+      await rt.runs.runTask('a', 'task-stop', 'go');
       await eventually(
         () => hostileLog(f.project).some((l) => l.startsWith('call slow')),
         60_000,

@@ -23,7 +23,7 @@ const runtime = await Runtime.start({
   logDestination: { write: () => true } as unknown as NodeJS.WritableStream,
 });
 const runId = await runIdFromFile(runFile, () =>
-  runtime.runTask('worker', 'crash-task', 'call the slow tool', {
+  runtime.runs.runTask('worker', 'crash-task', 'call the slow tool', {
     // Its own message id: killed before the run id is written down, the relaunch sends the same
     // task again, which starts nothing (the run may already have started).
     messageId: 'crash-task-message',

@@ -41,7 +41,7 @@ const runtime = await Runtime.start({
   },
 });
 const runId = await runIdFromFile(runFile, () =>
-  runtime.runTask('assistant', 'restart-task', 'what does notes.txt say?', {
+  runtime.runs.runTask('assistant', 'restart-task', 'what does notes.txt say?', {
     // Its own message id: killed before the run id is written down, the relaunch sends the same
     // task again, which starts nothing (the run may already have started).
     messageId: 'restart-task-message',

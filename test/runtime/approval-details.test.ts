@@ -41,14 +41,14 @@ describe('approval details', () => {
     const events: RunFeedEvent[] = [];
     rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
     const other = join(fx.dir, 'other');
-    rt.setRoots(
+    rt.authority.setRoots(
       [
         { id: 'project', path: fx.project, access: 'read-write', primary: false, source: 'workspace' },
         { id: 'other', path: other, access: 'read-write', primary: true, source: 'workspace' },
       ],
       'alice',
     );
-    const runId = await rt.submit('worker', 'go');
+    const runId = await rt.runs.submit('worker', 'go');
     const requested = await eventually(
       () => events.find((e) => e.type === 'approval.requested'),
       10_000,

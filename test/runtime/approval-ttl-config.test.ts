@@ -26,7 +26,7 @@ describe('approvals.ttlMs in config', () => {
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'nightly', 'write it');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'write it');
     const approval = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.getByCall(`${runId}:c1`),
       10_000,

@@ -45,7 +45,7 @@ describe('an approval and its run', () => {
       }
       return syncAfterCommit();
     };
-    const runId = await rt.runTask('worker', 't1', 'tell #ops twice');
+    const runId = await rt.runs.runTask('worker', 't1', 'tell #ops twice');
     for (let i = 0; i < 2; i++) {
       const pending = await eventually(
         () => store.approvals.listPending({}).find((a) => a.runId === runId) ?? false,
@@ -95,7 +95,7 @@ describe('an approval and its run', () => {
         atCommit = { payload: JSON.stringify(row.snapshot), updatedAt: row.updatedAt };
       return syncAfterCommit();
     };
-    const runId = await rt.runTask('worker', 't1', 'tell #ops');
+    const runId = await rt.runs.runTask('worker', 't1', 'tell #ops');
     await eventually(
       () => store.approvals.listPending({}).some((a) => a.runId === runId),
       20_000,

@@ -37,7 +37,7 @@ async function parkRestartApprove(
 ): Promise<{ runId: string; runtime: Runtime }> {
   let runtime = await f.start(model);
   rt = runtime;
-  const runId = await runtime.runTask('worker', 'notes', 'take notes');
+  const runId = await runtime.runs.runTask('worker', 'notes', 'take notes');
   const pending = await eventually(
     () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'notes' })[0],
     20_000,
@@ -108,7 +108,7 @@ describe('a call whose arguments were redacted at rest, after a restart', () => 
     });
     const runtime = await fx.start(model);
     rt = runtime;
-    const runId = await runtime.runTask('worker', 'notes', 'take notes');
+    const runId = await runtime.runs.runTask('worker', 'notes', 'take notes');
     const pending = await eventually(
       () => runtimeInternals(runtime).store.approvals.listPending({ taskId: 'notes' })[0],
       20_000,
@@ -188,7 +188,7 @@ describe('a live run executes the arguments the model wrote', () => {
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'notes', 'take notes');
+    const runId = await rt.runs.runTask('worker', 'notes', 'take notes');
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed', text: 'both' });
     expect(readFileSync(join(fx.project, 'a.txt'), 'utf8')).toBe('password=hunter2hunter2\n');
     expect(readFileSync(join(fx.project, 'b.txt'), 'utf8')).toBe('masked: [REDACTED]\n');

@@ -42,7 +42,7 @@ describe('bad input on the bus', () => {
       10_000,
       'three invalid messages counted',
     );
-    const runId = await rt.runTask('worker', 't1', 'say hello');
+    const runId = await rt.runs.runTask('worker', 't1', 'say hello');
     expect(await rt.waitForRun(runId)).toEqual({
       status: 'completed',
       reason: 'final_answer',
@@ -56,12 +56,12 @@ describe('bad input on the bus', () => {
     fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
     const model = new ScriptedModel({ worker: [] });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 't1', 'anything');
+    const runId = await rt.runs.runTask('worker', 't1', 'anything');
     expect(await rt.waitForRun(runId)).toEqual({
       status: 'failed',
       reason: 'model_error',
       message: expect.stringMatching(/the script has only 0 steps/),
     });
-    await expect(rt.runTask('nobody', 't', 'x')).rejects.toThrow(/unknown agent "nobody"/);
+    await expect(rt.runs.runTask('nobody', 't', 'x')).rejects.toThrow(/unknown agent "nobody"/);
   });
 });

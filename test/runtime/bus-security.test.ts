@@ -48,7 +48,7 @@ describe('the bus', () => {
   it('keeps the embedded server’s token out of every command line, the logs, the database and the files it writes', async () => {
     fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
     rt = await fx.start(hello);
-    const runId = await rt.runTask('worker', 't', 'hello');
+    const runId = await rt.runs.runTask('worker', 't', 'hello');
     await rt.waitForRun(runId);
     // The token, read where it legitimately lives: the nats-server child's environment.
     let token: string | null = null;
@@ -88,7 +88,7 @@ describe('the bus', () => {
     await jetstream(runtimeInternals(rt).bus.nats).publish('snotra.v1.agent.worker.message', big);
     await eventually(() => runtimeInternals(rt!).queue.invalid >= 1, 10_000, 'the oversized message counted');
     expect(fx.logs.join('')).toContain('"reason":"oversized"');
-    const runId = await rt.runTask('worker', 't', 'hello');
+    const runId = await rt.runs.runTask('worker', 't', 'hello');
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
   });
 
@@ -107,7 +107,7 @@ describe('the bus', () => {
     try {
       rt = await withBus.start(hello, { secretStore: new MemorySecretStore({ 'nats-token': token }) });
       expect(existsSync(join(withBus.stateDir, 'nats'))).toBe(false);
-      const runId = await rt.runTask('worker', 't', 'hello');
+      const runId = await rt.runs.runTask('worker', 't', 'hello');
       expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
       await rt.stop();
       rt = null;

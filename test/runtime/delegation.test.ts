@@ -183,7 +183,7 @@ describe('delegation', () => {
     rt = await fx.start(model);
     const done = rt.chat('lead', 'go');
     await eventually(() => model.reached, 10_000, 'the child to finish its first read');
-    rt.setRoots(
+    rt.authority.setRoots(
       runtimeInternals(rt)
         .loaded.config.workspace.roots.filter((r) => r.id !== 'data')
         .map((r) => ({ ...r, primary: true, source: 'workspace' as const })),
@@ -223,7 +223,7 @@ describe('delegation', () => {
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('lead', 'nightly', 'delegate the notification');
+    const runId = await rt.runs.runTask('lead', 'nightly', 'delegate the notification');
     const childRunId = `${runId}/s1`;
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],

@@ -40,7 +40,7 @@ async function start() {
 describe('due snapshot writes', () => {
   it('a started run is in the store once runTask resolves, while its model has not answered', async () => {
     const rt = await start();
-    const runId = await rt.runTask('worker', 't1', 'hello');
+    const runId = await rt.runs.runTask('worker', 't1', 'hello');
     expect(runtimeInternals(rt).store.snapshots.statusOf(runId)).toBe('running');
     expect(await runtimeInternals(rt).runs.stored(runId)).toBe(true);
     open();
@@ -52,7 +52,7 @@ describe('due snapshot writes', () => {
     const rolledBack: string[] = [];
     // As the run starts (its first state due), another part of the runtime opens a transaction
     // that writes (a savepoint: the due state joins it) and then fails.
-    const off = rt.onRunEvent((e) => {
+    const off = rt.runs.onRunEvent((e) => {
       if (e.type !== 'run.started') return;
       queueMicrotask(() => {
         try {
@@ -72,7 +72,7 @@ describe('due snapshot writes', () => {
         }
       });
     });
-    const runId = await rt.runTask('worker', 't1', 'hello');
+    const runId = await rt.runs.runTask('worker', 't1', 'hello');
     off();
     // The due state had joined the failed transaction (seen inside it), and was rolled back with it.
     expect(rolledBack).toEqual(['running']);

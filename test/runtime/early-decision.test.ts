@@ -38,7 +38,7 @@ describe('a decision made before its request is reported', () => {
       });
       rt = await fx.start(scripted);
       const events: string[] = [];
-      rt.onRunEvent((e) => {
+      rt.runs.onRunEvent((e) => {
         if (e.type === 'approval.requested' || e.type === 'approval.resolved' || e.type === 'run.parked')
           events.push(e.type);
       });
@@ -56,7 +56,7 @@ describe('a decision made before its request is reported', () => {
         }
         return syncAfterCommit();
       };
-      const runId = await rt.runTask('worker', 't1', 'say hello on #ops');
+      const runId = await rt.runs.runTask('worker', 't1', 'say hello on #ops');
       const outcome = await rt.waitForRun(runId);
       expect(decided).toMatchObject({ ok: true });
       expect(outcome).toMatchObject(

@@ -38,7 +38,7 @@ const config = {
 /** Starts `n` unattended tasks and waits until every one is parked (pending approval, no live actor). */
 async function parkRuns(runtime: Runtime, n: number): Promise<Map<string, string>> {
   const runIds: string[] = [];
-  for (let i = 0; i < n; i++) runIds.push(await runtime.runTask('worker', `task-${i}`, 'go'));
+  for (let i = 0; i < n; i++) runIds.push(await runtime.runs.runTask('worker', `task-${i}`, 'go'));
   await eventually(
     () =>
       runtimeInternals(runtime).store.approvals.listPending().length === n &&
@@ -140,7 +140,7 @@ describe('lazy restore of parked runs at boot', () => {
         .store.approvals.listPending()
         .map((a) => a.id),
     ).toEqual([approvalId]);
-    expect(flatten(rt.actors().actors).find((a) => a.id === runId)).toMatchObject({
+    expect(flatten(rt.inspect.actors().actors).find((a) => a.id === runId)).toMatchObject({
       kind: 'run',
       parked: true,
     });
@@ -199,7 +199,7 @@ describe('lazy restore of parked runs at boot', () => {
     rt = await fx.start(model, { approvalTtlMs: 60_000, clock });
     const runtime0 = rt;
     for (let i = 0; i < 2; i++) {
-      await runtime0.runTask('worker', `late-${i}`, 'go');
+      await runtime0.runs.runTask('worker', `late-${i}`, 'go');
       await eventually(
         () => runtimeInternals(runtime0).store.approvals.listPending().length === 2 + i,
         60_000,

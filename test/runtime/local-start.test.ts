@@ -34,7 +34,7 @@ describe('a task on one node', () => {
     });
     const runIds: string[] = [];
     for (let i = 0; i < tasks; i++) {
-      const runId = await rt.runTask('worker', `t${i}`, 'say done');
+      const runId = await rt.runs.runTask('worker', `t${i}`, 'say done');
       expect(
         runtimeInternals(rt).store.snapshots.has(runId),
         `run ${runId} stored when runTask resolved`,

@@ -178,7 +178,7 @@ describe.each(PROVIDERS)('$provider provider through the real runtime', (p) => {
   it('a shutdown during a model step leaves the run resumable: the next runtime asks the step again and finishes', async () => {
     const { server, fx, rt } = await setup();
     server.route = () => ({ hang: true });
-    const runId = await rt.runTask('assistant', 't-stop', 'what does notes.txt say?');
+    const runId = await rt.runs.runTask('assistant', 't-stop', 'what does notes.txt say?');
     await eventually(() => server.requests.length === 1, 20_000, 'the model asked');
     await rt.stop();
     server.route = (req) =>

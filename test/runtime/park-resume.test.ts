@@ -48,7 +48,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'nightly', 'tell #ops the nightly run is done');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'tell #ops the nightly run is done');
 
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending({ taskId: 'nightly' })[0],
@@ -114,7 +114,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'go');
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
       10_000,
@@ -140,7 +140,7 @@ describe('unattended park and resume', () => {
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     rt = await fx.start(model);
     const runIds: string[] = [];
-    for (let i = 0; i < 20; i++) runIds.push(await rt.runTask('worker', `task-${i}`, 'go'));
+    for (let i = 0; i < 20; i++) runIds.push(await rt.runs.runTask('worker', `task-${i}`, 'go'));
     await eventually(
       () => runtimeInternals(rt!).store.approvals.listPending().length === 20,
       20_000,
@@ -158,7 +158,7 @@ describe('unattended park and resume', () => {
     fx = runtimeFixture(config);
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'go');
     const pending = await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
       10_000,
@@ -174,7 +174,7 @@ describe('unattended park and resume', () => {
     const model = new ScriptedModel({ worker: [NOTIFY[0]!] });
     const clock = new SimulatedClock();
     rt = await fx.start(model, { approvalTtlMs: 600, clock });
-    const runId = await rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'go');
     await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
       10_000,
@@ -204,7 +204,7 @@ describe('unattended park and resume', () => {
       clearInterval: (h) => timers.clearInterval(h),
     };
     rt = await fx.start(model, { approvalTtlMs: 300, clock: slow });
-    const runId = await rt.runTask('worker', 'nightly', 'go');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'go');
     await eventually(
       () => (rt && runtimeInternals(rt))?.store.approvals.listPending()[0],
       10_000,

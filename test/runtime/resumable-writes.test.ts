@@ -72,8 +72,8 @@ describe('resumable writes', () => {
       writes.push({ runId: input.runId, status: input.status, settled: settledChildren(input.snapshot) });
       return put(input, token);
     };
-    const worker = await rt.runTask('worker', 'tw', 'send three');
-    const asker = await rt.runTask('asker', 'ta', 'ask first');
+    const worker = await rt.runs.runTask('worker', 'tw', 'send three');
+    const asker = await rt.runs.runTask('asker', 'ta', 'ask first');
     // Each approval parks the run; the decision restores it, and a restored run's audit reads
     // (does it replay a step?) commit the audit events waiting for a transaction — inside its
     // transition. The second call is proposed and decided by the restored run.

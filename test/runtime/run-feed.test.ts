@@ -35,7 +35,7 @@ describe('the runtime run feed', () => {
     const events: RunFeedEvent[] = [];
     rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
     runtimeInternals(rt).store.redactor.registerSecret(SECRET);
-    const runId = await rt.submit('worker', 'go', { sessionId: 's1' });
+    const runId = await rt.runs.submit('worker', 'go', { sessionId: 's1' });
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
     expect(fx.sent()).toEqual([`#ops key ${SECRET}`]);
     expect(events.map((e) => e.type)).toEqual([
@@ -81,7 +81,7 @@ describe('the runtime run feed', () => {
     });
     const events: RunFeedEvent[] = [];
     rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
-    const runId = await rt.submit('worker', 'write', { sessionId: 's2', taskId: 't2' });
+    const runId = await rt.runs.submit('worker', 'write', { sessionId: 's2', taskId: 't2' });
     const requested = await eventually(
       () => events.find((e) => e.type === 'approval.requested'),
       10_000,
@@ -89,12 +89,14 @@ describe('the runtime run feed', () => {
     );
     if (requested.type !== 'approval.requested') throw new Error('unreachable');
     expect(requested.options).toEqual({ session: true, standing: false });
-    expect(() => rt?.approveWithGrant(requested.approvalId, 'standing', 'local:me')).toThrow(
+    expect(() => rt?.approvals.approveWithGrant(requested.approvalId, 'standing', 'local:me')).toThrow(
       GrantNotEligibleError,
     );
     expect(runtimeInternals(rt).store.approvals.get(requested.approvalId)?.status).toBe('pending');
     expect(runtimeInternals(rt).store.standingApprovals.listAllActive()).toEqual([]);
-    expect(rt.approveWithGrant(requested.approvalId, 'session', 'local:me')).toMatchObject({ ok: true });
+    expect(rt.approvals.approveWithGrant(requested.approvalId, 'session', 'local:me')).toMatchObject({
+      ok: true,
+    });
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
     expect(runtimeInternals(rt).store.sessionApprovals.listActive('s2')).toEqual([
       expect.objectContaining({ tool: 'write_file', target: null, grantedBy: 'local:me' }),
@@ -105,7 +107,7 @@ describe('the runtime run feed', () => {
       'session_approval',
     ]);
     // A second decision on the same request changes nothing and grants nothing more.
-    expect(rt.approveWithGrant(requested.approvalId, 'session', 'local:me')).toMatchObject({
+    expect(rt.approvals.approveWithGrant(requested.approvalId, 'session', 'local:me')).toMatchObject({
       ok: false,
       reason: 'already_decided',
     });
@@ -123,20 +125,22 @@ describe('the runtime run feed', () => {
     });
     const events: RunFeedEvent[] = [];
     rt = await fx.start(model, { onRunEvent: (e) => events.push(e) });
-    const first = await rt.submit('worker', 'write', { sessionId: 'shared' });
+    const first = await rt.runs.submit('worker', 'write', { sessionId: 'shared' });
     const asked = await eventually(
       () => events.find((e) => e.type === 'approval.requested' && e.runId === first),
       10_000,
       "the worker's approval request",
     );
     if (asked.type !== 'approval.requested') throw new Error('unreachable');
-    expect(rt.approveWithGrant(asked.approvalId, 'session', 'local:me')).toMatchObject({ ok: true });
+    expect(rt.approvals.approveWithGrant(asked.approvalId, 'session', 'local:me')).toMatchObject({
+      ok: true,
+    });
     expect(await rt.waitForRun(first)).toMatchObject({ status: 'completed' });
     expect(runtimeInternals(rt).store.sessionApprovals.listActive('shared')).toEqual([
       expect.objectContaining({ agentId: 'worker', tool: 'write_file', target: null }),
     ]);
     // The same session, another agent: the worker's grant does not cover it.
-    const second = await rt.submit('other', 'write', { sessionId: 'shared' });
+    const second = await rt.runs.submit('other', 'write', { sessionId: 'shared' });
     const otherAsked = await eventually(
       () => events.find((e) => e.type === 'approval.requested' && e.runId === second),
       10_000,

@@ -34,7 +34,7 @@ describe('the daemon logs the lifecycle of runs and approvals, with ids and neve
       ],
     });
     rt = await fx.start(model);
-    const runId = await rt.runTask('worker', 'nightly', 'message-text-7731');
+    const runId = await rt.runs.runTask('worker', 'nightly', 'message-text-7731');
     const msgs = () =>
       lines(fx as RuntimeFixture)
         .filter((l) => l.runId === runId)

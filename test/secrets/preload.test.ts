@@ -91,11 +91,11 @@ describe('secrets known at boot are registered before anything can persist one',
     const events: string[] = [];
     const parked: string[] = [];
     try {
-      rt.onRunEvent((e) => {
+      rt.runs.onRunEvent((e) => {
         events.push(JSON.stringify(e));
         if (e.type === 'run.parked') parked.push(e.runId);
       });
-      const runId = await rt.runTask('worker', 'task', 'deploy');
+      const runId = await rt.runs.runTask('worker', 'task', 'deploy');
       // Decided once the run is parked: it resumes from its recorded (redacted) snapshot. (A
       // decision that reaches the run before it parks runs on its live context instead.)
       await eventually(() => parked.includes(runId), 20_000, 'the run parked');

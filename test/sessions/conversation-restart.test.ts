@@ -109,7 +109,7 @@ describe.each(PROVIDERS)('a durable conversation with the $provider provider', (
       return { sse: fixture(`${p.dir}/final.sse`, { TEXT: message === 0 ? 'tangerine' : 'yes' }) };
     };
     rt = await start(f);
-    const first = await rt.submit('assistant', 'what does notes.txt say?', { sessionId: 'notes' });
+    const first = await rt.runs.submit('assistant', 'what does notes.txt say?', { sessionId: 'notes' });
     expect(await rt.waitForRun(first)).toMatchObject({
       status: 'completed',
       text: 'The file says: tangerine',
@@ -119,7 +119,7 @@ describe.each(PROVIDERS)('a durable conversation with the $provider provider', (
 
     message = 1;
     rt = await start(f);
-    const second = await rt.submit('assistant', 'is that a fruit?', { sessionId: 'notes' });
+    const second = await rt.runs.submit('assistant', 'is that a fruit?', { sessionId: 'notes' });
     expect(await rt.waitForRun(second)).toMatchObject({ status: 'completed' });
 
     expect(srv.requests).toHaveLength(3);
@@ -159,11 +159,11 @@ describe.each(PROVIDERS)('a durable conversation with the $provider provider', (
       return { sse: fixture(`${p.dir}/final.sse`, { TEXT: message === 0 ? 'tangerine' : 'ok' }) };
     };
     rt = await start(f);
-    const first = await rt.submit('assistant', 'what does notes.txt say?', { sessionId: 'big' });
+    const first = await rt.runs.submit('assistant', 'what does notes.txt say?', { sessionId: 'big' });
     expect(await rt.waitForRun(first)).toMatchObject({ status: 'completed' });
     message = 1;
     const longQuestion = `and now, word for word: ${'why? '.repeat(200)}`;
-    const second = await rt.submit('assistant', longQuestion, { sessionId: 'big' });
+    const second = await rt.runs.submit('assistant', longQuestion, { sessionId: 'big' });
     expect(await rt.waitForRun(second)).toMatchObject({ status: 'completed' });
 
     // Within the first run the result was unanswered, so it went out whole.

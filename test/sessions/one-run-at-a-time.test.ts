@@ -63,10 +63,13 @@ describe('one run holds a session at a time', () => {
       new ScriptedModel({ worker: NOTIFY, helper: [{ respond: { kind: 'final', text: 'hi' } }] }),
     );
     rt = await fx.start(model);
-    const first = await rt.submit('worker', 'tell #ops', { sessionId: 'ops', interaction: 'unattended' });
+    const first = await rt.runs.submit('worker', 'tell #ops', {
+      sessionId: 'ops',
+      interaction: 'unattended',
+    });
     const approval = await parkedApproval(rt, first);
 
-    const busy = await rt
+    const busy = await rt.runs
       .submit('worker', 'anything else?', { sessionId: 'ops' })
       .then(() => null)
       .catch((e: unknown) => e);
@@ -76,9 +79,9 @@ describe('one run holds a session at a time', () => {
       `session "ops" is busy: run ${first} is still waiting for approval; decide its approval (snotra inbox) or wait for it to end, then send again`,
     );
     // Look-alikes: a run on its own with the same session id, and another session, are not held back.
-    const alone = await rt.submit('helper', 'hi', { sessionId: 'ops', conversation: false });
+    const alone = await rt.runs.submit('helper', 'hi', { sessionId: 'ops', conversation: false });
     expect(await rt.waitForRun(alone)).toMatchObject({ status: 'completed' });
-    const elsewhere = await rt.submit('helper', 'hi', { sessionId: 'other' });
+    const elsewhere = await rt.runs.submit('helper', 'hi', { sessionId: 'other' });
     expect(await rt.waitForRun(elsewhere)).toMatchObject({ status: 'completed' });
     expect(rt.sessions.get('ops')).toMatchObject({ activeRunId: first, runs: 0 });
 
@@ -87,7 +90,7 @@ describe('one run holds a session at a time', () => {
     expect(fx.sent()).toEqual(['#ops done']);
 
     // Tried again once the run ended: the session is free, and its history comes first.
-    const second = await rt.submit('worker', 'anything else?', { sessionId: 'ops' });
+    const second = await rt.runs.submit('worker', 'anything else?', { sessionId: 'ops' });
     expect(await rt.waitForRun(second)).toMatchObject({ status: 'completed', text: 'second' });
     const last = model.seen.at(-1) as ModelStepRequest;
     expect(last.transcript.map((e) => e.role)).toEqual([
@@ -104,7 +107,10 @@ describe('one run holds a session at a time', () => {
   it('a run parked across a restart appends its part once, however often it is resumed and ended', async () => {
     fx = runtimeFixture(config);
     rt = await fx.start(new ScriptedModel({ worker: NOTIFY }));
-    const runId = await rt.submit('worker', 'tell #ops', { sessionId: 'ops', interaction: 'unattended' });
+    const runId = await rt.runs.submit('worker', 'tell #ops', {
+      sessionId: 'ops',
+      interaction: 'unattended',
+    });
     const approval = await parkedApproval(rt, runId);
     await rt.stop();
 
@@ -128,7 +134,7 @@ describe('one run holds a session at a time', () => {
   it('a run that ended but was not appended (a crash in between) is appended at the next boot, once', async () => {
     fx = runtimeFixture(config);
     rt = await fx.start(new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'hello' } }] }));
-    const runId = await rt.submit('worker', 'hi', { sessionId: 'crashy' });
+    const runId = await rt.runs.submit('worker', 'hi', { sessionId: 'crashy' });
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
     await rt.stop();
     rt = null;
@@ -167,9 +173,9 @@ describe('one run holds a session at a time', () => {
       text,
       conversation: true,
     });
-    await rt.send('worker', message('m1', 'tell #ops'));
+    await rt.runs.send('worker', message('m1', 'tell #ops'));
     const approval = await parkedApproval(rt, 'worker:m1');
-    await rt.send('worker', message('m2', 'anything else?'));
+    await rt.runs.send('worker', message('m2', 'anything else?'));
     expect(await rt.waitForRun('worker:m2')).toMatchObject({ status: 'completed', text: 'second' });
     // m1 held the session and had not ended: m2 saw no history, and m1 still holds it.
     expect(model.seen.at(-1)?.transcript).toEqual([{ role: 'user', text: 'anything else?' }]);

@@ -148,7 +148,7 @@ describe('sidecar sessions routes', () => {
       },
     ];
     const { port, rt: runtime } = await boot(new ScriptedModel({ assistant: steps }));
-    const runId = await runtime.submit('assistant', 'send it', {
+    const runId = await runtime.runs.submit('assistant', 'send it', {
       sessionId: 'held',
       interaction: 'unattended',
     });

@@ -56,7 +56,7 @@ const runFile = join(dir, 'run-id.txt');
 // Its own message id, as a caller that retries must: a kill before the run id is written down
 // (the run may already be taking its first step) sends the same task again, which starts nothing.
 const runId = await runIdFromFile(runFile, () =>
-  runtime.runTask('worker', 'lifecycle', 'pay once', { messageId: 'lifecycle-task' }),
+  runtime.runs.runTask('worker', 'lifecycle', 'pay once', { messageId: 'lifecycle-task' }),
 );
 const ended = runtime.waitForRun(runId);
 let finished = false;

@@ -29,7 +29,7 @@ const runtime = await Runtime.start({
   },
 });
 const runId = await runIdFromFile(runFile, () =>
-  runtime.runTask('worker', 'crash-task', 'send the messages', {
+  runtime.runs.runTask('worker', 'crash-task', 'send the messages', {
     // Its own message id: killed before the run id is written down, the relaunch sends the same
     // task again, which starts nothing (the run may already have started).
     messageId: 'crash-task-message',

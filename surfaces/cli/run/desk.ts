@@ -5,7 +5,7 @@ import { askApproval, type ApprovalTerminal } from './prompt.ts';
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
 type DecideResult = ReturnType<Runtime['decide']>;
 
-/** The decisions the desk may make, as the runtime offers them to an in-process surface. */
+/** The decisions the desk may make, as `runtime.approvals` offers them to an in-process surface. */
 export interface Decider {
   decideAsync(
     approvalId: string,

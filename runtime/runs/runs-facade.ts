@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentMessage } from '../../machines/agent/machine.ts';
+import { makeRunId } from '../../machines/run/run-id.ts';
+import type { AgentPool } from '../agents/agent-pool.ts';
+import { submitMessage, taskMessage } from '../agents/messages.ts';
+import type { SubmitOptions } from '../boot/options.ts';
+import type { RunFeedListener } from '../events.ts';
+import type { RunFeed } from '../run-feed.ts';
+import { sendInSession } from '../sessions/send.ts';
+import type { Sessions } from '../sessions/sessions.ts';
+
+/** What {@link RunsFacade} hands its calls to. */
+export interface RunsFacadeDeps {
+  readonly agents: AgentPool;
+  readonly sessions: Sessions;
+  readonly feed: RunFeed;
+}
+
+/**
+ * `runtime.runs`: starting runs from a surface or a scheduler, and the live run feed. Every run
+ * starts as a message on the bus; the ids come from `machines/run/run-id.ts`.
+ */
+export class RunsFacade {
+  readonly #deps: RunsFacadeDeps;
+
+  constructor(deps: RunsFacadeDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Starts a run from a surface and returns its id once the message is on the bus (the run's
+   * events reach `onRunEvent` listeners; `runtime.waitForRun` resolves with its outcome). A run
+   * of a conversation (the default) continues its session; `SessionBusyError` while another run
+   * holds that session.
+   */
+  async submit(agentId: string, text: string, opts: SubmitOptions = {}): Promise<string> {
+    const messageId = randomUUID();
+    const message = submitMessage(messageId, text, opts);
+    await sendInSession(this.#deps.sessions, (a, m) => this.send(a, m), agentId, message);
+    return makeRunId(agentId, messageId);
+  }
+
+  /**
+   * Starts an unattended run for a task (scheduled or triggered). Resolves with the run id once
+   * the message is durable (see `send`); the run parks in the Inbox whenever it needs a human.
+   * A caller that must not start a task twice (a retry after a crash) passes its own
+   * `messageId` — the same `messageId` starts at most one run, however often it is sent.
+   */
+  async runTask(
+    agentId: string,
+    taskId: string,
+    text: string,
+    opts: { messageId?: string } = {},
+  ): Promise<string> {
+    const messageId = opts.messageId ?? randomUUID();
+    await this.send(agentId, taskMessage(messageId, taskId, text));
+    return makeRunId(agentId, messageId);
+  }
+
+  /** Publishes a message to an agent over the bus; resolves once it is durable (AgentPool.send). */
+  send(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
+    return this.#deps.agents.send(agentId, message);
+  }
+
+  /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
+  onRunEvent(listener: RunFeedListener): () => void {
+    return this.#deps.feed.on(listener);
+  }
+}
