@@ -91,6 +91,7 @@ export type {
 } from './sessions/types.ts';
 
 export { ApprovalInbox } from './approvals/inbox.ts';
+export { sqliteInboxBackend, type InboxBackend } from './approvals/inbox-backend.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {
   ApprovalDecision,
