@@ -22,7 +22,7 @@ export {
   RecordErrorCode,
   StateErrorCode,
 } from './errors.ts';
-export type { StoreErrorCode } from './errors.ts';
+export type { StoreErrorCode, StringScrubber } from './errors.ts';
 
 export { Redactor, DEFAULT_CENSOR } from './redaction/redactor.ts';
 export type { RedactorOptions } from './redaction/redactor.ts';
@@ -92,6 +92,7 @@ export type {
 
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { sqliteInboxBackend, type InboxBackend } from './approvals/inbox-backend.ts';
+export { checkDecisionInput } from './approvals/decision-input.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {
   ApprovalDecision,

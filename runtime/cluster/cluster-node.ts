@@ -93,7 +93,7 @@ export class ClusterNode {
       claimTimeoutMs,
       () => this.#stopping,
     );
-    this.inbox = new ClusterInbox(buckets.inbox, nodeId);
+    this.inbox = new ClusterInbox(buckets.inbox, nodeId, store.redactor);
     this.records = new RunRecords(buckets.runs);
     const rt = (): ClusterRuntimeView | null => this.#rt;
     const stopping = (): boolean => this.#stopping;
@@ -260,6 +260,8 @@ export class ClusterNode {
     // Retried through a lost quorum (a server of the cluster died and leaders are re-elected);
     // a write whose reply was lost is recognised as this decision, not as someone else's.
     const now = this.clock.now();
+    // A refused input is not retried.
+    this.inbox.checkDecision(id, decision, user, now, reason);
     const result = await withRetry(
       () => this.inbox.decide(id, decision, user, now, reason),
       now + 30_000,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { ApprovalDecision, ApprovalRecord, DecideResult } from '../../store/index.ts';
+import {
+  checkDecisionInput,
+  type ApprovalDecision,
+  type ApprovalRecord,
+  type DecideResult,
+  type StringScrubber,
+} from '../../store/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Versioned, type Bucket } from './kv.ts';
 
 /** One approval in the shared Inbox: the request as opened, and its single decision. */
@@ -53,7 +59,14 @@ export class ClusterInbox {
   constructor(
     private readonly kv: Bucket,
     private readonly nodeId: string,
+    /** Scrubs registered secrets from the error of a refused input (the store's redactor). */
+    private readonly scrubber: StringScrubber,
   ) {}
+
+  /** Refuses a decision whose inputs the store would refuse (RecordRejectedError, `invalid_input`). */
+  checkDecision(id: string, decision: ApprovalDecision, user: string, now: number, reason?: string): void {
+    checkDecisionInput('cluster inbox.decide', this.scrubber, id, decision, user, now, reason);
+  }
 
   get(id: string): Promise<Versioned<InboxRecord> | null> {
     return readVersioned(this.kv, id, InboxRecord, 'inbox record');
@@ -89,6 +102,9 @@ export class ClusterInbox {
     now: number,
     reason?: string,
   ): Promise<DecideResult> {
+    // What the store of the node that owns the run would refuse when it follows this decision
+    // is refused here, before it is shared (else that node could never apply it).
+    this.checkDecision(id, decision, user, now, reason);
     for (;;) {
       const current = await this.get(id);
       if (current === null) {

@@ -30,32 +30,30 @@ export interface InboxBackend {
 /** The SQLite store's Inbox as an {@link InboxBackend} (one request per tool call, as the store keeps it). */
 export function sqliteInboxBackend(inbox: ApprovalInbox): InboxBackend {
   return {
-    open: (a) =>
-      Promise.resolve(
-        inbox.create({
-          id: a.id,
-          callId: a.callId,
-          runId: a.runId,
-          sessionId: a.sessionId,
-          taskId: a.taskId,
-          agentId: a.agentId,
-          parentAgentId: a.parentAgentId,
-          parentRunId: a.parentRunId,
-          surface: a.surface,
-          tool: a.tool,
-          args: a.args,
-          target: a.target,
-          risk: a.risk,
-          reason: a.reason,
-          ruleId: a.ruleId,
-          idempotencyKey: a.idempotencyKey,
-          resumeCheckpoint: a.resumeCheckpoint,
-          createdAt: a.createdAt,
-          expiresAt: a.expiresAt,
-        }).approval,
-      ),
-    get: (id) => Promise.resolve(inbox.get(id)),
-    decide: (id, decision, user, now, reason) =>
-      Promise.resolve(inbox.decide(id, decision, user, now, reason)),
+    open: async (a) =>
+      inbox.create({
+        id: a.id,
+        callId: a.callId,
+        runId: a.runId,
+        sessionId: a.sessionId,
+        taskId: a.taskId,
+        agentId: a.agentId,
+        parentAgentId: a.parentAgentId,
+        parentRunId: a.parentRunId,
+        surface: a.surface,
+        tool: a.tool,
+        args: a.args,
+        target: a.target,
+        risk: a.risk,
+        reason: a.reason,
+        ruleId: a.ruleId,
+        idempotencyKey: a.idempotencyKey,
+        resumeCheckpoint: a.resumeCheckpoint,
+        createdAt: a.createdAt,
+        expiresAt: a.expiresAt,
+      }).approval,
+    get: async (id) => inbox.get(id),
+    // Async: a refused input is a rejected promise, as on every backend.
+    decide: async (id, decision, user, now, reason) => inbox.decide(id, decision, user, now, reason),
   };
 }

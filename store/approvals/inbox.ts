@@ -5,15 +5,10 @@ import { AuditKind, newAuditRecord } from '../audit/types.ts';
 import { assertWritable, fromStoredJson, toStoredJson, toStoredText } from '../context.ts';
 import type { StoreContext } from '../context.ts';
 import { quote } from '../errors.ts';
-import { Id, Timestamp, parseInput } from '../schema.ts';
-import {
-  APPROVAL_RECORD_VERSION,
-  ApprovalDecision,
-  ApprovalStatus,
-  CreateApprovalInput,
-  DecisionReason,
-} from './types.ts';
-import type { ApprovalRecord, ApprovalRow, DecideResult, PendingFilter } from './types.ts';
+import { Id, parseInput } from '../schema.ts';
+import { checkDecisionInput } from './decision-input.ts';
+import { APPROVAL_RECORD_VERSION, ApprovalStatus, CreateApprovalInput } from './types.ts';
+import type { ApprovalDecision, ApprovalRecord, ApprovalRow, DecideResult, PendingFilter } from './types.ts';
 
 const DURABLE = { durable: true } as const;
 
@@ -142,12 +137,7 @@ export class ApprovalInbox {
     through?: string,
   ): DecideResult {
     assertWritable(this.ctx, 'approvals.decide');
-    parseInput(Id, id, 'approvals.decide id', this.ctx.redactor);
-    parseInput(ApprovalDecision, decision, 'approvals.decide decision', this.ctx.redactor);
-    parseInput(Id, user, 'approvals.decide user', this.ctx.redactor);
-    parseInput(Timestamp, now, 'approvals.decide now', this.ctx.redactor);
-    if (reason !== undefined)
-      parseInput(DecisionReason, reason, 'approvals.decide reason', this.ctx.redactor);
+    checkDecisionInput('approvals.decide', this.ctx.redactor, id, decision, user, now, reason);
     const storedReason = toStoredText(this.ctx, reason);
     return this.ctx.tx.run((): DecideResult => {
       if (this.decideStmt.run(decision, user, now, storedReason, id, now).changes === 1) {

@@ -5,7 +5,7 @@ import { ClusterClaims } from '../../runtime/cluster/claims.ts';
 import { ClusterInbox } from '../../runtime/cluster/inbox.ts';
 import { RunRecords } from '../../runtime/cluster/run-records.ts';
 import { silentLogger } from '../../runtime/bus/logger.ts';
-import type { ApprovalRecord } from '../../store/index.ts';
+import { Redactor, type ApprovalRecord } from '../../store/index.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 
 let cluster: NatsCluster;
@@ -52,7 +52,7 @@ function approval(id: string): ApprovalRecord {
 describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a cluster)', () => {
   it('three nodes deciding the same approval at once: exactly one wins, the others get already_decided', async () => {
     const buckets = await Promise.all(conns.map((nc) => openBuckets(nc, { replicas: 3, leaseTtlMs: 2000 })));
-    const inboxes = buckets.map((b, i) => new ClusterInbox(b.inbox, `node-${i}`));
+    const inboxes = buckets.map((b, i) => new ClusterInbox(b.inbox, `node-${i}`, new Redactor()));
     for (let i = 0; i < 25; i++) {
       const id = `ap-${i}`;
       await inboxes[0]?.open(approval(id));
@@ -74,7 +74,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
     const [b] = await Promise.all(
       conns.slice(0, 1).map((nc) => openBuckets(nc, { replicas: 3, leaseTtlMs: 2000 })),
     );
-    const inbox = new ClusterInbox(b!.inbox, 'node-0');
+    const inbox = new ClusterInbox(b!.inbox, 'node-0', new Redactor());
     const a = { ...approval('late'), expiresAt: Date.now() - 1 };
     await inbox.open(a);
     expect(await inbox.decide('late', 'approved', 'alice', Date.now())).toMatchObject({

@@ -186,6 +186,37 @@ export function describeStoreConformance(
       expect(await inbox.get(at)).toMatchObject({ status: 'expired', decidedBy: null });
     });
 
+    it('a decision with bad input is refused with an error naming the input, and changes nothing', async () => {
+      const inbox = await makeBackend();
+      const id = fresh();
+      await inbox.open(pendingRequest(id));
+      const refused: Array<[string, () => Promise<DecideResult>, RegExp]> = [
+        ['an empty user', () => inbox.decide(id, 'approved', '', T0 + 1), /decide user/],
+        ['an empty reason', () => inbox.decide(id, 'denied', 'alice', T0 + 1, ''), /decide reason/],
+        [
+          'a reason of 1,001 characters',
+          () => inbox.decide(id, 'approved', 'alice', T0 + 1, 'x'.repeat(1001)),
+          /decide reason/,
+        ],
+        [
+          'a decision that is neither',
+          () => inbox.decide(id, 'Approved' as ApprovalDecision, 'alice', T0 + 1),
+          /decide decision/,
+        ],
+        ['a time that is not one', () => inbox.decide(id, 'approved', 'alice', Number.NaN), /decide now/],
+      ];
+      for (const [what, call, names] of refused) {
+        await expect(call(), what).rejects.toMatchObject({
+          code: 'invalid_input',
+          message: expect.stringMatching(names),
+        });
+        expect(await inbox.get(id), what).toMatchObject({ status: 'pending', decidedBy: null });
+      }
+      // The look-alike that is fine: a reason of exactly 1,000 characters is kept whole.
+      const r = await inbox.decide(id, 'denied', 'alice', T0 + 2, 'y'.repeat(1000));
+      expect(r).toMatchObject({ ok: true, approval: { decisionReason: 'y'.repeat(1000) } });
+    });
+
     it('decisions made at once: exactly one wins', async () => {
       const inbox = await makeBackend();
       const id = fresh();
