@@ -41,6 +41,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/package/parse-config.test.ts',
   'test/platforms/journal-store.test.ts',
   'test/platforms/split.test.ts',
+  'test/platforms/in-flight.test.ts',
   'test/platforms/send-pace.test.ts',
   'test/platforms/undelivered-paging.test.ts',
   'test/policy/approvals.test.ts',

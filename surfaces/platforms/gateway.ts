@@ -9,6 +9,7 @@ import {
   type RunOutcome,
 } from '../../runtime/index.ts';
 import { PlatformError, type PlatformAdapter } from './port.ts';
+import { InFlight } from './in-flight.ts';
 import { SendPace, TELEGRAM_PACE, waitOn, type PaceLimits } from './send-pace.ts';
 import { splitMessage } from './split.ts';
 
@@ -65,6 +66,8 @@ export class PlatformGateway {
   #loop: Promise<void> | null = null;
   /** The bot's send pace: its rate limits kept here, so replies wait instead of being refused. */
   readonly #pace: SendPace;
+  /** Requests of this bot unanswered at once: no more than one second's turns. */
+  readonly #sending: InFlight;
   #unsubscribe: () => void = () => {};
 
   constructor(
@@ -75,6 +78,7 @@ export class PlatformGateway {
     pace: PaceLimits = TELEGRAM_PACE,
   ) {
     this.#pace = new SendPace(host.clock, pace);
+    this.#sending = new InFlight(Math.max(1, Math.floor(pace.botPerSecond)));
     // Every reply waiting for its turn listens for the stop: hundreds may wait under a rate limit.
     setMaxListeners(0, this.#abort.signal);
   }
@@ -280,16 +284,22 @@ export class PlatformGateway {
     const stop = this.#abort.signal;
     for (let attempt = 1; ; attempt++) {
       // The part waits unclaimed: a crash while it waits leaves nothing `sending`, and the next start sends it.
-      if (stop.aborted || !(await this.#pace.turn(rec.chatId, stop))) return 'stopped';
-      const prior = this.host.beginPart({
-        key,
-        part: i,
-        parts: rec.parts,
-        platformId: rec.platformId,
-        chatId: rec.chatId,
-      });
-      if (prior !== null) return 'ended';
-      const outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
+      if (stop.aborted || !(await this.#sending.acquire(stop))) return 'stopped';
+      let outcome: Awaited<ReturnType<PlatformAdapter['send']>>;
+      try {
+        if (!(await this.#pace.turn(rec.chatId, stop))) return 'stopped';
+        const prior = this.host.beginPart({
+          key,
+          part: i,
+          parts: rec.parts,
+          platformId: rec.platformId,
+          chatId: rec.chatId,
+        });
+        if (prior !== null) return 'ended';
+        outcome = await this.adapter.send(rec.chatId, part, this.#sendAbort.signal);
+      } finally {
+        this.#sending.release();
+      }
       if (outcome.status === 'sent') {
         this.host.finishPart(key, i, { status: 'sent', remoteId: outcome.remoteId });
         return 'ended';

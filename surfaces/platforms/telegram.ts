@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PlatformError, type InboundUpdate, type PlatformAdapter, type SendOutcome } from './port.ts';
+import { postJson } from './post-json.ts';
 
 /** The Bot API root when `apiBase` is not set. */
 export const TELEGRAM_API_BASE = 'https://api.telegram.org';
@@ -51,24 +52,8 @@ function senderName(
   return text === '' ? null : text.slice(0, 128);
 }
 
-/** What went wrong below HTTP (refused, reset, timed out), as a code: never the URL, which holds the token. */
-function networkCode(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; name?: unknown } }).cause;
-  if (typeof cause?.code === 'string' && /^[A-Z0-9_]{2,40}$/.test(cause.code)) return cause.code;
-  const name = (err as { name?: unknown }).name;
-  if (name === 'AbortError' || name === 'TimeoutError') return String(name);
-  return 'network_error';
-}
-
 /** Codes after which the request surely never reached the server. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 type Answer =
   | { readonly kind: 'ok'; readonly result: unknown }
@@ -82,7 +67,7 @@ type Answer =
 
 /**
  * The Telegram Bot API adapter: long polling `getUpdates` (`offset`, `timeout`,
- * `allowed_updates: ["message"]`) and `sendMessage`, over Node's fetch. The token is part of
+ * `allowed_updates: ["message"]`) and `sendMessage`, over one HTTP connection per request (post-json.ts). The token is part of
  * every request path (`/bot<token>/<method>`): no URL is ever logged or put in an error, and
  * every error text this adapter makes is built from codes and the API's own description only.
  */
@@ -184,29 +169,15 @@ export class TelegramAdapter implements PlatformAdapter {
   }
 
   async #call(method: string, body: unknown, signal: AbortSignal, timeoutMs: number): Promise<Answer> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.#base}/bot${this.#token}/${method}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        redirect: 'error',
-      });
-    } catch (err) {
-      return { kind: 'network', code: networkCode(err) };
-    }
-    let text: string;
-    try {
-      const declared = Number(res.headers.get('content-length') ?? '0');
-      if (declared > MAX_ANSWER_BYTES) {
-        await res.body?.cancel();
-        return { kind: 'refused', status: res.status, description: 'answer too large' };
-      }
-      text = await res.text();
-    } catch (err) {
-      return { kind: 'network', code: networkCode(err) };
-    }
+    const res = await postJson(new URL(`${this.#base}/bot${this.#token}/${method}`), body, {
+      signal,
+      timeoutMs,
+      maxBytes: MAX_ANSWER_BYTES,
+    });
+    if (res.kind === 'network') return { kind: 'network', code: res.code };
+    if (res.kind === 'too_large')
+      return { kind: 'refused', status: res.status, description: 'answer too large' };
+    const text = res.text;
     let parsed: z.infer<typeof Envelope> | null = null;
     try {
       const r = Envelope.safeParse(JSON.parse(text));
@@ -216,7 +187,7 @@ export class TelegramAdapter implements PlatformAdapter {
     }
     if (parsed === null)
       return { kind: 'refused', status: res.status, description: 'the answer is not a Bot API envelope' };
-    if (parsed.ok && res.ok) return { kind: 'ok', result: parsed.result };
+    if (parsed.ok && res.status >= 200 && res.status < 300) return { kind: 'ok', result: parsed.result };
     const retryAfter = parsed.parameters?.retry_after;
     return {
       kind: 'refused',

@@ -99,7 +99,6 @@ describe('the default state dir lives outside the workspace', () => {
       JSON.stringify({ agents: { a: { rules: [{ id: 'x', tool: 'shel', effect: 'deny' }] } } }),
     );
     const xdg = join(base, 'xdg-bad');
-    const started = Date.now();
     const r = spawnSync(process.execPath, [BIN, 'start'], {
       cwd: ws,
       env: envWith({ XDG_STATE_HOME: xdg }),
@@ -107,8 +106,9 @@ describe('the default state dir lives outside the workspace', () => {
       timeout: 30_000,
       killSignal: 'SIGKILL',
     });
+    // Not cut by the 30 s SIGKILL above (that would be status null): it refused and exited on its own.
+    expect(r.signal).toBeNull();
     expect(r.status).toBe(1);
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
       `${file}: invalid config\n  agents.a.rules[0].tool: unknown tool "shel"; did you mean "shell"?\n`,

@@ -122,9 +122,8 @@ describe('MCP input schemas', () => {
     expect(JSON.stringify(defused)).not.toContain('(a+)+');
     expect(JSON.stringify(defused)).not.toContain('evil.test');
     const check = compileArgumentCheck(hostile, DEFAULT_MCP_LIMITS);
-    const started = Date.now();
+    // Run by a backtracking engine, `^(a+)+$` on 50,000 a's and a '!' would not end in a lifetime: it returning is the proof.
     expect(check({ s: `${'a'.repeat(50_000)}!` })).toBeNull();
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(check({})).toContain("required property 's'");
     expect(check({ s: 5 })).toContain('must be string');
   });

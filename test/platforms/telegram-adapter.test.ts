@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TelegramAdapter } from '../../surfaces/platforms/telegram.ts';
@@ -87,5 +88,67 @@ describe('Telegram adapter against the fake Bot API', () => {
     expect(outcome.status).toBe('unknown');
     expect(JSON.stringify(outcome)).not.toContain(TOKEN);
     await new Promise<void>((r) => cutter.close(() => r()));
+  });
+  it('each request has a connection of its own: a server closing idle keep-alive connections loses no reply', async () => {
+    // The keep-alive race at its worst: a request that comes on a connection already used is
+    // cut without an answer, as when a server closes an idle connection just as a request goes
+    // out. A pooled client would see "no answer" (unknown, not resent: a lost reply).
+    const seen = new WeakMap<object, number>();
+    const connectionHeaders: string[] = [];
+    let accepted = 0;
+    const server = createHttpServer((req, res) => {
+      const n = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, n);
+      connectionHeaders.push(String(req.headers.connection));
+      if (n > 1) return void req.socket.destroy();
+      req.resume();
+      req.on('end', () => {
+        accepted++;
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive' });
+        res.end(JSON.stringify({ ok: true, result: { message_id: accepted } }));
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const adapter = new TelegramAdapter({
+        token: TOKEN,
+        apiBase: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      });
+      const outcomes = [];
+      for (let i = 0; i < 20; i++)
+        outcomes.push(await adapter.send(7, `m${i}`, new AbortController().signal));
+      expect(outcomes.map((o) => o.status)).toEqual(Array(20).fill('sent'));
+      expect(accepted).toBe(20);
+      expect(new Set(connectionHeaders)).toEqual(new Set(['close']));
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('an answer larger than the bound is refused unread, by its declared length or by what arrives', async () => {
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    for (const declare of [true, false]) {
+      const server = createHttpServer((req, res) => {
+        req.resume();
+        res.writeHead(200, declare ? { 'content-length': String(big.length + 2) } : {});
+        res.end(`"${big}"`);
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const adapter = new TelegramAdapter({
+          token: TOKEN,
+          apiBase: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        });
+        expect(await adapter.send(7, 'x', new AbortController().signal)).toEqual({
+          status: 'not_sent',
+          error: 'telegram sendMessage: 200 answer too large',
+        });
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    }
   });
 });

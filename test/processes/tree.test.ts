@@ -93,7 +93,6 @@ describe('process tree teardown (contract 12)', () => {
     const started = Date.now();
     await child.terminate();
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(await survivors(child.pgid, [])).toEqual([]);
     await supervisor.shutdown();
   });

@@ -39,7 +39,7 @@ export function startSnotra(args: string[], env: NodeJS.ProcessEnv = {}): Starte
     stdout: () => out,
     stderr: () => err,
     exited,
-    ready: async (timeoutMs = 30_000) => {
+    ready: async (timeoutMs = 90_000) => {
       const line = await eventually(
         () => {
           const l = out.split('\n').find((x) => x.includes('"event":"ready"'));

@@ -107,16 +107,14 @@ describe('search_files', () => {
   });
 
   it('stops a catastrophic regular expression at its time budget with a clear error', async () => {
-    const started = performance.now();
+    // `(a+)+$` on this file backtracks for far longer than the test may take: an answer at all is the budget at work.
     const error = await search(
       { path: 'evil.txt', pattern: '(a+)+$' },
       { timeBudgetMs: 400, killGraceMs: 200 },
     ).catch((e: unknown) => e);
-    const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).code).toBe('search_time_budget_exceeded');
     expect((error as ToolError).message).toMatch(/time budget of 400 ms/);
-    expect(elapsed).toBeLessThan(5000);
     // The pool recovered: a normal search works right after.
     expect((await search({ path: 'small/a.txt', pattern: 'alpha' })).matches).toHaveLength(1);
   });
