@@ -94,6 +94,8 @@ export { ApprovalInbox } from './approvals/inbox.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {
   ApprovalDecision,
+  ApprovalKind,
+  ApprovalReason,
   ApprovalRecord,
   CreateApprovalInput,
   DecideFailure,

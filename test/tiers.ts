@@ -30,6 +30,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/inspect/tree-redaction.test.ts',
   'test/inspect/tree-replay.test.ts',
   'test/machines/approval-and-tool-call.test.ts',
+  'test/machines/run-budget.test.ts',
   'test/machines/run-id.test.ts',
   'test/machines/run-machine.test.ts',
   'test/mcp/config.test.ts',

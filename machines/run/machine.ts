@@ -2,6 +2,8 @@ import { assign } from 'xstate';
 import { callSignature, current, deniedObservation, observe } from './calls.ts';
 import { addUsage } from './usage.ts';
 import { waitingForApproval } from './approval-state.ts';
+import { modelCallBreach, toolCallBreach } from './budget.ts';
+import { waitingForBudget } from './budget-state.ts';
 import { approvalIdFor, idempotencyKeyFor, runSetup } from './setup.ts';
 import type { TranscriptEntry } from './types.ts';
 
@@ -41,10 +43,14 @@ export const runMachine = runSetup.createMachine({
         }),
       }),
     },
-    DEADLINE: {
-      target: '.failed',
-      actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
-    },
+    // A run that may park is not cut in the middle of a call: it parks at its next step.
+    DEADLINE: [
+      { guard: { type: 'asksForBudget' }, actions: assign({ overtime: true }) },
+      {
+        target: '.failed',
+        actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
+      },
+    ],
   },
   states: {
     running: {
@@ -54,12 +60,37 @@ export const runMachine = runSetup.createMachine({
           always: [
             { guard: { type: 'modelBudgetLeft' }, target: 'stepping' },
             {
+              guard: { type: 'asksForBudget' },
+              target: '#run.waiting_for_budget',
+              actions: {
+                type: 'askBudget',
+                params: ({ context }) => ({ dimension: modelCallBreach(context) }),
+              },
+            },
+            {
               target: '#run.failed',
-              actions: { type: 'finish', params: { status: 'failed', reason: 'budget_model_calls' } },
+              actions: {
+                type: 'finishBudget',
+                params: ({ context }) => ({ dimension: modelCallBreach(context) }),
+              },
             },
           ],
         },
         stepping: {
+          // The model call in flight is dropped (its answer would come after the deadline).
+          on: {
+            DEADLINE: [
+              {
+                guard: { type: 'asksForBudget' },
+                target: '#run.waiting_for_budget',
+                actions: { type: 'askBudget', params: { dimension: 'wallTimeMs' } },
+              },
+              {
+                target: '#run.failed',
+                actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
+              },
+            ],
+          },
           invoke: {
             src: 'modelStep',
             input: ({ context }) => ({ context }),
@@ -124,8 +155,19 @@ export const runMachine = runSetup.createMachine({
                 { guard: ({ context }) => context.calls.length === 0, target: '#run.running.thinking' },
                 { guard: { type: 'toolBudgetLeft' }, target: 'deciding' },
                 {
+                  guard: { type: 'asksForBudget' },
+                  target: '#run.waiting_for_budget',
+                  actions: {
+                    type: 'askBudget',
+                    params: ({ context }) => ({ dimension: toolCallBreach(context) }),
+                  },
+                },
+                {
                   target: '#run.failed',
-                  actions: { type: 'finish', params: { status: 'failed', reason: 'budget_tool_calls' } },
+                  actions: {
+                    type: 'finishBudget',
+                    params: ({ context }) => ({ dimension: toolCallBreach(context) }),
+                  },
                 },
               ],
             },
@@ -228,6 +270,7 @@ export const runMachine = runSetup.createMachine({
                           modelCalls: context.used.modelCalls + (usage?.modelCalls ?? 0),
                           toolCalls: context.used.toolCalls + 1 + (usage?.toolCalls ?? 0),
                         },
+                        tokens: addUsage(context.tokens, usage?.tokens),
                         transcript: observe(context, event.output),
                       };
                     }),
@@ -276,6 +319,7 @@ export const runMachine = runSetup.createMachine({
       },
     },
     waiting_for_approval: waitingForApproval,
+    waiting_for_budget: waitingForBudget,
     resuming: {
       always: { target: '#run.running.acting.executing' },
     },

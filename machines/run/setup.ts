@@ -1,6 +1,13 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
 import { callSignature, current } from './calls.ts';
+import {
+  budgetRequestFor,
+  budgetRequestIdFor,
+  BUDGET_REASON,
+  modelCallBreach,
+  toolCallBreach,
+} from './budget.ts';
 import { failureMessage } from './failure.ts';
 import type {
   AuditStep,
@@ -8,11 +15,13 @@ import type {
   ModelStepOutput,
   Observation,
   OpenApprovalInput,
+  OpenBudgetInput,
   ProposedCall,
   RunContext,
   RunEvent,
   RunInput,
   RunOutcome,
+  BudgetDimension,
 } from './types.ts';
 
 /** A denied call proposed this many times stops the run before its budget runs out. */
@@ -51,6 +60,8 @@ export const runSetup = setup({
     decide: unprovided<Decision, { context: RunContext; call: ProposedCall }>('decide'),
     openApproval: unprovided<{ approvalId: string }, OpenApprovalInput>('openApproval'),
     executeTool: unprovided<Observation, ExecuteInput>('executeTool'),
+    /** Records a budget request in the Inbox (kind `budget`), idempotent by its id. */
+    openBudgetRequest: unprovided<{ approvalId: string }, OpenBudgetInput>('openBudgetRequest'),
     /**
      * Records the run with the model's answer before any call it proposes is evaluated (the run
      * host persists the snapshot here). Pure uses of the machine need nothing: it does nothing.
@@ -68,10 +79,28 @@ export const runSetup = setup({
         message: failureMessage(params.reason, context, (event as { error?: unknown }).error),
       },
     })),
+    /** The run goes past a budget and ends failed with its reason code. */
+    finishBudget: assign(({ context }, params: { dimension: BudgetDimension | null }) => {
+      const reason = BUDGET_REASON[params.dimension ?? 'wallTimeMs'];
+      return {
+        outcome: { status: 'failed' as const, reason, message: failureMessage(reason, context, undefined) },
+      };
+    }),
+    /** The run parks on a request for more of `dimension` (its Inbox item is opened on entry). */
+    askBudget: assign(({ context }, params: { dimension: BudgetDimension | null }) => {
+      const n = context.budgetAsks ?? 0;
+      return {
+        budgetRequest: budgetRequestFor(context, params.dimension ?? 'wallTimeMs'),
+        approvalId: budgetRequestIdFor(context.runId, n),
+        budgetAsks: n + 1,
+      };
+    }),
   },
   guards: {
-    modelBudgetLeft: ({ context }) => context.used.modelCalls < context.budget.modelCalls,
-    toolBudgetLeft: ({ context }) => context.used.toolCalls < context.budget.toolCalls,
+    modelBudgetLeft: ({ context }) => modelCallBreach(context) === null,
+    toolBudgetLeft: ({ context }) => toolCallBreach(context) === null,
+    /** A breach parks this run for a human (attended: asked inline) instead of ending it. */
+    asksForBudget: ({ context }) => context.onBudget === 'ask',
     isFinal: (_, params: { output: ModelStepOutput }) => params.output.kind === 'final',
     isAllowed: (_, params: { decision: Decision }) => params.decision.decision === 'allow',
     isDenied: (_, params: { decision: Decision }) => params.decision.decision === 'deny',

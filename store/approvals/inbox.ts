@@ -64,10 +64,10 @@ export class ApprovalInbox {
   // `decision_reason`) must not fail on statements it never runs.
   private get insert(): Statement<ApprovalRow> {
     return (this.#insert ??= this.ctx.db
-      .prepare(`INSERT INTO approvals (id, v, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
+      .prepare(`INSERT INTO approvals (id, v, kind, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
          surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
          expires_at, status, decided_by, decided_at, decision_reason)
-       VALUES (@id, @v, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
+       VALUES (@id, @v, @kind, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
          @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
          @created_at, @expires_at, @status, @decided_by, @decided_at, @decision_reason)`));
   }
@@ -91,6 +91,7 @@ export class ApprovalInbox {
       const row: ApprovalRow = {
         id: req.id ?? randomUUID(),
         v: APPROVAL_RECORD_VERSION,
+        kind: req.kind ?? 'tool',
         call_id: req.callId,
         run_id: req.runId ?? null,
         session_id: req.sessionId,
@@ -275,6 +276,8 @@ export class ApprovalInbox {
     return {
       id: row.id,
       v: row.v,
+      // A row read from a file opened read-only before version 14 has no kind: it asks for a tool call.
+      kind: row.kind ?? 'tool',
       callId: row.call_id,
       runId: row.run_id,
       sessionId: row.session_id,
