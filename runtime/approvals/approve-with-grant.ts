@@ -50,7 +50,9 @@ export function approveWithGrant(
   const ctx = runId === null ? null : deps.contextOf(runId);
   const call = runId === null ? undefined : ctx?.calls.find((c) => approvalIdFor(runId, c.id) === approvalId);
   const decision =
-    call !== undefined && ctx?.decision ? ctx.decision : { reason: approval.reason as ReasonCode, targets: [] };
+    call !== undefined && ctx?.decision
+      ? ctx.decision
+      : { reason: approval.reason as ReasonCode, targets: [] };
   const options = grantOptions(
     deps.registry,
     approval.tool,

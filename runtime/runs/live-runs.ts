@@ -59,7 +59,8 @@ export class LiveRuns {
   /** Arms the run's deadline again when an approved budget request moved it (a wall-time grant). */
   rearmIfMoved(input: RunInput): void {
     const armed = this.#deadlines.get(input.runId);
-    if (armed !== undefined && armed.at !== input.startedAt + input.budget.wallTimeMs) this.armDeadline(input);
+    if (armed !== undefined && armed.at !== input.startedAt + input.budget.wallTimeMs)
+      this.armDeadline(input);
   }
 
   /** Whether a run's deadline has passed (a run restored then ends at once). */

@@ -83,7 +83,9 @@ export class RunRouter {
       ),
       // A goal's and a platform message's limits end the run; any other breach asks a human.
       onBudget:
-        message.surface === GOAL_SURFACE || message.surface === PLATFORM_SURFACE || message.parentRunId !== null
+        message.surface === GOAL_SURFACE ||
+        message.surface === PLATFORM_SURFACE ||
+        message.parentRunId !== null
           ? 'fail'
           : 'ask',
       startedAt: deps.clock.now(),
