@@ -263,7 +263,8 @@ export class ApprovalInbox {
     event.agentId = row.agent_id;
     event.surface = row.surface;
     event.runId = row.run_id;
-    event.callId = callIdInRun(row);
+    // A budget request is no tool call: its events carry the request's id in their detail only.
+    event.callId = row.kind === 'budget' ? null : callIdInRun(row);
     event.tool = row.tool;
     event.risk = row.risk as ApprovalRecord['risk'];
     event.ruleId = row.rule_id;
