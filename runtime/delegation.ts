@@ -1,3 +1,4 @@
+import { sliceBudget } from '../machines/run/budget.ts';
 import type { SpawnArgs, SpawnResult, SubAgentSpawner } from '../actors/delegation/spawn-agent.ts';
 import { ToolError } from '../actors/tools/types.ts';
 import type { RunContext, RunInput, RunOutcome } from '../machines/run/types.ts';
@@ -162,11 +163,8 @@ export class Delegation implements SubAgentSpawner {
       }
     }
     const now = this.clock();
-    const budget = {
-      modelCalls: Math.max(0, parent.budget.modelCalls - parent.used.modelCalls - 1),
-      toolCalls: Math.max(0, parent.budget.toolCalls - parent.used.toolCalls - 1),
-      wallTimeMs: Math.max(0, parent.startedAt + parent.budget.wallTimeMs - now),
-    };
+    // A slice of what the parent has left (machines/run/budget.ts): the child never has more.
+    const budget = sliceBudget(parent, now);
     const agentId = isExplorer ? EXPLORER_PROFILE : args.profile;
     const authority: ChildAuthority = { envelope, narrowed: allNarrowed, profile: args.profile };
     this.store.audit.append({
@@ -253,7 +251,11 @@ export class Delegation implements SubAgentSpawner {
       reason: outcome.reason,
       summary: outcome.text ?? null,
       narrowed: own?.narrowed ?? [],
-      usage: { modelCalls: ctx?.used.modelCalls ?? 0, toolCalls: ctx?.used.toolCalls ?? 0 },
+      usage: {
+        modelCalls: ctx?.used.modelCalls ?? 0,
+        toolCalls: ctx?.used.toolCalls ?? 0,
+        ...(ctx?.tokens === undefined ? {} : { tokens: ctx.tokens }),
+      },
     };
   }
 }

@@ -110,6 +110,22 @@ export type RunFeedEventBody =
       readonly reason: string;
       readonly message: string;
     }
+  | {
+      /** The run went past a budget and waits for a human to extend it (an Inbox item of kind `budget`). */
+      readonly type: 'budget.requested';
+      readonly approvalId: string;
+      /** The budget it went past: `modelCalls`, `toolCalls`, `tokens`, `costUsd` or `wallTimeMs`. */
+      readonly dimension: string;
+      readonly used: number;
+      readonly limit: number;
+      /** How much approving it adds, once ("continue with +N?"). */
+      readonly grant: number;
+      /** The reason code the run ends with when it is denied (`budget_tokens`, …). */
+      readonly reason: string;
+      readonly interaction: Interaction;
+      readonly sessionId: string;
+      readonly expiresAt: number;
+    }
   | { readonly type: 'run.parked'; readonly approvalId: string }
   | {
       readonly type: 'run.completed';
@@ -136,6 +152,7 @@ export const RUN_FEED_EVENT_TYPES = [
   'approval.resolved',
   'tool.completed',
   'tool.denied',
+  'budget.requested',
   'run.parked',
   'run.completed',
   'run.failed',

@@ -34,6 +34,8 @@ const OUTCOME_TEXT: Readonly<Record<string, string>> = {
   budget_model_calls: 'the run used all of its model calls',
   budget_tool_calls: 'the run used all of its tool calls',
   budget_wall_time: 'the run ran out of wall time',
+  budget_tokens: 'the run used all of its tokens',
+  budget_cost: 'the run used all of its cost budget',
 };
 
 const MESSAGE_MAX = 1000;
@@ -191,6 +193,20 @@ export class RunFeed implements RunReporter {
   /** An approval request was opened (`approval.requested`), from its stored (redacted) record. */
   approvalRequested(approval: ApprovalRecord, ctx: RunContext): void {
     if (this.#quiet) return;
+    if (approval.kind === 'budget') {
+      const request = ctx.budgetRequest;
+      if (request == null) return;
+      this.emit(ctx, {
+        type: 'budget.requested',
+        approvalId: approval.id,
+        ...request,
+        reason: approval.reason,
+        interaction: ctx.interaction,
+        sessionId: ctx.sessionId,
+        expiresAt: approval.expiresAt,
+      });
+      return;
+    }
     const call = ctx.calls[ctx.cursor];
     const details = approvalDetails(this.details, ctx);
     if (call === undefined || details === null) return;

@@ -96,6 +96,8 @@ export { checkDecisionInput } from './approvals/decision-input.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {
   ApprovalDecision,
+  ApprovalKind,
+  ApprovalReason,
   ApprovalRecord,
   CreateApprovalInput,
   DecideFailure,

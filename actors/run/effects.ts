@@ -10,10 +10,12 @@ import type {
   ModelStepOutput,
   Observation,
   OpenApprovalInput,
+  OpenBudgetInput,
   ProposedCall,
   RunContext,
 } from '../../machines/run/types.ts';
 import { runMachine } from '../../machines/run/machine.ts';
+import { BUDGET_REASON } from '../../machines/run/budget.ts';
 import type { ModelProvider, ModelStepRequest, ModelTool } from '../model/provider.ts';
 import { modelTools } from '../model/tool-schemas.ts';
 import { argsLostAtRest, KeptArgs, markRedactedAtRest } from './args-at-rest.ts';
@@ -202,6 +204,47 @@ export function provideRunMachine(deps: RunEffectDeps) {
               // What this effect returns: the run is written as it will be once it has.
               const output = { approvalId: opened.approval.id };
               deps.persistRun?.(context.runId, { src: 'openApproval', output });
+              return { approval: opened.approval, output };
+            },
+            { durable: 'deferred' },
+          );
+          await deps.store.syncAfterCommit();
+          deps.onApprovalOpened(approval, context);
+          return output;
+        },
+      ),
+      openBudgetRequest: fromPromise(
+        async ({ input }: { input: OpenBudgetInput }): Promise<{ approvalId: string }> => {
+          const { context, request, approvalId } = input;
+          const now = deps.clock();
+          // As a tool call's request: the Inbox item and the run waiting on it commit together.
+          const { approval, output } = deps.store.transaction(
+            () => {
+              const opened = deps.store.approvals.create({
+                id: approvalId,
+                kind: 'budget',
+                callId: `${context.runId}:${approvalId}`,
+                runId: context.runId,
+                sessionId: context.sessionId,
+                taskId: context.taskId,
+                agentId: context.agentId,
+                parentRunId: context.parentRunId,
+                parentAgentId: context.parentAgentId ?? null,
+                surface: context.surface,
+                tool: 'budget',
+                args: request,
+                target: `${request.dimension} +${request.grant}`,
+                // A budget request runs nothing: it lets the run go on spending.
+                risk: 'read',
+                reason: BUDGET_REASON[request.dimension],
+                ruleId: `budget.${request.dimension}`,
+                idempotencyKey: approvalId,
+                resumeCheckpoint: { runId: context.runId, budget: request },
+                createdAt: now,
+                expiresAt: now + deps.approvalTtlMs,
+              });
+              const output = { approvalId: opened.approval.id };
+              deps.persistRun?.(context.runId, { src: 'openBudgetRequest', output });
               return { approval: opened.approval, output };
             },
             { durable: 'deferred' },

@@ -1,7 +1,7 @@
 import type { Decision } from '../../policy/decision.ts';
 import type { ToolRegistry } from '../../policy/registry.ts';
 import type { Store } from '../../store/index.ts';
-import type { ExecuteInput, Observation } from '../../machines/run/types.ts';
+import type { ExecuteInput, ModelUsage, Observation } from '../../machines/run/types.ts';
 import type { Observation as ToolObservation, ToolOutcome } from '../tools/observation.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
 import { ARGS_NOT_KEPT_CAUSE, ARGS_NOT_KEPT_MESSAGE } from './args-at-rest.ts';
@@ -81,7 +81,9 @@ export async function executeOnce(
   const base = { callId: call.id, tool: call.tool };
   const existing = deps.store.ledger.lookup(idempotencyKey);
   if (existing?.status === 'completed') {
-    const usage = (existing.result as { usage?: { modelCalls: number; toolCalls: number } } | null)?.usage;
+    const usage = (
+      existing.result as { usage?: { modelCalls: number; toolCalls: number; tokens?: ModelUsage } } | null
+    )?.usage;
     return { kind: 'tool.result', ...base, content: contentOf(existing.result), ...(usage ? { usage } : {}) };
   }
   if (existing?.status === 'failed')
@@ -156,14 +158,19 @@ export async function executeOnce(
   }
   const args = (call.args ?? {}) as Record<string, unknown>;
   try {
-    let usage: { modelCalls: number; toolCalls: number } | undefined;
+    let usage: { modelCalls: number; toolCalls: number; tokens?: ModelUsage } | undefined;
     const result = await executor.execute(args, {
       ...deps.contextFor(runId),
       runId,
       callId: call.id,
       idempotencyKey,
       decision,
-      reportUsage: (u) => (usage = { modelCalls: u.modelCalls, toolCalls: u.toolCalls }),
+      reportUsage: (u) =>
+        (usage = {
+          modelCalls: u.modelCalls,
+          toolCalls: u.toolCalls,
+          ...(u.tokens === undefined ? {} : { tokens: u.tokens }),
+        }),
     });
     const observed = deps.observe({ ok: true, result });
     await deps.claims?.settle(idempotencyKey, 'completed', usage ? { ...observed, usage } : observed);

@@ -1,3 +1,4 @@
+import type { ModelUsage } from '../../machines/run/types.ts';
 import type { Decision } from '../../policy/decision.ts';
 import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type { PathGuard } from '../../policy/seams.ts';
@@ -28,7 +29,12 @@ export interface ToolExecutionContext {
    */
   readonly confinement?: Confinement;
   /** For tools that run sub-agents: what the child spent, carved out of this run's budget. */
-  readonly reportUsage?: (usage: { readonly modelCalls: number; readonly toolCalls: number }) => void;
+  readonly reportUsage?: (usage: {
+    readonly modelCalls: number;
+    readonly toolCalls: number;
+    /** The child's tokens (and cost), when its model reported them. */
+    readonly tokens?: ModelUsage;
+  }) => void;
 }
 
 /**

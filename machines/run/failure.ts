@@ -39,6 +39,10 @@ export function failureMessage(reason: string, ctx: RunContext, error: unknown):
       return `the run used its whole model-call budget (${ctx.budget.modelCalls})`;
     case 'budget_tool_calls':
       return `the run used its whole tool-call budget (${ctx.budget.toolCalls})`;
+    case 'budget_tokens':
+      return `the run used its whole token budget (${ctx.budget.tokens ?? 0})`;
+    case 'budget_cost':
+      return `the run used its whole cost budget (${ctx.budget.costUsd ?? 0} USD)`;
     case 'budget_wall_time':
       return `the run passed its wall-time budget (${ctx.budget.wallTimeMs} ms)`;
     case 'repeated_denied_call':

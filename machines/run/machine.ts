@@ -1,41 +1,13 @@
-import { assign, fromPromise, setup } from 'xstate';
-import type { Decision } from '../../policy/decision.ts';
+import { assign } from 'xstate';
 import { callSignature, current, deniedObservation, observe } from './calls.ts';
-import { failureMessage } from './failure.ts';
 import { addUsage } from './usage.ts';
-import type {
-  AuditStep,
-  ExecuteInput,
-  ModelStepOutput,
-  Observation,
-  OpenApprovalInput,
-  ProposedCall,
-  RunContext,
-  RunEvent,
-  RunInput,
-  RunOutcome,
-  TranscriptEntry,
-} from './types.ts';
+import { waitingForApproval } from './approval-state.ts';
+import { modelCallBreach, toolCallBreach } from './budget.ts';
+import { waitingForBudget } from './budget-state.ts';
+import { approvalIdFor, idempotencyKeyFor, runSetup } from './setup.ts';
+import type { TranscriptEntry } from './types.ts';
 
-/** A denied call proposed this many times stops the run before its budget runs out. */
-export const MAX_SAME_DENIAL = 2;
-
-/** Placeholder for an effect the runtime must provide; failing loudly if it did not. */
-function unprovided<TOut, TIn>(name: string) {
-  return fromPromise<TOut, TIn>(async () => {
-    throw new Error(`run machine: effect "${name}" was not provided (use machine.provide)`);
-  });
-}
-
-/** The approval id of a call: stable across restarts so re-opening it is idempotent. */
-export function approvalIdFor(runId: string, callId: string): string {
-  return `apr:${runId}:${callId}`;
-}
-
-/** The ledger key of a call: stable across restarts. */
-export function idempotencyKeyFor(runId: string, callId: string): string {
-  return `call:${runId}:${callId}`;
-}
+export { approvalIdFor, idempotencyKeyFor, MAX_SAME_DENIAL } from './setup.ts';
 
 /**
  * The run machine (pure): `running → waiting_for_approval → resuming → completed | failed`, and
@@ -45,56 +17,7 @@ export function idempotencyKeyFor(runId: string, callId: string): string {
  * Deadlines are data (`startedAt + budget.wallTimeMs`); the runtime re-arms them and sends
  * `DEADLINE`.
  */
-export const runMachine = setup({
-  types: {
-    context: {} as RunContext,
-    events: {} as RunEvent,
-    input: {} as RunInput,
-    output: {} as RunOutcome,
-  },
-  actors: {
-    modelStep: unprovided<ModelStepOutput, { context: RunContext }>('modelStep'),
-    decide: unprovided<Decision, { context: RunContext; call: ProposedCall }>('decide'),
-    openApproval: unprovided<{ approvalId: string }, OpenApprovalInput>('openApproval'),
-    executeTool: unprovided<Observation, ExecuteInput>('executeTool'),
-    /**
-     * Records the run with the model's answer before any call it proposes is evaluated (the run
-     * host persists the snapshot here). Pure uses of the machine need nothing: it does nothing.
-     */
-    recordStep: fromPromise<void, { context: RunContext }>(async () => {}),
-  },
-  actions: {
-    audit: (_, _params: { step: AuditStep }) => {},
-    /** An observation was just appended to the transcript (feeds `tool.completed` / `tool.denied`). */
-    observed: () => {},
-    finish: assign(({ context, event }, params: { status: RunOutcome['status']; reason: string }) => ({
-      outcome: {
-        status: params.status,
-        reason: params.reason,
-        message: failureMessage(params.reason, context, (event as { error?: unknown }).error),
-      },
-    })),
-  },
-  guards: {
-    modelBudgetLeft: ({ context }) => context.used.modelCalls < context.budget.modelCalls,
-    toolBudgetLeft: ({ context }) => context.used.toolCalls < context.budget.toolCalls,
-    isFinal: (_, params: { output: ModelStepOutput }) => params.output.kind === 'final',
-    isAllowed: (_, params: { decision: Decision }) => params.decision.decision === 'allow',
-    isDenied: (_, params: { decision: Decision }) => params.decision.decision === 'deny',
-    deniedTooOften: ({ context }) =>
-      (context.denials[callSignature(current(context))] ?? 0) + 1 >= MAX_SAME_DENIAL,
-    moreCalls: ({ context }) => context.cursor + 1 < context.calls.length,
-    isThisApproval: ({ context, event }) =>
-      event.type === 'APPROVAL_DECIDED' && event.approvalId === context.approvalId,
-    approved: ({ event }) => event.type === 'APPROVAL_DECIDED' && event.decision === 'approved',
-    deniedWithReason: ({ context, event }) =>
-      event.type === 'APPROVAL_DECIDED' &&
-      event.approvalId === context.approvalId &&
-      event.decision === 'denied' &&
-      typeof event.reason === 'string' &&
-      event.reason.length > 0,
-  },
-}).createMachine({
+export const runMachine = runSetup.createMachine({
   id: 'run',
   context: ({ input }) => ({
     ...input,
@@ -120,10 +43,14 @@ export const runMachine = setup({
         }),
       }),
     },
-    DEADLINE: {
-      target: '.failed',
-      actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
-    },
+    // A run that may park is not cut in the middle of a call: it parks at its next step.
+    DEADLINE: [
+      { guard: { type: 'asksForBudget' }, actions: assign({ overtime: true }) },
+      {
+        target: '.failed',
+        actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
+      },
+    ],
   },
   states: {
     running: {
@@ -133,12 +60,37 @@ export const runMachine = setup({
           always: [
             { guard: { type: 'modelBudgetLeft' }, target: 'stepping' },
             {
+              guard: { type: 'asksForBudget' },
+              target: '#run.waiting_for_budget',
+              actions: {
+                type: 'askBudget',
+                params: ({ context }) => ({ dimension: modelCallBreach(context) }),
+              },
+            },
+            {
               target: '#run.failed',
-              actions: { type: 'finish', params: { status: 'failed', reason: 'budget_model_calls' } },
+              actions: {
+                type: 'finishBudget',
+                params: ({ context }) => ({ dimension: modelCallBreach(context) }),
+              },
             },
           ],
         },
         stepping: {
+          // The model call in flight is dropped (its answer would come after the deadline).
+          on: {
+            DEADLINE: [
+              {
+                guard: { type: 'asksForBudget' },
+                target: '#run.waiting_for_budget',
+                actions: { type: 'askBudget', params: { dimension: 'wallTimeMs' } },
+              },
+              {
+                target: '#run.failed',
+                actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
+              },
+            ],
+          },
           invoke: {
             src: 'modelStep',
             input: ({ context }) => ({ context }),
@@ -203,8 +155,19 @@ export const runMachine = setup({
                 { guard: ({ context }) => context.calls.length === 0, target: '#run.running.thinking' },
                 { guard: { type: 'toolBudgetLeft' }, target: 'deciding' },
                 {
+                  guard: { type: 'asksForBudget' },
+                  target: '#run.waiting_for_budget',
+                  actions: {
+                    type: 'askBudget',
+                    params: ({ context }) => ({ dimension: toolCallBreach(context) }),
+                  },
+                },
+                {
                   target: '#run.failed',
-                  actions: { type: 'finish', params: { status: 'failed', reason: 'budget_tool_calls' } },
+                  actions: {
+                    type: 'finishBudget',
+                    params: ({ context }) => ({ dimension: toolCallBreach(context) }),
+                  },
                 },
               ],
             },
@@ -307,6 +270,7 @@ export const runMachine = setup({
                           modelCalls: context.used.modelCalls + (usage?.modelCalls ?? 0),
                           toolCalls: context.used.toolCalls + 1 + (usage?.toolCalls ?? 0),
                         },
+                        tokens: addUsage(context.tokens, usage?.tokens),
                         transcript: observe(context, event.output),
                       };
                     }),
@@ -354,85 +318,8 @@ export const runMachine = setup({
         },
       },
     },
-    waiting_for_approval: {
-      entry: { type: 'audit', params: { step: 'approval_requested' } },
-      invoke: {
-        src: 'openApproval',
-        input: ({ context }) => {
-          if (context.decision === null || context.approvalId === null)
-            throw new Error(`run ${context.runId}: approval without a decision`);
-          return {
-            context,
-            call: current(context),
-            decision: context.decision,
-            approvalId: context.approvalId,
-          };
-        },
-        onError: {
-          target: 'failed',
-          actions: { type: 'finish', params: { status: 'failed', reason: 'approval_store_error' } },
-        },
-      },
-      on: {
-        APPROVAL_DECIDED: [
-          {
-            guard: ({ context, event }) =>
-              event.approvalId === context.approvalId && event.decision === 'approved',
-            target: 'resuming',
-            actions: { type: 'audit', params: { step: 'approval_resolved' } },
-          },
-          {
-            // The human said why: the model sees the reason and may try something else.
-            guard: { type: 'deniedWithReason' },
-            target: '#run.running.acting.advance',
-            actions: [
-              { type: 'audit', params: { step: 'approval_resolved' } },
-              assign(({ context, event }) => {
-                const call = current(context);
-                const sig = callSignature(call);
-                const reason = event.type === 'APPROVAL_DECIDED' ? (event.reason ?? '') : '';
-                return {
-                  used: { ...context.used, toolCalls: context.used.toolCalls + 1 },
-                  denials: { ...context.denials, [sig]: (context.denials[sig] ?? 0) + 1 },
-                  transcript: observe(
-                    context,
-                    deniedObservation(
-                      call,
-                      { reason: 'approval_denied' },
-                      `a human denied this call: ${reason}`,
-                    ),
-                  ),
-                };
-              }),
-              'observed',
-            ],
-          },
-          {
-            guard: { type: 'isThisApproval' },
-            target: 'denied',
-            actions: [
-              { type: 'audit', params: { step: 'approval_resolved' } },
-              assign(({ context, event }) => {
-                const call = current(context);
-                const decision = event.type === 'APPROVAL_DECIDED' ? event.decision : 'denied';
-                const message =
-                  decision === 'expired'
-                    ? 'the approval request expired without a decision'
-                    : 'a human denied this call';
-                return {
-                  transcript: observe(
-                    context,
-                    deniedObservation(call, { reason: `approval_${decision}` }, message),
-                  ),
-                  outcome: { status: 'denied' as const, reason: `approval_${decision}` },
-                };
-              }),
-              'observed',
-            ],
-          },
-        ],
-      },
-    },
+    waiting_for_approval: waitingForApproval,
+    waiting_for_budget: waitingForBudget,
     resuming: {
       always: { target: '#run.running.acting.executing' },
     },

@@ -46,8 +46,12 @@ export type Observation =
       readonly callId: string;
       readonly tool: string;
       readonly content: unknown;
-      /** What a sub-agent spent: it is carved out of this run's budget. */
-      readonly usage?: { readonly modelCalls: number; readonly toolCalls: number };
+      /** What a sub-agent spent: it is carved out of this run's budget (its tokens and cost too). */
+      readonly usage?: {
+        readonly modelCalls: number;
+        readonly toolCalls: number;
+        readonly tokens?: ModelUsage;
+      };
     }
   | {
       readonly kind: 'tool.denied';
@@ -70,11 +74,30 @@ export type TranscriptEntry =
   | { readonly role: 'assistant'; readonly text?: string; readonly calls?: readonly ProposedCall[] }
   | { readonly role: 'observation'; readonly observation: Observation };
 
-/** Budgets of the authority model: model calls, tool calls and wall time. */
+/**
+ * Budgets of the authority model: model calls, tool calls and wall time; tokens (input and
+ * output together) and cost in US dollars when set (absent: no limit).
+ */
 export interface Budget {
   readonly modelCalls: number;
   readonly toolCalls: number;
   readonly wallTimeMs: number;
+  readonly tokens?: number;
+  readonly costUsd?: number;
+}
+
+/** One dimension of a budget. */
+export type BudgetDimension = 'modelCalls' | 'toolCalls' | 'tokens' | 'costUsd' | 'wallTimeMs';
+
+/**
+ * A run's request for more budget (an Inbox item of kind `budget`): the dimension it would go
+ * past, what it used and its limit then, and how much approving it grants, once.
+ */
+export interface BudgetRequest {
+  readonly dimension: BudgetDimension;
+  readonly used: number;
+  readonly limit: number;
+  readonly grant: number;
 }
 
 /** How a run ended. */
@@ -107,6 +130,12 @@ export interface RunInput {
    */
   readonly historyUpTo?: number;
   readonly budget: Budget;
+  /**
+   * What a budget breach does: `ask` parks the run on an Inbox item of kind `budget` (attended:
+   * asked inline) until a human extends the budget or declines; `fail` (the default, and a goal's
+   * or a sub-agent's run) ends the run failed with the budget's reason code at once.
+   */
+  readonly onBudget?: 'ask' | 'fail';
   /** Milliseconds since the epoch when the run started (injected clock). */
   readonly startedAt: number;
 }
@@ -122,6 +151,14 @@ export interface RunContext extends RunInput {
   readonly used: { readonly modelCalls: number; readonly toolCalls: number };
   /** Tokens of this run's own model calls, summed (absent in runs stored before it was kept). */
   readonly tokens?: ModelUsage;
+  /** The open budget request while the run waits on one (`waiting_for_budget`), else absent or null. */
+  readonly budgetRequest?: BudgetRequest | null;
+  /** How much each dimension was extended by approved budget requests (absent: never). */
+  readonly granted?: Partial<Record<BudgetDimension, number>>;
+  /** How many budget requests this run opened (the next one's id is derived from it). */
+  readonly budgetAsks?: number;
+  /** The wall-time deadline passed while the run could not park (a call in flight): it parks next. */
+  readonly overtime?: boolean;
   /** This run's own model steps so far: the index of its next step. */
   readonly steps: number;
   /** How often each distinct denied call (tool + arguments) was proposed. */
@@ -141,6 +178,8 @@ export type RunEvent =
        * `tool.denied` observation and the run continues; a denial without one ends the run.
        */
       readonly reason?: string | null;
+      /** When the decision was made (ms): a wall-time grant counts from it. */
+      readonly decidedAt?: number | null;
     }
   | { readonly type: 'CANCEL'; readonly reason: string }
   | { readonly type: 'DEADLINE' };
@@ -159,6 +198,13 @@ export interface OpenApprovalInput {
   readonly context: RunContext;
   readonly call: ProposedCall;
   readonly decision: Decision;
+  readonly approvalId: string;
+}
+
+/** The input of the effect that records a budget request in the Inbox (idempotent by its id). */
+export interface OpenBudgetInput {
+  readonly context: RunContext;
+  readonly request: BudgetRequest;
   readonly approvalId: string;
 }
 

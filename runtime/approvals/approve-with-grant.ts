@@ -1,3 +1,4 @@
+import type { ReasonCode } from '../../policy/decision.ts';
 import { approvalIdFor } from '../../machines/run/machine.ts';
 import type { RunContext } from '../../machines/run/types.ts';
 import type { ToolRegistry } from '../../policy/registry.ts';
@@ -40,11 +41,18 @@ export function approveWithGrant(
   const approval = deps.store.approvals.get(approvalId);
   if (approval === null || approval.status !== 'pending')
     return deps.approvals.decide(approvalId, 'approved', user);
+  if (approval.kind === 'budget')
+    throw new GrantNotEligibleError(
+      `approval ${approvalId}: a budget request extends its run once; it cannot be approved ` +
+        (scope === 'session' ? 'for the session' : 'always'),
+    );
   const runId = approval.runId;
   const ctx = runId === null ? null : deps.contextOf(runId);
   const call = runId === null ? undefined : ctx?.calls.find((c) => approvalIdFor(runId, c.id) === approvalId);
   const decision =
-    call !== undefined && ctx?.decision ? ctx.decision : { reason: approval.reason, targets: [] };
+    call !== undefined && ctx?.decision
+      ? ctx.decision
+      : { reason: approval.reason as ReasonCode, targets: [] };
   const options = grantOptions(
     deps.registry,
     approval.tool,

@@ -1,4 +1,7 @@
+import type { ModelUsage } from '../../machines/run/types.ts';
 import type { SessionEntry, SessionRecord } from '../../store/index.ts';
+import { storedContext } from '../runs/stored-run.ts';
+import { sessionUsage } from '../sessions/usage.ts';
 import { SessionBusyError, SessionNotFoundError } from '../sessions/errors.ts';
 import { openLocalStore, runtimePid } from './local-store.ts';
 
@@ -14,16 +17,22 @@ export function listSessions(stateDir: string): SessionRecord[] {
   }
 }
 
-/** One session and its transcript (redacted), or null. */
+/**
+ * One session, its transcript (redacted) and its usage (the tokens and cost of its runs, summed;
+ * null when none reported any), or null.
+ */
 export function showSession(
   stateDir: string,
   sessionId: string,
-): { session: SessionRecord; messages: SessionEntry[] } | null {
+): { session: SessionRecord; messages: SessionEntry[]; usage: ModelUsage | null } | null {
   const store = openLocalStore(stateDir, true);
   try {
     const session = store.sessions.get(sessionId);
     if (session === null) return null;
-    return { session, messages: store.sessions.entries(sessionId) };
+    const usage = sessionUsage(store.sessions.runIds(sessionId), (runId) =>
+      storedContext(store.snapshots.get(runId)),
+    );
+    return { session, messages: store.sessions.entries(sessionId), usage };
   } finally {
     store.close();
   }

@@ -10,7 +10,7 @@ export class LiveRuns {
   readonly #live = new Map<string, RunActor>();
   /** Live runs that were restored from a snapshot in this process (their steps may replay). */
   readonly #restored = new Set<string>();
-  readonly #deadlines = new Map<string, TimerHandle>();
+  readonly #deadlines = new Map<string, { readonly at: number; readonly timer: TimerHandle }>();
   /** Who waits for a live run to settle (see `whenSettled`). */
   readonly #settled = new Map<string, Array<() => void>>();
 
@@ -46,9 +46,21 @@ export class LiveRuns {
 
   /** Arms the run's wall-time deadline: `DEADLINE` is sent to its live actor then. */
   armDeadline(input: RunInput): void {
-    const due = input.startedAt + input.budget.wallTimeMs - this.clock.now();
-    const timer = this.clock.setTimeout(() => this.#live.get(input.runId)?.send({ type: 'DEADLINE' }), due);
-    this.#deadlines.set(input.runId, timer);
+    const previous = this.#deadlines.get(input.runId);
+    if (previous !== undefined) this.clock.clearTimeout(previous.timer);
+    const at = input.startedAt + input.budget.wallTimeMs;
+    const timer = this.clock.setTimeout(
+      () => this.#live.get(input.runId)?.send({ type: 'DEADLINE' }),
+      at - this.clock.now(),
+    );
+    this.#deadlines.set(input.runId, { at, timer });
+  }
+
+  /** Arms the run's deadline again when an approved budget request moved it (a wall-time grant). */
+  rearmIfMoved(input: RunInput): void {
+    const armed = this.#deadlines.get(input.runId);
+    if (armed !== undefined && armed.at !== input.startedAt + input.budget.wallTimeMs)
+      this.armDeadline(input);
   }
 
   /** Whether a run's deadline has passed (a run restored then ends at once). */
@@ -72,7 +84,7 @@ export class LiveRuns {
     this.settle(runId);
     this.#restored.delete(runId);
     const t = this.#deadlines.get(runId);
-    if (t) this.clock.clearTimeout(t);
+    if (t) this.clock.clearTimeout(t.timer);
     this.#deadlines.delete(runId);
   }
 

@@ -90,6 +90,7 @@ export class ResumeQueue {
       decision: approval.status,
       user: approval.decidedBy,
       reason: approval.decisionReason,
+      decidedAt: approval.decidedAt,
     });
   }
 

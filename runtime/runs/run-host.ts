@@ -253,6 +253,8 @@ export class RunHost {
         const status = statusOf(s);
         // A stored state has nothing to write: the row is this state.
         if (!stored) this.#writes.stepped(input.runId, actor, s, last);
+        // An approved wall-time request moved the deadline.
+        this.#live.rearmIfMoved(s.context);
         if (status !== last) {
           last = status;
           events.onStatus(input.runId, status, s.context);

@@ -11,7 +11,7 @@ import type { LoadedConfig } from '../config/load.ts';
 import type { GoalHost } from '../goals/goal-host.ts';
 import type { Inspector } from '../inspect/index.ts';
 import type { RuntimeKinds } from '../messages.ts';
-import type { PlatformHost } from '../platforms/host.ts';
+import { PLATFORM_SURFACE, type PlatformHost } from '../platforms/host.ts';
 import type { RunFeed } from '../run-feed.ts';
 import type { Clock } from '../time/clock.ts';
 import { DEFAULT_BUDGET } from '../boot/options.ts';
@@ -81,6 +81,13 @@ export class RunRouter {
           ...def?.budget,
         },
       ),
+      // A goal's and a platform message's limits end the run; any other breach asks a human.
+      onBudget:
+        message.surface === GOAL_SURFACE ||
+        message.surface === PLATFORM_SURFACE ||
+        message.parentRunId !== null
+          ? 'fail'
+          : 'ask',
       startedAt: deps.clock.now(),
     });
   }

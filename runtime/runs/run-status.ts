@@ -13,6 +13,8 @@ export type RunSnapshot = SnapshotFrom<RunMachine>;
 export function statusOf(snapshot: RunSnapshot): RunStatus {
   const v = snapshot.value;
   if (typeof v === 'string') {
+    // A run waiting for more budget waits for a human as one waiting for an approval does.
+    if (v === 'waiting_for_budget') return 'waiting_for_approval';
     if (
       v === 'waiting_for_approval' ||
       v === 'resuming' ||

@@ -59,10 +59,10 @@ export class ApprovalInbox {
   // `decision_reason`) must not fail on statements it never runs.
   private get insert(): Statement<ApprovalRow> {
     return (this.#insert ??= this.ctx.db
-      .prepare(`INSERT INTO approvals (id, v, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
+      .prepare(`INSERT INTO approvals (id, v, kind, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
          surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
          expires_at, status, decided_by, decided_at, decision_reason)
-       VALUES (@id, @v, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
+       VALUES (@id, @v, @kind, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
          @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
          @created_at, @expires_at, @status, @decided_by, @decided_at, @decision_reason)`));
   }
@@ -86,6 +86,7 @@ export class ApprovalInbox {
       const row: ApprovalRow = {
         id: req.id ?? randomUUID(),
         v: APPROVAL_RECORD_VERSION,
+        kind: req.kind ?? 'tool',
         call_id: req.callId,
         run_id: req.runId ?? null,
         session_id: req.sessionId,
@@ -252,7 +253,8 @@ export class ApprovalInbox {
     event.agentId = row.agent_id;
     event.surface = row.surface;
     event.runId = row.run_id;
-    event.callId = callIdInRun(row);
+    // A budget request is no tool call: its events carry the request's id in their detail only.
+    event.callId = row.kind === 'budget' ? null : callIdInRun(row);
     event.tool = row.tool;
     event.risk = row.risk as ApprovalRecord['risk'];
     event.ruleId = row.rule_id;
@@ -265,6 +267,8 @@ export class ApprovalInbox {
     return {
       id: row.id,
       v: row.v,
+      // A row read from a file opened read-only before version 14 has no kind: it asks for a tool call.
+      kind: row.kind ?? 'tool',
       callId: row.call_id,
       runId: row.run_id,
       sessionId: row.session_id,

@@ -12,6 +12,23 @@ export const ApprovalStatus = {
 } as const;
 export type ApprovalStatus = (typeof ApprovalStatus)[keyof typeof ApprovalStatus];
 
+/** What an Inbox item asks: to run one tool call, or to extend a run's budget once. */
+export const ApprovalKind = z.enum(['tool', 'budget']);
+export type ApprovalKind = z.infer<typeof ApprovalKind>;
+
+/** Why a run asks for more budget: the budget it went past (the reason code it ends with when denied). */
+export const BudgetReasonCode = z.enum([
+  'budget_model_calls',
+  'budget_tool_calls',
+  'budget_tokens',
+  'budget_cost',
+  'budget_wall_time',
+]);
+
+/** Why an item is in the Inbox: the policy's reason for a tool call, the budget for a budget request. */
+export const ApprovalReason = z.union([ReasonCode, BudgetReasonCode]);
+export type ApprovalReason = z.infer<typeof ApprovalReason>;
+
 /** What a human may decide. */
 export const ApprovalDecision = z.enum(['approved', 'denied']);
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
@@ -27,6 +44,8 @@ export const CreateApprovalInput = z
   .strictObject({
     /** The request id; generated when absent. */
     id: Id.optional(),
+    /** What the item asks (default `tool`); a `budget` item's `args` hold its budget request. */
+    kind: ApprovalKind.optional(),
     /** The tool call awaiting the decision; one approval per call. */
     callId: Id,
     runId: OptionalId,
@@ -42,7 +61,7 @@ export const CreateApprovalInput = z
     /** The resolved target (canonical path, URL, channel). */
     target: Text.nullable().optional(),
     risk: ToolRisk,
-    reason: ReasonCode,
+    reason: ApprovalReason,
     ruleId: Id,
     idempotencyKey: Id,
     /** Whatever the runtime needs to resume the parked run (redacted JSON). */
@@ -60,6 +79,8 @@ export type CreateApprovalInput = z.input<typeof CreateApprovalInput>;
 export interface ApprovalRecord {
   readonly id: string;
   readonly v: number;
+  /** What the item asks: a tool call, or more budget for its run (`args` is then its budget request). */
+  readonly kind: ApprovalKind;
   readonly callId: string;
   readonly runId: string | null;
   readonly sessionId: string;
@@ -72,7 +93,7 @@ export interface ApprovalRecord {
   readonly args: unknown;
   readonly target: string | null;
   readonly risk: ToolRisk;
-  readonly reason: ReasonCode;
+  readonly reason: ApprovalReason;
   readonly ruleId: string;
   readonly idempotencyKey: string;
   readonly resumeCheckpoint: unknown;
@@ -111,6 +132,7 @@ export interface PendingFilter {
 export interface ApprovalRow {
   id: string;
   v: number;
+  kind: ApprovalKind;
   call_id: string;
   run_id: string | null;
   session_id: string;

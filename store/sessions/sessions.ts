@@ -77,6 +77,9 @@ function prepare(ctx: StoreContext) {
       [string],
       number
     >,
+    runIds: db
+      .prepare('SELECT run_id FROM session_runs WHERE session_id = ? ORDER BY first_seq, run_id')
+      .pluck() as Statement<[string], string>,
     addEntry: db.prepare('INSERT INTO session_entries (session_id, seq, run_id, entry) VALUES (?, ?, ?, ?)'),
     addRun: db.prepare(
       'INSERT INTO session_runs (run_id, session_id, first_seq, count, status, appended_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -204,6 +207,11 @@ export class SessionStore {
       runId: r.run_id,
       entry: fromStoredJson(this.ctx, r.entry, `session_entries(${sessionId}, ${r.seq}).entry`),
     }));
+  }
+
+  /** The runs that appended to a session, in order (its usage is theirs, summed). */
+  runIds(sessionId: string): string[] {
+    return this.#s?.runIds.all(sessionId) ?? [];
   }
 
   /** Removes a session and its transcript. False when there was none. */

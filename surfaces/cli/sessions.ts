@@ -59,6 +59,11 @@ export async function sessionsCommand(argv: string[], io: CliIo, cwd: string): P
     io.stdout(
       `session ${oneLine(s.sessionId, 200)}  agent=${s.agentId}  runs=${s.runs}  workspace=${oneLine(s.workspace, 500)}\n`,
     );
+    const u = found.usage;
+    if (u !== null)
+      io.stdout(
+        `usage: input=${u.inputTokens} output=${u.outputTokens} tokens${u.costUsd === undefined ? '' : ` cost=${u.costUsd.toFixed(4)} USD`}\n`,
+      );
     for (const m of found.messages) io.stdout(`${m.seq}  ${entryLine(m.entry)}\n`);
     return ExitCode.ok;
   }

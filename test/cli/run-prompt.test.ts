@@ -188,3 +188,37 @@ describe('the approval desk', () => {
     expect(written.join('')).toContain('not recorded: approval a2: not eligible');
   });
 });
+
+describe('the approval desk: a budget request asks "continue with +N?"', () => {
+  const budget = (approvalId: string): Extract<RunFeedEvent, { type: 'budget.requested' }> => ({
+    type: 'budget.requested',
+    runId: 'worker:1',
+    ts: 1,
+    agentId: 'worker',
+    parentRunId: null,
+    approvalId,
+    dimension: 'tokens',
+    used: 1200,
+    limit: 1000,
+    grant: 1000,
+    reason: 'budget_tokens',
+    interaction: 'attended',
+    sessionId: 's',
+    expiresAt: 2,
+  });
+
+  it('yes approves, no denies; end of input and three bad answers decline (fail closed)', async () => {
+    const { term, written } = fakeTerminal(['y', 'no', null, 'once', 'always', 'sure']);
+    const { calls, decider } = recorder();
+    const desk = new ApprovalDesk(term, decider, 'local:me');
+    for (const id of ['b1', 'b2', 'b3', 'b4']) desk.ask(budget(id));
+    await eventually(() => calls.length === 4, 5000, 'four decisions');
+    expect(calls).toEqual([
+      'approved:b1:local:me:-',
+      'denied:b2:local:me:-',
+      'denied:b3:local:me:-',
+      'denied:b4:local:me:-',
+    ]);
+    expect(written[0]).toBe('  budget: tokens used 1200 of 1000; continue with +1000? [y]es  [n]o: ');
+  });
+});

@@ -24,6 +24,7 @@ function approval(id: string): ApprovalRecord {
   return {
     id,
     v: 1,
+    kind: 'tool',
     callId: `run-${id}:c1`,
     runId: `run-${id}`,
     sessionId: 's',

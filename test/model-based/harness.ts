@@ -51,6 +51,8 @@ export interface Scenario {
   readonly modelBudget: number;
   /** The run's wall-time budget (default 10 minutes). */
   readonly wallTimeMs?: number;
+  /** A breach parks on a budget request (approved by the harness) instead of failing. */
+  readonly onBudget?: 'ask';
 }
 
 const WALL_TIME_MS = 600_000;
@@ -397,6 +399,7 @@ export class RestartHarness {
           toolCalls: s.toolBudget,
           wallTimeMs: s.wallTimeMs ?? WALL_TIME_MS,
         },
+        ...(s.onBudget === undefined ? {} : { onBudget: s.onBudget }),
         startedAt: clock(),
       });
     if (crashAt !== null && opts.resume !== true) {

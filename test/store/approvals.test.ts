@@ -20,6 +20,7 @@ describe('approvals and the Inbox', () => {
     expect(approval).toEqual({
       id: 'appr-1',
       v: 1,
+      kind: 'tool',
       callId: 'call-1',
       runId: 'run-1',
       sessionId: 'session-1',

@@ -12,6 +12,16 @@ const Budget = z.strictObject({
     .positive()
     .optional()
     .describe('Longest a run may take, in ms (default 600000: ten minutes).'),
+  tokens: z
+    .int()
+    .positive()
+    .optional()
+    .describe('Most tokens (input and output together) one run may use (default: no limit).'),
+  costUsd: z
+    .number()
+    .positive()
+    .optional()
+    .describe("Most one run may cost, in US dollars, by its model's price (default: no limit)."),
 });
 
 const Agent = z.strictObject({
@@ -41,7 +51,9 @@ const Agent = z.strictObject({
     .describe(
       "The agent's system prompt, sent after the runtime's short preamble (the agent's roots and their access, its mode, its tools).",
     ),
-  budget: Budget.optional().describe('Limits of one run of this agent.'),
+  budget: Budget.optional().describe(
+    'Limits of one run of this agent. A run that would go past one asks a human to extend it (attended: inline; unattended: an Inbox item of kind "budget"); denied, it ends failed with the budget\'s reason code.',
+  ),
   interaction: Interaction.optional().describe(
     'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',
   ),

@@ -1,8 +1,9 @@
 import type { GrantScope, RunFeedEvent, Runtime } from '../../../runtime/index.ts';
 import { oneLine } from './escape.ts';
-import { askApproval, type ApprovalTerminal } from './prompt.ts';
+import { askApproval, askBudget, type ApprovalTerminal } from './prompt.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
+type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
 type DecideResult = ReturnType<Runtime['decide']>;
 
 /** The decisions the desk may make, as `runtime.approvals` offers them to an in-process surface. */
@@ -33,8 +34,8 @@ export class ApprovalDesk {
     private readonly user: string,
   ) {}
 
-  /** Queues a request to ask. */
-  ask(event: ApprovalRequested): void {
+  /** Queues a request to ask (a tool call's approval, or a budget request's "continue with +N?"). */
+  ask(event: ApprovalRequested | BudgetRequested): void {
     const abort = new AbortController();
     this.#open.set(event.approvalId, abort);
     this.#queue = this.#queue.then(() => this.#ask(event, abort.signal));
@@ -53,8 +54,9 @@ export class ApprovalDesk {
     this.#open.delete(approvalId);
   }
 
-  async #ask(event: ApprovalRequested, signal: AbortSignal): Promise<void> {
+  async #ask(event: ApprovalRequested | BudgetRequested, signal: AbortSignal): Promise<void> {
     if (signal.aborted || this.#done.has(event.approvalId)) return;
+    if (event.type === 'budget.requested') return this.#askBudget(event, signal);
     const answer = await askApproval(this.term, event, signal);
     if (answer === null) {
       if (this.#closed) return;
@@ -79,6 +81,17 @@ export class ApprovalDesk {
       this.term.write(`  not recorded: ${oneLine((err as Error).message, 400)}\n`);
       return this.#ask(event, signal);
     }
+    if (!result.ok) this.term.write(`  not recorded: ${oneLine(result.message, 400)}\n`);
+  }
+
+  async #askBudget(event: BudgetRequested, signal: AbortSignal): Promise<void> {
+    const yes = await askBudget(this.term, event, signal);
+    if (yes === null) {
+      if (!this.#closed)
+        this.term.write(`  budget request ${oneLine(event.approvalId, 200)} was decided elsewhere\n`);
+      return;
+    }
+    const result = await this.decider.decideAsync(event.approvalId, yes ? 'approved' : 'denied', this.user);
     if (!result.ok) this.term.write(`  not recorded: ${oneLine(result.message, 400)}\n`);
   }
 }

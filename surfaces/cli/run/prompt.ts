@@ -1,9 +1,10 @@
 import { createInterface } from 'node:readline';
 import type { RunFeedEvent } from '../../../runtime/index.ts';
 import { stripUnsafe } from './escape.ts';
-import { approvalCard, choicesLine } from './render.ts';
+import { approvalCard, budgetQuestion, choicesLine } from './render.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
+type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
 
 /** The terminal an attended run asks its approvals on. */
 export interface ApprovalTerminal {
@@ -72,6 +73,28 @@ export async function askApproval(
     term.write('  not an offered answer\n');
   }
   return { kind: 'deny', reason: null };
+}
+
+/**
+ * Asks "continue with +N?" for a budget request: yes extends the run's budget once; no, end of
+ * input, Ctrl-C or three invalid answers decline it (fail closed). Null when `signal` aborted the
+ * question (decided elsewhere).
+ */
+export async function askBudget(
+  term: ApprovalTerminal,
+  event: BudgetRequested,
+  signal: AbortSignal,
+): Promise<boolean | null> {
+  for (let i = 0; i < MAX_TRIES; i++) {
+    const line = await term.ask(budgetQuestion(event), signal);
+    if (signal.aborted) return null;
+    if (line === null) return false;
+    const a = line.trim().toLowerCase();
+    if (a === 'y' || a === 'yes') return true;
+    if (a === 'n' || a === 'no') return false;
+    term.write('  not an offered answer\n');
+  }
+  return false;
 }
 
 /** The process's terminal (stdin for answers, stderr for the questions), opened on first use. */

@@ -4,6 +4,7 @@ import { escapeForTerminal, oneLine } from './escape.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
 type Decided = Extract<RunFeedEvent, { type: 'tool.decided' }>;
+type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
 
 function reasonText(reason: string): string {
   return (REASON_TEXT as Record<string, string | undefined>)[reason] ?? reason;
@@ -67,11 +68,21 @@ export function choicesLine(e: ApprovalRequested): string {
   return `  answer ${choices.join('  ')}: `;
 }
 
-/** How an attended request without a terminal can be decided from another process. */
-export function waitingLine(e: ApprovalRequested): string {
-  const id = oneLine(e.approvalId, 200);
+/** The question of a budget request: what was spent, and "continue with +N?". */
+export function budgetQuestion(e: BudgetRequested): string {
   return (
-    `waiting for approval ${id} (${oneLine(e.tool, 80)}, ${oneLine(e.reason, 60)}): ` +
+    `  budget: ${oneLine(e.dimension, 40)} used ${e.used} of ${e.limit}; ` +
+    `continue with +${e.grant}? [y]es  [n]o: `
+  );
+}
+
+/** How an attended request without a terminal can be decided from another process. */
+export function waitingLine(e: ApprovalRequested | BudgetRequested): string {
+  const id = oneLine(e.approvalId, 200);
+  const what =
+    e.type === 'budget.requested' ? `budget ${oneLine(e.dimension, 40)} +${e.grant}` : oneLine(e.tool, 80);
+  return (
+    `waiting for approval ${id} (${what}, ${oneLine(e.reason, 60)}): ` +
     `decide with \`snotra inbox approve ${id}\` or \`snotra inbox deny ${id} --reason TEXT\`\n`
   );
 }

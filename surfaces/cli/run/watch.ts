@@ -4,9 +4,13 @@ import { escapeForTerminal, oneLine } from './escape.ts';
 import { decidedLine, waitingLine } from './render.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
+type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
 
-/** What the watch does with an approval request of its run (attended: ask; else print how to decide). */
-export type ApprovalHandler = (event: ApprovalRequested) => void;
+/**
+ * What the watch does with an approval or budget request of its run (attended: ask; else print
+ * how to decide).
+ */
+export type ApprovalHandler = (event: ApprovalRequested | BudgetRequested) => void;
 
 /**
  * Follows one run and the sub-agent runs it spawns in the runtime's feed: events that arrive
@@ -54,7 +58,7 @@ export class RunWatch {
     }
     if (this.json) this.io.stdout(`${JSON.stringify(event)}\n`);
     else this.#text(event);
-    if (event.type === 'approval.requested') {
+    if (event.type === 'approval.requested' || event.type === 'budget.requested') {
       if (event.interaction === 'attended') this.onApproval(event);
     } else if (event.type === 'approval.resolved') {
       for (const l of this.resolved) l(event.approvalId, event);
@@ -109,6 +113,12 @@ export class RunWatch {
         if (e.interaction === 'unattended')
           this.#line(`${sub}approval ${oneLine(e.approvalId, 200)} is in the Inbox\n`);
         return;
+      case 'budget.requested':
+        if (e.interaction === 'unattended')
+          this.#line(
+            `${sub}budget request ${oneLine(e.approvalId, 200)} (${oneLine(e.dimension, 40)} +${e.grant}) is in the Inbox\n`,
+          );
+        return;
       case 'approval.resolved':
         this.#line(
           `${sub}  approval ${e.decision}${e.by === null ? '' : ` by ${oneLine(e.by, 80)}`}${e.reason === null ? '' : `: ${oneLine(e.reason, 300)}`}\n`,
@@ -133,7 +143,7 @@ export class RunWatch {
   }
 
   /** Prints, for a run without a terminal, how a waiting request can be decided elsewhere. */
-  waiting(event: ApprovalRequested): void {
+  waiting(event: ApprovalRequested | BudgetRequested): void {
     this.io.stderr(waitingLine(event));
   }
 }

@@ -1,0 +1,16 @@
+import { addUsage } from '../../machines/run/usage.ts';
+import type { ModelUsage, RunContext } from '../../machines/run/types.ts';
+
+/**
+ * The tokens (and cost) of a session: the usage of each of its runs summed (a run's own usage
+ * already holds what its sub-agents spent). Null when no run reported any (a scripted model, runs
+ * stored before usage was kept).
+ */
+export function sessionUsage(
+  runIds: readonly string[],
+  contextOf: (runId: string) => RunContext | null,
+): ModelUsage | null {
+  let sum: ModelUsage | undefined;
+  for (const runId of runIds) sum = addUsage(sum, contextOf(runId)?.tokens);
+  return sum ?? null;
+}
