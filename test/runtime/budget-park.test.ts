@@ -58,7 +58,7 @@ async function parkedOn(runId: string) {
 
 describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
   it('parks at the model-call budget; approving grants +1 once and the run ends ok', async () => {
-    const runId = await rt.runTask('calls', 't1', 'list the folder');
+    const runId = await rt.runs.runTask('calls', 't1', 'list the folder');
     const item = await parkedOn(runId);
     expect(item).toMatchObject({
       kind: 'budget',
@@ -70,7 +70,7 @@ describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
     });
     expect(runtimeInternals(rt).store.snapshots.get(runId)?.status).toBe('waiting_for_approval');
     // A budget request is never granted for the session or always.
-    expect(() => rt.approveWithGrant(item.id, 'session', 'alice')).toThrow(/budget request/);
+    expect(() => rt.approvals.approveWithGrant(item.id, 'session', 'alice')).toThrow(/budget request/);
     expect(rt.decide(item.id, 'approved', 'alice').ok).toBe(true);
     expect(await rt.waitForRun(runId)).toEqual({
       status: 'completed',
@@ -81,7 +81,7 @@ describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
   });
 
   it('denied, the run ends failed with the budget reason (budget_limited as before)', async () => {
-    const runId = await rt.runTask('calls', 't2', 'list it again');
+    const runId = await rt.runs.runTask('calls', 't2', 'list it again');
     const item = await parkedOn(runId);
     expect(rt.decide(item.id, 'denied', 'alice').ok).toBe(true);
     expect(await rt.waitForRun(runId)).toMatchObject({ status: 'failed', reason: 'budget_model_calls' });
@@ -90,7 +90,7 @@ describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
   });
 
   it('survives a restart parked, and the decision after it continues the run once', async () => {
-    const runId = await rt.runTask('calls', 't3', 'list once more');
+    const runId = await rt.runs.runTask('calls', 't3', 'list once more');
     const item = await parkedOn(runId);
     await rt.stop();
     rt = await fx.start(provider);
@@ -102,7 +102,7 @@ describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
   });
 
   it('parks at the token budget, counted from the usage the model reports; approved, +500 once', async () => {
-    const runId = await rt.runTask('tokens', 't4', 'list');
+    const runId = await rt.runs.runTask('tokens', 't4', 'list');
     const item = await parkedOn(runId);
     expect(item).toMatchObject({
       kind: 'budget',

@@ -18,6 +18,7 @@ export function pendingRequest(id: string, overrides: Partial<ApprovalRecord> = 
   return {
     id,
     v: 1,
+    kind: 'tool',
     callId: `call-${id}`,
     runId: `worker:${id}`,
     sessionId: 'sess-1',
