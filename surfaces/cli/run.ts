@@ -2,10 +2,8 @@ import {
   checkSessionName,
   listPending,
   type LoadedConfig,
-  modelFromConfig,
   resolveConfig,
-  Runtime,
-  secretStoreFromConfig,
+  type RunOutcome,
   showRun,
 } from '../../runtime/index.ts';
 import { existsSync } from 'node:fs';
@@ -13,6 +11,7 @@ import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { ClientError, openRuntimeClient, type RuntimeClient } from '../client/connect.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { ApprovalDesk } from './run/desk.ts';
 import { oneLine } from './run/escape.ts';
@@ -31,7 +30,8 @@ interface RunArgs {
   readonly loaded: LoadedConfig;
   readonly json: boolean;
   readonly unattended: boolean;
-  readonly agent: string;
+  /** `--agent`, checked against the agents of the runtime the run goes to. */
+  readonly agent: string | undefined;
   readonly session: string | undefined;
   /** `--continue`: the workspace's most recent session. */
   readonly continue: boolean;
@@ -39,9 +39,7 @@ interface RunArgs {
   readonly message: string | undefined;
 }
 
-function pickAgent(loaded: LoadedConfig, wanted: string | undefined): string {
-  const agents = Object.keys(loaded.config.agents);
-  const where = loaded.file ?? 'the default config';
+function pickAgent(agents: readonly string[], where: string, wanted: string | undefined): string {
   if (wanted !== undefined) {
     if (!agents.includes(wanted))
       throw new UsageError(
@@ -118,7 +116,6 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
     }
   }
   const loaded = resolveConfig(values.config, cwd);
-  const agent = values.resume !== undefined ? '' : pickAgent(loaded, values.agent);
   const raw = positionals[0];
   const message = raw === '-' ? await readMessage(io) : raw;
   if (message !== undefined && message.trim().length === 0) throw new UsageError('the message is empty');
@@ -126,7 +123,7 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
     loaded,
     json: values.json,
     unattended: values.unattended,
-    agent,
+    agent: values.agent,
     session: values.session,
     continue: values.continue,
     resume: values.resume,
@@ -180,7 +177,7 @@ function readableWarning(entry: Record<string, unknown>, level: number): string 
   );
 }
 
-function exitOf(outcome: Awaited<ReturnType<Runtime['waitForRun']>>): number {
+function exitOf(outcome: RunOutcome): number {
   return outcome.status === 'completed' ? ExitCode.ok : ExitCode.failure;
 }
 
@@ -204,22 +201,10 @@ function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null 
   return ExitCode.parked;
 }
 
-/** `--continue`: the id of this workspace's most recent session (a failure when there is none). */
-function continued(rt: Runtime, loaded: LoadedConfig): string {
-  const latest = rt.sessions.latest();
-  if (latest === null) {
-    const root = loaded.config.workspace.roots.find((r) => r.primary) ?? loaded.config.workspace.roots[0];
-    throw new CommandFailure(
-      'session_not_found',
-      `--continue: no conversation yet in this workspace (${oneLine(root?.path ?? '?', 300)}); start one with \`snotra run MESSAGE\``,
-    );
-  }
-  return latest.sessionId;
-}
-
 /**
- * `snotra run`: one headless run on the config's state dir. Starts the runtime in this process
- * for the run's duration, streams the run (text, or JSON lines with `--json`), asks attended
+ * `snotra run`: one headless run on the config's state dir. Joins the runtime running there
+ * (`snotra start`), or, when none runs, starts one in this process for the run's duration
+ * (surfaces/client). Streams the run (text, or JSON lines with `--json`), asks attended
  * approvals on the terminal (or waits for `snotra inbox` without one), and exits 0 completed,
  * 1 failed or denied, 20 parked (`--unattended`). `--resume RUN` finishes a parked run whose
  * approval was decided meanwhile.
@@ -233,29 +218,30 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   const user = `local:${userInfo().username}`;
   let terminal: ApprovalTerminal | null | undefined;
   let desk: ApprovalDesk | null = null;
-  let runtime: Runtime | null = null;
+  let client: RuntimeClient | null = null;
   const watch = new RunWatch(io, args.json, (event) => {
     terminal ??= io.approvalTerminal?.() ?? null;
-    if (terminal === null || runtime === null) {
+    if (terminal === null || client === null) {
       watch.waiting(event);
       return;
     }
-    desk ??= new ApprovalDesk(terminal, runtime, user);
+    desk ??= new ApprovalDesk(terminal, client, user);
     desk.ask(event);
   });
   watch.resolved.add((id) => desk?.resolved(id));
-  runtime = await Runtime.start({
-    loaded: args.loaded,
-    model: modelFromConfig(args.loaded),
-    // Providers resolve their API key here at request time (secrets.backend).
-    secretStore: secretStoreFromConfig(args.loaded),
-    onRunEvent: (e) => watch.onEvent(e),
-    logDestination: warningsTo(
-      io,
-      process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
-    ),
-  });
-  const rt = runtime;
+  try {
+    client = await openRuntimeClient({
+      loaded: args.loaded,
+      onRunEvent: (e) => watch.onEvent(e),
+      logDestination: warningsTo(
+        io,
+        process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
+      ),
+    });
+  } catch (err) {
+    throw failureOf(err);
+  }
+  const rt = client;
   // The signal is kept from the moment it is caught: one that arrives while the run is still
   // being submitted interrupts it as soon as the run has an id (it was lost before).
   let onSignal = (): void => {};
@@ -265,14 +251,20 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const session = args.continue ? continued(rt, args.loaded) : args.session;
-    const runId =
-      args.resume ??
-      (await rt.submit(args.agent, args.message as string, {
-        ...(session !== undefined ? { sessionId: session, taskId: session } : {}),
-        interaction: args.unattended ? 'unattended' : 'attended',
-        surface: 'cli',
-      }));
+    let runId = args.resume;
+    if (runId === undefined) {
+      const where =
+        rt.kind === 'joined'
+          ? `the running runtime (pid ${rt.pid})`
+          : (args.loaded.file ?? 'the default config');
+      runId = await rt.submit({
+        agent: pickAgent(rt.agents, where, args.agent),
+        text: args.message as string,
+        ...(args.session === undefined ? {} : { session: args.session }),
+        ...(args.continue ? { continue: true } : {}),
+        unattended: args.unattended,
+      });
+    }
     watch.follow(runId);
     const ended = await Promise.race([
       rt.waitForRun(runId).then((outcome) => ({ kind: 'ended' as const, outcome })),
@@ -285,14 +277,25 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
       if (!args.json) io.stdout(`${oneLine(ended.approvalId, 200)}\n`);
       return ExitCode.parked;
     }
-    io.stderr(`snotra run: interrupted; the run is saved: snotra run --resume ${oneLine(runId, 200)}\n`);
+    io.stderr(
+      rt.kind === 'joined'
+        ? `snotra run: interrupted; the run goes on in the running runtime (pid ${rt.pid}): snotra run --resume ${oneLine(runId, 200)} follows it again\n`
+        : `snotra run: interrupted; the run is saved: snotra run --resume ${oneLine(runId, 200)}\n`,
+    );
     return ExitCode.failure;
+  } catch (err) {
+    throw failureOf(err);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
     (desk as ApprovalDesk | null)?.close();
     terminal?.close();
-    await rt.stop();
+    await rt.close();
   }
+}
+
+/** A client's refusal as the command's failure (its code and sentence); anything else as it is. */
+function failureOf(err: unknown): unknown {
+  return err instanceof ClientError ? new CommandFailure(err.code, err.message) : err;
 }
