@@ -6,6 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 import { snotra as cli } from '../cli/run-helpers.ts';
+import { procText, startApp } from '../app/app-process.ts';
 import { call, configDir, until } from './client.ts';
 
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -215,6 +216,31 @@ describe('snotra open: a single-use login code exchanged for a cookie of this la
     const logs = start.stdout() + start.stderr();
     expect(logs).not.toContain(TOKEN);
     for (const url of urls) expect(logs).not.toContain(new URL(url).searchParams.get('code') as string);
+  });
+
+  it('snotra app beside the running start joins it: its window logs in by a code, never holds the token, and closing it leaves the runtime running', async () => {
+    const app = await startApp(['--config', config]);
+    try {
+      expect(app.ready).toMatchObject({
+        runtimePid: start.pid,
+        sidecar: `http://127.0.0.1:${port}`,
+        joined: true,
+      });
+      await until(() => app.page.url() === `http://127.0.0.1:${port}/`, 30_000, 'the window on the app');
+      const status = await app.page.evaluate(
+        async () => (await fetch('/v1/inbox', { credentials: 'same-origin' })).status,
+      );
+      expect(status).toBe(200);
+      const proc = procText(app.process.pid);
+      expect(proc.cmdline + proc.environ).not.toContain(TOKEN);
+    } finally {
+      await app.browser.close().catch(() => {});
+      app.process.child.kill('SIGTERM');
+    }
+    expect(await app.process.exited).toBe(0);
+    expect(app.process.stdout()).toContain('"event":"app.stopped","runtime":"joined"');
+    expect((await call(port, 'GET', '/health')).status).toBe(200);
+    expect(start.child.exitCode).toBeNull();
   });
 
   it('with no runtime on the state dir, snotra open says so (exit 1, not_running)', () => {
