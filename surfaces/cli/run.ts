@@ -1,13 +1,4 @@
-import {
-  checkSessionName,
-  listPending,
-  type LoadedConfig,
-  resolveConfig,
-  type RunOutcome,
-  showRun,
-} from '../../runtime/index.ts';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { checkSessionName, type LoadedConfig, resolveConfig, type RunOutcome } from '../../runtime/index.ts';
 import { userInfo } from 'node:os';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -182,26 +173,6 @@ function exitOf(outcome: RunOutcome): number {
 }
 
 /**
- * Checks a run named by `--resume` before a runtime starts on its state dir: unknown runs fail,
- * a run still waiting on an undecided approval stays parked (exit 20 with the Inbox id). Returns
- * null when the run should be resumed.
- */
-function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null {
-  const stateDir = args.loaded.config.stateDir;
-  const run = existsSync(join(stateDir, 'snotra.db')) ? showRun(stateDir, runId) : null;
-  if (run === null)
-    throw new CommandFailure('not_found', `no run ${JSON.stringify(oneLine(runId, 200))} in ${stateDir}`);
-  if (run.summary.status !== 'waiting_for_approval') return null;
-  const pending = listPending(stateDir).find((a) => a.runId === runId);
-  if (pending === undefined) return null;
-  const text = `run ${runId} still waits for approval ${pending.id}: decide with \`snotra inbox approve|deny ${pending.id}\``;
-  io[args.json ? 'stderr' : 'stdout'](`${oneLine(text, 1000)}\n`);
-  if (args.json)
-    io.stdout(`${JSON.stringify({ type: 'run.parked', runId, ts: Date.now(), approvalId: pending.id })}\n`);
-  return ExitCode.parked;
-}
-
-/**
  * `snotra run`: one headless run on the config's state dir. Joins the runtime running there
  * (`snotra start`), or, when none runs, starts one in this process for the run's duration
  * (surfaces/client). Streams the run (text, or JSON lines with `--json`), asks attended
@@ -212,7 +183,9 @@ function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null 
 export async function runCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const args = await parse(argv, io, cwd);
   if (args.resume !== undefined) {
-    const early = precheckResume(args, io, args.resume);
+    // Loaded only for --resume: the store's readers (a joining run never opens the database).
+    const { precheckResume } = await import('./run/resume-check.ts');
+    const early = precheckResume(args.loaded.config.stateDir, args.json, io, args.resume);
     if (early !== null) return early;
   }
   const user = `local:${userInfo().username}`;

@@ -1,4 +1,4 @@
-import { openEmbedded, type EmbeddedOptions } from './embedded.ts';
+import type { EmbeddedOptions } from './embedded.ts';
 import { tryJoin } from './joined.ts';
 import type { RuntimeClient } from './types.ts';
 
@@ -13,5 +13,8 @@ export { ClientError } from './errors.ts';
  */
 export async function openRuntimeClient(o: EmbeddedOptions): Promise<RuntimeClient> {
   const joined = await tryJoin(o.loaded.config.stateDir, o.onRunEvent);
-  return joined ?? openEmbedded(o);
+  if (joined !== null) return joined;
+  // Loaded only now: a surface that joins never loads the runtime's modules (bus, store, XState).
+  const { openEmbedded } = await import('./embedded.ts');
+  return openEmbedded(o);
 }
