@@ -61,6 +61,7 @@ export {
 } from './control/inbox.ts';
 export type { ApprovalRecord } from './control/inbox.ts';
 export { NoStateError } from './control/local-store.ts';
+export { descendsFrom } from './control/ancestry.ts';
 export { listSessions, removeSession, showSession } from './control/sessions.ts';
 export { readGoal, readGoals, requestGoalControl } from './control/goals.ts';
 export type { GoalRecord, IterationRecord } from './control/goals.ts';

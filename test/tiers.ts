@@ -79,6 +79,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/secrets/secrets.test.ts',
   'test/sessions/usage.test.ts',
   'test/sidecar/auth.test.ts',
+  'test/sidecar/login-codes.test.ts',
   'test/sessions/context-window.test.ts',
   'test/store/approvals.test.ts',
   'test/store/audit-deferred.test.ts',

@@ -2,9 +2,14 @@
  * `snotra app`: the desktop shell. Generates the per-launch token, starts `snotra start` with the
  * token only in that child's environment, opens the web app in a Chromium app window whose /v1
  * requests get the token from the shell, and when the window closes (or the shell is
- * signalled) stops the runtime and its whole process tree.
+ * signalled) stops the runtime and its whole process tree. When a `snotra start` already runs on
+ * the config's state dir, the shell joins it instead: its window opens on a single-use login URL
+ * of that runtime, and closing it leaves the runtime running.
  */
 import { randomBytes } from 'node:crypto';
+import { resolveConfig } from '../../runtime/index.ts';
+import { ClientError } from '../client/errors.ts';
+import { askLoginUrl } from '../client/login.ts';
 import { descendantsOf, endGroups } from './tree.ts';
 import { startRuntimeChild, type RuntimeChild } from './runtime-child.ts';
 import { chromiumPath, openWindow, type AppWindow } from './window.ts';
@@ -40,6 +45,8 @@ export async function runApp(o: AppOptions): Promise<number> {
     throw new AppError('app_devtools_headless_only', `${DEVTOOLS_ENV}=1 is for tests and needs --headless`);
   // Before anything starts: no runtime is left behind for a browser that is not there.
   const executablePath = chromiumPath(env);
+  const joined = await joinRunning(o);
+  if (joined !== null) return runJoinedWindow(o, joined, executablePath, devtools);
   const token = randomBytes(32).toString('base64url');
   let stopRequested: (why: string) => void = () => {};
   const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
@@ -100,4 +107,66 @@ async function shutdown(
   const left = await endGroups([...tree, ...(await descendantsOf(runtime.pid))], 3000);
   if (left.length > 0) o.stderr(`snotra app: process groups ${left.join(', ')} could not be ended\n`);
   o.stdout(`${JSON.stringify({ event: 'app.stopped', runtime: how })}\n`);
+}
+
+/**
+ * The login URL of the runtime already running on the config's state dir (`snotra start`), or
+ * null when none runs (the shell then starts its own, as before).
+ */
+async function joinRunning(o: AppOptions): Promise<{ url: string; pid: number } | null> {
+  const stateDir = resolveConfig(o.config, o.cwd).config.stateDir;
+  try {
+    return await askLoginUrl(stateDir);
+  } catch (err) {
+    if (err instanceof ClientError && err.code === 'not_running') return null;
+    if (err instanceof ClientError) throw new AppError(err.code, err.message);
+    throw err;
+  }
+}
+
+/**
+ * The window on a runtime this shell joined: opened on a single-use login URL (a cookie session
+ * of that runtime's launch; this shell never holds its token). Closing the window or signalling
+ * the shell closes the window only: the runtime belongs to its `snotra start`.
+ */
+async function runJoinedWindow(
+  o: AppOptions,
+  login: { url: string; pid: number },
+  executablePath: string,
+  devtools: boolean,
+): Promise<number> {
+  let stopRequested: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
+  process.on('SIGINT', stopRequested);
+  process.on('SIGTERM', stopRequested);
+  let window: AppWindow | null = null;
+  try {
+    const origin = new URL(login.url).origin;
+    window = await openWindow({
+      origin,
+      token: null,
+      entry: login.url,
+      headless: o.headless,
+      executablePath,
+      devtools,
+    });
+    void window.closed.then(() => stopRequested());
+    o.stdout(
+      `${JSON.stringify({
+        event: 'app.ready',
+        pid: process.pid,
+        runtimePid: login.pid,
+        sidecar: origin,
+        joined: true,
+        ...(window.devtools === null ? {} : { devtools: window.devtools }),
+      })}\n`,
+    );
+    await stopped;
+    return 0;
+  } finally {
+    process.off('SIGINT', stopRequested);
+    process.off('SIGTERM', stopRequested);
+    await window?.close();
+    o.stdout(`${JSON.stringify({ event: 'app.stopped', runtime: 'joined' })}\n`);
+  }
 }

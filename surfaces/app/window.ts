@@ -44,7 +44,10 @@ export interface AppWindow {
 export interface WindowOptions {
   /** The sidecar's origin, `http://127.0.0.1:<port>`. */
   readonly origin: string;
-  readonly token: string;
+  /** The launch token added to /v1 requests; null for a window logged in by a login URL (a cookie session). */
+  readonly token: string | null;
+  /** The first URL the window opens (a single-use login URL); default the origin's `/`. */
+  readonly entry?: string;
   readonly headless: boolean;
   readonly executablePath: string;
   /** Open Chromium's DevTools endpoint on 127.0.0.1 (a random port) for a test to drive the page. */
@@ -97,10 +100,10 @@ export async function openWindow(o: WindowOptions): Promise<AppWindow> {
     rmSync(profile, { recursive: true, force: true });
     throw err;
   }
-  const authorization = `Bearer ${o.token}`;
+  const authorization = o.token === null ? null : `Bearer ${o.token}`;
   await context.route('**/*', (route: Route) => {
     const url = route.request().url();
-    if (isApiRequest(url, o.origin))
+    if (authorization !== null && isApiRequest(url, o.origin))
       return route.continue({ headers: { ...route.request().headers(), authorization } });
     if (parsed(url)?.origin === o.origin) return route.continue();
     // The app talks to its own origin only (its CSP says the same); nothing else is fetched.
@@ -113,7 +116,7 @@ export async function openWindow(o: WindowOptions): Promise<AppWindow> {
   });
   // A second window (window.open, a link with a target) is closed: the app is one window.
   context.on('page', (p) => void p.close().catch(() => {}));
-  await page.goto(`${o.origin}/`);
+  await page.goto(o.entry ?? `${o.origin}/`);
   const devtools = o.devtools ? devtoolsUrl(profile) : null;
   let closing: Promise<void> | null = null;
   return {

@@ -82,6 +82,18 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./app.ts')).appCommand(argv, io, cwd),
   },
   {
+    path: ['open'],
+    summary:
+      'open the web app of the running runtime in your browser (a single-use login code, never the token)',
+    usage: '[--config F | --state-dir D] [--print]',
+    options: [
+      ...STATE,
+      ['--print', 'print the login URL instead of opening a browser (it works once, within 60 s)'],
+    ],
+    examples: ['snotra open', 'snotra open --print --config ./snotra.config.json'],
+    run: async (argv, io, cwd) => (await import('./open.ts')).openCommand(argv, io, cwd),
+  },
+  {
     path: ['mcp'],
     summary: 'the runtime as an MCP server on stdio (tools run_task, get_run, list_inbox; no approvals)',
     usage: '[--config F] [--state-dir D] [--wait-ms N] [--log-level L]',

@@ -1,18 +1,8 @@
-import {
-  checkSessionName,
-  listPending,
-  type LoadedConfig,
-  modelFromConfig,
-  resolveConfig,
-  Runtime,
-  secretStoreFromConfig,
-  showRun,
-} from '../../runtime/index.ts';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { checkSessionName, type LoadedConfig, resolveConfig, type RunOutcome } from '../../runtime/index.ts';
 import { userInfo } from 'node:os';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { ClientError, openRuntimeClient, type RuntimeClient } from '../client/connect.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { ApprovalDesk } from './run/desk.ts';
 import { oneLine } from './run/escape.ts';
@@ -31,7 +21,8 @@ interface RunArgs {
   readonly loaded: LoadedConfig;
   readonly json: boolean;
   readonly unattended: boolean;
-  readonly agent: string;
+  /** `--agent`, checked against the agents of the runtime the run goes to. */
+  readonly agent: string | undefined;
   readonly session: string | undefined;
   /** `--continue`: the workspace's most recent session. */
   readonly continue: boolean;
@@ -39,9 +30,7 @@ interface RunArgs {
   readonly message: string | undefined;
 }
 
-function pickAgent(loaded: LoadedConfig, wanted: string | undefined): string {
-  const agents = Object.keys(loaded.config.agents);
-  const where = loaded.file ?? 'the default config';
+function pickAgent(agents: readonly string[], where: string, wanted: string | undefined): string {
   if (wanted !== undefined) {
     if (!agents.includes(wanted))
       throw new UsageError(
@@ -118,7 +107,6 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
     }
   }
   const loaded = resolveConfig(values.config, cwd);
-  const agent = values.resume !== undefined ? '' : pickAgent(loaded, values.agent);
   const raw = positionals[0];
   const message = raw === '-' ? await readMessage(io) : raw;
   if (message !== undefined && message.trim().length === 0) throw new UsageError('the message is empty');
@@ -126,7 +114,7 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
     loaded,
     json: values.json,
     unattended: values.unattended,
-    agent,
+    agent: values.agent,
     session: values.session,
     continue: values.continue,
     resume: values.resume,
@@ -180,46 +168,14 @@ function readableWarning(entry: Record<string, unknown>, level: number): string 
   );
 }
 
-function exitOf(outcome: Awaited<ReturnType<Runtime['waitForRun']>>): number {
+function exitOf(outcome: RunOutcome): number {
   return outcome.status === 'completed' ? ExitCode.ok : ExitCode.failure;
 }
 
 /**
- * Checks a run named by `--resume` before a runtime starts on its state dir: unknown runs fail,
- * a run still waiting on an undecided approval stays parked (exit 20 with the Inbox id). Returns
- * null when the run should be resumed.
- */
-function precheckResume(args: RunArgs, io: CliIo, runId: string): number | null {
-  const stateDir = args.loaded.config.stateDir;
-  const run = existsSync(join(stateDir, 'snotra.db')) ? showRun(stateDir, runId) : null;
-  if (run === null)
-    throw new CommandFailure('not_found', `no run ${JSON.stringify(oneLine(runId, 200))} in ${stateDir}`);
-  if (run.summary.status !== 'waiting_for_approval') return null;
-  const pending = listPending(stateDir).find((a) => a.runId === runId);
-  if (pending === undefined) return null;
-  const text = `run ${runId} still waits for approval ${pending.id}: decide with \`snotra inbox approve|deny ${pending.id}\``;
-  io[args.json ? 'stderr' : 'stdout'](`${oneLine(text, 1000)}\n`);
-  if (args.json)
-    io.stdout(`${JSON.stringify({ type: 'run.parked', runId, ts: Date.now(), approvalId: pending.id })}\n`);
-  return ExitCode.parked;
-}
-
-/** `--continue`: the id of this workspace's most recent session (a failure when there is none). */
-function continued(rt: Runtime, loaded: LoadedConfig): string {
-  const latest = rt.sessions.latest();
-  if (latest === null) {
-    const root = loaded.config.workspace.roots.find((r) => r.primary) ?? loaded.config.workspace.roots[0];
-    throw new CommandFailure(
-      'session_not_found',
-      `--continue: no conversation yet in this workspace (${oneLine(root?.path ?? '?', 300)}); start one with \`snotra run MESSAGE\``,
-    );
-  }
-  return latest.sessionId;
-}
-
-/**
- * `snotra run`: one headless run on the config's state dir. Starts the runtime in this process
- * for the run's duration, streams the run (text, or JSON lines with `--json`), asks attended
+ * `snotra run`: one headless run on the config's state dir. Joins the runtime running there
+ * (`snotra start`), or, when none runs, starts one in this process for the run's duration
+ * (surfaces/client). Streams the run (text, or JSON lines with `--json`), asks attended
  * approvals on the terminal (or waits for `snotra inbox` without one), and exits 0 completed,
  * 1 failed or denied, 20 parked (`--unattended`). `--resume RUN` finishes a parked run whose
  * approval was decided meanwhile.
@@ -227,35 +183,38 @@ function continued(rt: Runtime, loaded: LoadedConfig): string {
 export async function runCommand(argv: string[], io: CliIo, cwd: string): Promise<number> {
   const args = await parse(argv, io, cwd);
   if (args.resume !== undefined) {
-    const early = precheckResume(args, io, args.resume);
+    // Loaded only for --resume: the store's readers (a joining run never opens the database).
+    const { precheckResume } = await import('./run/resume-check.ts');
+    const early = precheckResume(args.loaded.config.stateDir, args.json, io, args.resume);
     if (early !== null) return early;
   }
   const user = `local:${userInfo().username}`;
   let terminal: ApprovalTerminal | null | undefined;
   let desk: ApprovalDesk | null = null;
-  let runtime: Runtime | null = null;
+  let client: RuntimeClient | null = null;
   const watch = new RunWatch(io, args.json, (event) => {
     terminal ??= io.approvalTerminal?.() ?? null;
-    if (terminal === null || runtime === null) {
+    if (terminal === null || client === null) {
       watch.waiting(event);
       return;
     }
-    desk ??= new ApprovalDesk(terminal, runtime.approvals, user);
+    desk ??= new ApprovalDesk(terminal, client, user);
     desk.ask(event);
   });
   watch.resolved.add((id) => desk?.resolved(id));
-  runtime = await Runtime.start({
-    loaded: args.loaded,
-    model: modelFromConfig(args.loaded),
-    // Providers resolve their API key here at request time (secrets.backend).
-    secretStore: secretStoreFromConfig(args.loaded),
-    onRunEvent: (e) => watch.onEvent(e),
-    logDestination: warningsTo(
-      io,
-      process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
-    ),
-  });
-  const rt = runtime;
+  try {
+    client = await openRuntimeClient({
+      loaded: args.loaded,
+      onRunEvent: (e) => watch.onEvent(e),
+      logDestination: warningsTo(
+        io,
+        process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
+      ),
+    });
+  } catch (err) {
+    throw failureOf(err);
+  }
+  const rt = client;
   // The signal is kept from the moment it is caught: one that arrives while the run is still
   // being submitted interrupts it as soon as the run has an id (it was lost before).
   let onSignal = (): void => {};
@@ -265,14 +224,20 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const session = args.continue ? continued(rt, args.loaded) : args.session;
-    const runId =
-      args.resume ??
-      (await rt.runs.submit(args.agent, args.message as string, {
-        ...(session !== undefined ? { sessionId: session, taskId: session } : {}),
-        interaction: args.unattended ? 'unattended' : 'attended',
-        surface: 'cli',
-      }));
+    let runId = args.resume;
+    if (runId === undefined) {
+      const where =
+        rt.kind === 'joined'
+          ? `the running runtime (pid ${rt.pid})`
+          : (args.loaded.file ?? 'the default config');
+      runId = await rt.submit({
+        agent: pickAgent(rt.agents, where, args.agent),
+        text: args.message as string,
+        ...(args.session === undefined ? {} : { session: args.session }),
+        ...(args.continue ? { continue: true } : {}),
+        unattended: args.unattended,
+      });
+    }
     watch.follow(runId);
     const ended = await Promise.race([
       rt.waitForRun(runId).then((outcome) => ({ kind: 'ended' as const, outcome })),
@@ -285,14 +250,25 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
       if (!args.json) io.stdout(`${oneLine(ended.approvalId, 200)}\n`);
       return ExitCode.parked;
     }
-    io.stderr(`snotra run: interrupted; the run is saved: snotra run --resume ${oneLine(runId, 200)}\n`);
+    io.stderr(
+      rt.kind === 'joined'
+        ? `snotra run: interrupted; the run goes on in the running runtime (pid ${rt.pid}): snotra run --resume ${oneLine(runId, 200)} follows it again\n`
+        : `snotra run: interrupted; the run is saved: snotra run --resume ${oneLine(runId, 200)}\n`,
+    );
     return ExitCode.failure;
+  } catch (err) {
+    throw failureOf(err);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
     (desk as ApprovalDesk | null)?.close();
     terminal?.close();
-    await rt.stop();
+    await rt.close();
   }
+}
+
+/** A client's refusal as the command's failure (its code and sentence); anything else as it is. */
+function failureOf(err: unknown): unknown {
+  return err instanceof ClientError ? new CommandFailure(err.code, err.message) : err;
 }

@@ -11,6 +11,7 @@ import {
 import { takeSidecarToken } from '../sidecar/auth.ts';
 import { startSidecar, type Sidecar } from '../sidecar/server.ts';
 import { startPlatforms, type Platforms } from '../platforms/index.ts';
+import { startJoinServer, type JoinServer } from '../join/server.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { logOutput } from './log-output.ts';
 
@@ -61,12 +62,22 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     });
     let sidecar: Sidecar | null = null;
     let platforms: Platforms | null = null;
+    let joined: JoinServer | null = null;
     try {
       sidecar = await sidecarOf(runtime, loaded.config.sidecar, sidecarToken);
       // The URL only: the token is never logged.
       if (sidecar !== null) runtime.logger.info({ url: sidecar.url }, 'sidecar listening');
       platforms = await startPlatforms(runtime);
+      // Last: a surface that joins finds everything it may use already running.
+      const web = sidecar;
+      joined = await startJoinServer({
+        runtime,
+        stateDir: loaded.config.stateDir,
+        agents: Object.keys(loaded.config.agents),
+        ...(web === null ? {} : { login: () => web.loginUrl() }),
+      });
     } catch (err) {
+      await platforms?.close();
       await sidecar?.close();
       await runtime.stop();
       throw err;
@@ -90,6 +101,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
       );
     }
     const signal = await stopSignal;
+    await joined.close();
     await platforms.close();
     await sidecar?.close();
     await runtime.stop();

@@ -22,6 +22,8 @@ import {
   limitsOf,
   type SidecarLimits,
 } from './limits.ts';
+import { cookieContextOk, LoginCodes, sessionCookieOf } from './login.ts';
+import { serveLogin } from './login-route.ts';
 import { matchRoute } from './routes.ts';
 import { serveEvents } from './sse.ts';
 import { sendStatic, staticTable, type StaticFile } from './static.ts';
@@ -50,12 +52,19 @@ export interface SidecarOptions {
   readonly limits?: Partial<SidecarLimits>;
   /** The web app's files by exact request path (default: the built app in surfaces/sidecar/app). */
   readonly staticFiles?: ReadonlyMap<string, StaticFile>;
+  /** The time login codes expire by (default: wall time). */
+  readonly now?: () => number;
 }
 
 export interface Sidecar {
   readonly port: number;
   /** `http://127.0.0.1:<port>` (never with a token). */
   readonly url: string;
+  /**
+   * A single-use login URL of the web app (`<url>/login?code=…`, the code valid 60 s, exchanged
+   * for a cookie session of this launch); never the token.
+   */
+  loginUrl(): string;
   close(): Promise<void>;
 }
 
@@ -78,6 +87,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const user = `sidecar:${userInfo().username}`;
   let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
   const files = options.staticFiles ?? staticTable();
+  const logins = new LoginCodes(options.now ?? (() => Date.now()));
 
   const corsOf = (origin: string | undefined): Record<string, string> =>
     origin === undefined
@@ -104,7 +114,12 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         return;
       }
       const presented = bearerOf(req.headers.authorization);
-      const authenticated = tokenMatches(presented, token);
+      // The token, or a cookie session of `snotra open` in a same-origin browser context.
+      const authenticated =
+        tokenMatches(presented, token) ||
+        (presented === undefined &&
+          logins.valid(sessionCookieOf(req.headers.cookie)) &&
+          cookieContextOk(req.headers));
       rate.take(clientKey(authenticated, origin));
       if (req.method === 'OPTIONS') {
         res.writeHead(204, { ...BASE_HEADERS, ...cors });
@@ -117,9 +132,14 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         sendStatic(res, file, req.method === 'HEAD');
         return;
       }
-      checkToken(presented, token);
       const q = rawUrl.indexOf('?');
       const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
+      if (
+        req.method === 'GET' &&
+        serveLogin(req, res, rawPath, q === -1 ? '' : rawUrl.slice(q + 1), logins, cors)
+      )
+        return;
+      if (!authenticated) checkToken(presented, token);
       if (req.method === 'GET' && rawPath === '/v1/events') {
         const release = gate.acquire();
         serveEvents(req, res, hub, cors, release);
@@ -183,6 +203,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    loginUrl: () => `http://127.0.0.1:${port}/login?code=${logins.mint()}`,
     async close() {
       offFeed();
       ws.close();

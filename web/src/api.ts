@@ -1,5 +1,6 @@
 // The sidecar API of this page's own origin. The page holds no token: the desktop shell
-// (`snotra app`) adds the Authorization header to this origin's /v1 requests. Paths are fixed
+// (`snotra app`) adds the Authorization header to this origin's /v1 requests; a browser opened
+// by `snotra open` sends its HttpOnly session cookie (same origin only). Paths are fixed
 // here; the page never takes an endpoint from its URL, a message or storage.
 
 export class ApiError extends Error {
@@ -28,7 +29,7 @@ async function answer<T>(res: Response): Promise<T> {
 }
 
 export async function getJson<T>(path: string): Promise<T> {
-  return answer<T>(await fetch(path, { cache: 'no-store', credentials: 'omit' }));
+  return answer<T>(await fetch(path, { cache: 'no-store', credentials: 'same-origin' }));
 }
 
 export async function postJson<T>(path: string, body: unknown): Promise<T> {
@@ -36,7 +37,7 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
     await fetch(path, {
       method: 'POST',
       cache: 'no-store',
-      credentials: 'omit',
+      credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     }),

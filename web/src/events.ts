@@ -45,11 +45,11 @@ export function connectEvents(onFrame: (f: Frame) => void, onStatus: (s: FeedSta
       try {
         const res = await fetch(paths.events, {
           cache: 'no-store',
-          credentials: 'omit',
+          credentials: 'same-origin',
           headers: last === null ? {} : { 'Last-Event-ID': String(last) },
         });
         if (res.status === 401) {
-          // Outside the desktop shell (no token added): say so, and try again slowly.
+          // Neither the desktop shell's token nor a `snotra open` session: say so, and try again slowly.
           onStatus('unauthorized');
           delay = 10_000;
           await new Promise((r) => setTimeout(r, delay));

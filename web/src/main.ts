@@ -32,7 +32,7 @@ const feed = h('span', { class: 'feed', 'data-testid': 'feed' }, 'connecting');
 const banner = h(
   'p',
   { class: 'banner', hidden: true },
-  'This page has no access to the runtime. Open it with `snotra app`, which starts the runtime and gives this window its token.',
+  'This page has no access to the runtime. Open it with `snotra app`, or with `snotra open` beside a running `snotra start`.',
 );
 const tabs = (['inbox', 'chat', 'runs', 'goals', 'actors'] as const).map((t) =>
   h(

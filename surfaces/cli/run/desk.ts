@@ -6,7 +6,7 @@ type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
 type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
 type DecideResult = ReturnType<Runtime['decide']>;
 
-/** The decisions the desk may make, as `runtime.approvals` offers them to an in-process surface. */
+/** The decisions the desk may make, as a runtime client (embedded or joined) offers them. */
 export interface Decider {
   decideAsync(
     approvalId: string,
@@ -14,7 +14,7 @@ export interface Decider {
     user: string,
     reason?: string,
   ): Promise<DecideResult>;
-  approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult;
+  approveWithGrant(approvalId: string, scope: GrantScope, user: string): DecideResult | Promise<DecideResult>;
 }
 
 /**
@@ -75,7 +75,7 @@ export class ApprovalDesk {
                 this.user,
                 answer.reason ?? undefined,
               )
-            : this.decider.approveWithGrant(event.approvalId, answer.kind, this.user);
+            : await this.decider.approveWithGrant(event.approvalId, answer.kind, this.user);
     } catch (err) {
       // Fail closed: a grant that cannot be given leaves the request undecided, and says why.
       this.term.write(`  not recorded: ${oneLine((err as Error).message, 400)}\n`);

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+/**
+ * The join socket's file name inside the state dir. `snotra start` listens on it (mode 0600 in
+ * the 0700 state dir: only the local user who runs the runtime can connect); `snotra run`,
+ * `snotra open` and the surfaces built on them join the running runtime through it.
+ */
+export const JOIN_SOCKET = 'join.sock';
+
+/** The longest request line (a message is at most 100,000 characters; JSON escapes grow it). */
+export const MAX_REQUEST_LINE = 1024 * 1024;
+
+const Req = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const Id = z.string().min(1).max(512);
+
+/**
+ * One request line from a joining surface. Each carries `req`, echoed by its reply. The server
+ * decides who the user is (the local user it runs as), never the client.
+ */
+export const JoinRequest = z.discriminatedUnion('type', [
+  /** Who is there: the runtime's pid, state dir and agents. */
+  z.strictObject({ v: z.literal(1), type: z.literal('hello'), req: Req }),
+  /** From now on, every run feed event of the runtime (redacted) on this connection. */
+  z.strictObject({ v: z.literal(1), type: z.literal('follow'), req: Req }),
+  /** Starts a run; `continue` takes the workspace's latest session. */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('submit'),
+    req: Req,
+    agent: Id,
+    text: z.string().min(1).max(100_000),
+    session: Id.optional(),
+    continue: z.boolean().optional(),
+    unattended: z.boolean(),
+  }),
+  /** Replies when the run ends, with its outcome. */
+  z.strictObject({ v: z.literal(1), type: z.literal('wait'), req: Req, runId: Id }),
+  /** Decides an approval as the local user. */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('decide'),
+    req: Req,
+    approvalId: Id,
+    decision: z.enum(['approved', 'denied']),
+    reason: z.string().max(2000).optional(),
+  }),
+  /** Approves and grants a session or standing approval (where eligible). */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('grant'),
+    req: Req,
+    approvalId: Id,
+    scope: z.enum(['session', 'standing']),
+  }),
+  /** A single-use login URL of the web app (`snotra open`). */
+  z.strictObject({ v: z.literal(1), type: z.literal('login'), req: Req }),
+]);
+export type JoinRequest = z.infer<typeof JoinRequest>;
+
+/** A distributive `Omit` over the request union (what a client passes before `v` and `req` are added). */
+export type RequestBody = JoinRequest extends infer R
+  ? R extends JoinRequest
+    ? Omit<R, 'v' | 'req'>
+    : never
+  : never;
+
+/** An error of a reply: a stable snake_case code and a sentence. */
+export interface JoinErrorBody {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** One line from the server: a reply to request `req`, or a feed event after `follow`. */
+export const JoinLine = z.union([
+  z.looseObject({
+    type: z.literal('reply'),
+    req: Req,
+    ok: z.literal(true),
+  }),
+  z.looseObject({
+    type: z.literal('reply'),
+    req: Req,
+    ok: z.literal(false),
+    error: z.strictObject({ code: z.string(), message: z.string() }),
+  }),
+  z.looseObject({ type: z.literal('event'), event: z.looseObject({ type: z.string(), runId: z.string() }) }),
+  z.looseObject({ type: z.literal('stopped') }),
+  z.looseObject({
+    type: z.literal('error'),
+    error: z.strictObject({ code: z.string(), message: z.string() }),
+  }),
+]);
+export type JoinLine = z.infer<typeof JoinLine>;
+
+/** The `hello` reply's body. */
+export interface HelloReply {
+  readonly pid: number;
+  readonly stateDir: string;
+  readonly agents: readonly string[];
+}
