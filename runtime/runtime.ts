@@ -159,6 +159,28 @@ export class Runtime {
     return this.#parts.waiters.waitForRun(runId);
   }
 
+  /**
+   * Interrupts a live run (a human's Ctrl-C): saved as it is, its in-flight model request or
+   * tool process ended, its actor stopped. It goes on with `resume` or at the next start; its
+   * session stays held by it until it ends. False when the run is not live here.
+   */
+  interrupt(runId: string): boolean {
+    return this.#parts.runs.interrupt(runId);
+  }
+
+  /** Brings back an interrupted (or otherwise unfinished) run; false when there is none to bring back. */
+  resume(runId: string): boolean {
+    return this.#parts.runs.restore(runId);
+  }
+
+  /**
+   * Ends an unfinished run at a human's request (live, interrupted or parked): it ends `failed`
+   * with reason `cancelled: <reason>` and its session is released. False when there is none.
+   */
+  cancel(runId: string, reason: string): boolean {
+    return this.#parts.runs.cancel(runId, reason);
+  }
+
   /** Listens for approvals that need a human (attended: inline; unattended: already in the Inbox). */
   onApproval(listener: ApprovalListener): () => void {
     return this.#parts.router.onApproval(listener);
