@@ -110,7 +110,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       ['--session S, --continue', 'the conversation S (new or not), or this workspace’s latest'],
       ['--no-color', 'no colours (NO_COLOR=1 too)'],
     ],
-    examples: ['snotra', 'snotra chat --session notes', 'echo "what changed?" | snotra chat --continue'],
+    examples: ['snotra chat --session notes', 'snotra', 'echo "what changed?" | snotra chat --continue'],
     run: async (argv, io, cwd) => (await import('./chat/command.ts')).chatCommand(argv, io, cwd),
   },
   {

@@ -106,6 +106,8 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
       ctx.say(paint.dim('(Ctrl-C again to exit, or /exit)'));
       continue;
     }
+    // An entry ends a Ctrl-C pair: the next Ctrl-C is a first one again.
+    turn.lastCtrlC = null;
     const text = input.text.trim();
     if (text.length === 0) continue;
     history.add(input.text);
