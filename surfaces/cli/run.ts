@@ -190,11 +190,12 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   // The signal is kept from the moment it is caught: one that arrives while the run is still
   // being submitted interrupts it as soon as the run has an id (it was lost before).
   let onSignal = (): void => {};
+  // A second Ctrl-C while the run is being saved ends the process at once.
+  const hardExit = (): never => process.exit(130);
   const interruption = new Promise<{ kind: 'interrupted' }>(
     (resolve) =>
       (onSignal = () => {
-        // A second Ctrl-C while the run is being saved ends the process at once.
-        process.once('SIGINT', () => process.exit(130));
+        process.once('SIGINT', hardExit);
         resolve({ kind: 'interrupted' });
       }),
   );
@@ -230,5 +231,6 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     (desk as ApprovalDesk | null)?.close();
     terminal?.close();
     await rt.stop();
+    process.off('SIGINT', hardExit);
   }
 }
