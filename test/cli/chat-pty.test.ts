@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,5 +198,39 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
     }
     expect(cli.out()).toMatch(SGR);
+  }, 120_000);
+
+  it('Ctrl-C after an inline approval interrupts the approved command: its process ends, the turn is saved', async () => {
+    // A duration no other test uses: its process is found by its command line.
+    const sleep = 'sleep 117.25';
+    replies = (message) =>
+      message === 'please sleep' ? { sse: call('s1', 'shell', { command: sleep }) } : undefined;
+    const sleeping = (): boolean =>
+      readdirSync('/proc').some((pid) => {
+        try {
+          return (
+            /^\d+$/.test(pid) &&
+            readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(sleep.replace(' ', '\0'))
+          );
+        } catch {
+          return false;
+        }
+      });
+    const cli = onPty(['chat', '--config', config, '--session', 'pty-sleep']);
+    try {
+      await answered(cli, 'with assistant, session pty-sleep', 'the banner');
+      cli.child.stdin?.write('please sleep\r');
+      await seen(cli, '  answer ', 1, 'the approval prompt');
+      cli.child.stdin?.write('o\r');
+      await eventually(sleeping, 60_000, 'the approved command running');
+      cli.child.stdin?.write('\u0003');
+      await answered(cli, 'interrupted; the run is saved', 'the interruption');
+      await eventually(() => !sleeping(), 30_000, 'the interrupted command’s process gone');
+      cli.child.stdin?.write('/exit\r');
+      expect(await exitOf(cli)).toBe(0);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+    expect(cli.out()).not.toContain('"level"');
   }, 120_000);
 });
