@@ -106,4 +106,5 @@ export type { ProcStat } from './processes/index.ts';
 export { graphOf, MACHINES } from './viz/machines.ts';
 export { renderGraph, VIZ_FORMATS } from './viz/render.ts';
 export type { VizFormat } from './viz/render.ts';
+export { systemClock } from './time/clock.ts';
 export type { Clock, TimerHandle } from './time/clock.ts';

@@ -73,6 +73,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/policy/simple-commands.test.ts',
   'test/runtime/hold-back.test.ts',
   'test/cli/watch-deltas.test.ts',
+  'test/cli/chat-units.test.ts',
   'test/runtime/run-id-file.test.ts',
   'test/runtime/teardown-stack.test.ts',
   'test/secrets/args-at-rest-law.test.ts',

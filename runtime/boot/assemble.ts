@@ -284,7 +284,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       contextFor: (runId) => ({
         ...runAuthority.scopeOf(runId),
         paths: policyEnv.paths,
-        signal: lifecycle.abort.signal,
+        signal: runs.signalOf(runId, lifecycle.abort.signal),
         secrets,
       }),
       observe: (outcome) => toObservation(outcome, store.redactor),

@@ -7,6 +7,7 @@ import { observedMachine } from './observed-machine.ts';
 import type { Clock } from '../time/clock.ts';
 import { isTerminal, statusOf, type RunMachine, type RunSnapshot } from './run-status.ts';
 import { LiveRuns } from './live-runs.ts';
+import { RunSignals } from './run-signals.ts';
 import { WriteBehind } from './write-behind.ts';
 import { ResumeQueue } from './resume-queue.ts';
 import { settledEffectEvents, withoutChildren } from './snapshot-repair.ts';
@@ -43,6 +44,7 @@ export class RunHost {
   readonly #live: LiveRuns;
   readonly #writes: WriteBehind;
   readonly #resumes: ResumeQueue;
+  readonly #signals = new RunSignals();
   /** The provided run machine and who hears about runs (see `wire`). */
   #wired: { readonly machine: RunMachine; readonly events: RunHostEvents } | null = null;
 
@@ -199,6 +201,25 @@ export class RunHost {
   }
 
   /**
+   * Interrupts a live run at a human's request (Ctrl-C in a chat): its current state is
+   * persisted, its actor stopped and its in-flight effects aborted (a model request, a tool's
+   * child process), as a shutdown would; the run stays in the store unfinished and goes on with
+   * `restore` (or at the next boot). A tool call cut short is recorded as the ledger says
+   * (cancelled, or interrupted), never run twice. False when the run is not live.
+   */
+  interrupt(runId: string): boolean {
+    if (!this.#live.has(runId)) return false;
+    this.park(runId);
+    this.#signals.abort(runId);
+    return true;
+  }
+
+  /** The cancel signal of a run's effects: aborted by `interrupt` or with `base` (the runtime's stop). */
+  signalOf(runId: string, base: AbortSignal): AbortSignal {
+    return this.#signals.signalOf(runId, base);
+  }
+
+  /**
    * Resolves once a run no longer needs the CPU for now: it has no live actor (ended, parked,
    * stopped or never restored), or it waits for a human (`waiting_for_approval`). Boot uses it
    * to bound how many restored runs go on at once.
@@ -263,6 +284,7 @@ export class RunHost {
         if (s.status === 'done') {
           this.#live.drop(input.runId);
           this.#resumes.forget(input.runId);
+          this.#signals.forget(input.runId);
           events.onEnded(input.runId, s.output ?? { status: 'failed', reason: 'no_outcome' }, s.context);
         }
       },

@@ -8,12 +8,14 @@ import type { RunFeedListener } from '../events.ts';
 import type { RunFeed } from '../run-feed.ts';
 import { sendInSession } from '../sessions/send.ts';
 import type { Sessions } from '../sessions/sessions.ts';
+import type { RunHost } from './run-host.ts';
 
 /** What {@link RunsFacade} hands its calls to. */
 export interface RunsFacadeDeps {
   readonly agents: AgentPool;
   readonly sessions: Sessions;
   readonly feed: RunFeed;
+  readonly runs: Pick<RunHost, 'interrupt' | 'restore' | 'cancel'>;
 }
 
 /**
@@ -65,5 +67,27 @@ export class RunsFacade {
   /** Listens to the live run feed (runtime/events.ts): redacted events of every run. Returns the removal. */
   onRunEvent(listener: RunFeedListener): () => void {
     return this.#deps.feed.on(listener);
+  }
+
+  /**
+   * Interrupts a live run (a human's Ctrl-C): saved as it is, its in-flight model request or
+   * tool process ended, its actor stopped. It goes on with `resume` or at the next start; its
+   * session stays held by it until it ends. False when the run is not live here.
+   */
+  interrupt(runId: string): boolean {
+    return this.#deps.runs.interrupt(runId);
+  }
+
+  /** Brings back an interrupted (or otherwise unfinished) run; false when there is none to bring back. */
+  resume(runId: string): boolean {
+    return this.#deps.runs.restore(runId);
+  }
+
+  /**
+   * Ends an unfinished run at a human's request (live, interrupted or parked): it ends `failed`
+   * with reason `cancelled: <reason>` and its session is released. False when there is none.
+   */
+  cancel(runId: string, reason: string): boolean {
+    return this.#deps.runs.cancel(runId, reason);
   }
 }

@@ -113,6 +113,19 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     run: async (argv, io, cwd) => (await import('./mcp.ts')).mcpCommand(argv, io, cwd),
   },
   {
+    path: ['chat'],
+    summary: 'the interactive chat on a session (also `snotra` alone on a terminal)',
+    usage: '[--config F] [--agent A] [--session S | --continue] [--no-color]',
+    options: [
+      ['--config F', 'the config file'],
+      ['--agent A', 'the agent (else the config’s only agent)'],
+      ['--session S, --continue', 'the conversation S (new or not), or this workspace’s latest'],
+      ['--no-color', 'no colours (NO_COLOR=1 too)'],
+    ],
+    examples: ['snotra chat --session notes', 'snotra', 'echo "what changed?" | snotra chat --continue'],
+    run: async (argv, io, cwd) => (await import('./chat/command.ts')).chatCommand(argv, io, cwd),
+  },
+  {
     path: ['run'],
     summary: 'one headless run of an agent (exit 0 completed, 1 failed/denied, 20 parked)',
     usage:

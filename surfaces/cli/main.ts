@@ -76,6 +76,8 @@ export async function runCli(argv: string[], io: CliIo = processIo, cwd = proces
     if (openTerminal === null && process.stdin.isTTY && process.stderr.isTTY)
       openTerminal = (await import('./run/prompt.ts')).processTerminal;
   }
+  // `snotra` alone on a terminal is the chat; without one it stays a usage error (scripts see exit 2).
+  if (argv.length === 0 && io === processIo && process.stdin.isTTY && process.stdout.isTTY) argv = ['chat'];
   const json = wantsJson(argv);
   const name = argv[0] ?? '';
   try {

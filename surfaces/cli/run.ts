@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import { ClientError, openRuntimeClient, type RuntimeClient } from '../client/connect.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { ApprovalDesk } from './run/desk.ts';
+import { pickAgent } from './run/pick-agent.ts';
+import { readableLogs, warningsTo } from './run/warnings.ts';
 import { oneLine } from './run/escape.ts';
 import type { ApprovalTerminal } from './run/prompt.ts';
 import { RunWatch } from './run/watch.ts';
@@ -28,22 +30,6 @@ interface RunArgs {
   readonly continue: boolean;
   readonly resume: string | undefined;
   readonly message: string | undefined;
-}
-
-function pickAgent(agents: readonly string[], where: string, wanted: string | undefined): string {
-  if (wanted !== undefined) {
-    if (!agents.includes(wanted))
-      throw new UsageError(
-        `--agent ${JSON.stringify(wanted)} is not an agent of ${where}; agents: ${agents.join(', ') || '(none)'}`,
-      );
-    return wanted;
-  }
-  if (agents.length === 1) return agents[0] as string;
-  throw new UsageError(
-    agents.length === 0
-      ? `${where} defines no agents (add one under "agents")`
-      : `${where} has several agents; pick one with --agent (${agents.join(', ')})`,
-  );
 }
 
 async function readMessage(io: CliIo): Promise<string> {
@@ -122,52 +108,6 @@ async function parse(argv: string[], io: CliIo, cwd: string): Promise<RunArgs> {
   };
 }
 
-/** Log messages of a run's end: the feed already says how the followed run ended, and why. */
-const RUN_END_MESSAGES = new Set(['run denied', 'run failed']);
-
-/**
- * The runtime's log (redacted JSON lines) on stderr, warnings and errors only: the run's own
- * output is the feed, so a run's end is not said twice. On a terminal a warning is one readable
- * line (`snotra run: warning: MESSAGE (key=value …)`); piped, or with `--json`, it stays the JSON
- * line (`SNOTRA_LOG_FORMAT=json` keeps JSON on a terminal too).
- */
-function warningsTo(io: CliIo, readable: boolean): Writable {
-  return new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) {
-        if (line.length === 0) continue;
-        let entry: Record<string, unknown> | null = null;
-        try {
-          const parsed = JSON.parse(line) as unknown;
-          if (typeof parsed === 'object' && parsed !== null) entry = parsed as Record<string, unknown>;
-        } catch {
-          // Not JSON: shown as it is.
-        }
-        if (entry === null) {
-          io.stderr(`${line}\n`);
-          continue;
-        }
-        const level = Number(entry.level ?? 50);
-        if (level < 40 || RUN_END_MESSAGES.has(String(entry.msg))) continue;
-        io.stderr(readable ? `${readableWarning(entry, level)}\n` : `${line}\n`);
-      }
-      cb();
-    },
-  });
-}
-
-/** A log entry as one line for a person: its message, then its fields (no time, pid or level number). */
-function readableWarning(entry: Record<string, unknown>, level: number): string {
-  const fields = Object.entries(entry)
-    .filter(([k]) => !['level', 'time', 'pid', 'hostname', 'msg', 'v'].includes(k))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  const what = level >= 50 ? 'error' : 'warning';
-  return oneLine(
-    `snotra run: ${what}: ${String(entry.msg ?? '')}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}`,
-    2000,
-  );
-}
-
 function exitOf(outcome: RunOutcome): number {
   return outcome.status === 'completed' ? ExitCode.ok : ExitCode.failure;
 }
@@ -206,10 +146,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     client = await openRuntimeClient({
       loaded: args.loaded,
       onRunEvent: (e) => watch.onEvent(e),
-      logDestination: warningsTo(
-        io,
-        process.stderr.isTTY === true && !args.json && process.env.SNOTRA_LOG_FORMAT !== 'json',
-      ),
+      logDestination: warningsTo(io, readableLogs(args.json), 'snotra run'),
     });
   } catch (err) {
     throw failureOf(err);
@@ -218,8 +155,14 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
   // The signal is kept from the moment it is caught: one that arrives while the run is still
   // being submitted interrupts it as soon as the run has an id (it was lost before).
   let onSignal = (): void => {};
+  // A second Ctrl-C while the run is being saved ends the process at once.
+  const hardExit = (): never => process.exit(130);
   const interruption = new Promise<{ kind: 'interrupted' }>(
-    (resolve) => (onSignal = () => resolve({ kind: 'interrupted' })),
+    (resolve) =>
+      (onSignal = () => {
+        process.once('SIGINT', hardExit);
+        resolve({ kind: 'interrupted' });
+      }),
   );
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -265,6 +208,7 @@ export async function runCommand(argv: string[], io: CliIo, cwd: string): Promis
     (desk as ApprovalDesk | null)?.close();
     terminal?.close();
     await rt.close();
+    process.off('SIGINT', hardExit);
   }
 }
 

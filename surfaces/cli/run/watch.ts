@@ -1,7 +1,9 @@
 import type { RunFeedEvent } from '../../../runtime/index.ts';
 import type { CliIo } from '../io.ts';
 import { escapeForTerminal, oneLine } from './escape.ts';
+import { plain, type Paint } from './paint.ts';
 import { decidedLine, waitingLine } from './render.ts';
+import { resultLines } from './result-line.ts';
 
 type ApprovalRequested = Extract<RunFeedEvent, { type: 'approval.requested' }>;
 type BudgetRequested = Extract<RunFeedEvent, { type: 'budget.requested' }>;
@@ -23,6 +25,8 @@ export class RunWatch {
   readonly #tree = new Set<string>();
   #held: RunFeedEvent[] | null = [];
   readonly #args = new Map<string, unknown>();
+  /** The diff an approval card showed for a call (its short result counts the lines from it). */
+  readonly #diffs = new Map<string, string>();
   #atLineStart = true;
   /** Runs whose current step's text was shown as it streamed (its `model.text` is not shown again). */
   readonly #streamed = new Set<string>();
@@ -36,6 +40,7 @@ export class RunWatch {
     private readonly io: CliIo,
     private readonly json: boolean,
     private readonly onApproval: ApprovalHandler,
+    private readonly paint: Paint = plain,
   ) {}
 
   /** The run to follow; held events of its tree are handled now. */
@@ -98,18 +103,45 @@ export class RunWatch {
       case 'tool.proposed':
         this.#args.set(`${e.runId}\u0000${e.callId}`, e.args);
         return;
-      case 'tool.decided':
-        this.#line(sub + decidedLine(e, this.#args.get(`${e.runId}\u0000${e.callId}`)));
+      case 'tool.decided': {
+        const line = decidedLine(e, this.#args.get(`${e.runId}\u0000${e.callId}`));
+        const d = e.decision.decision;
+        const paint = d === 'allow' ? this.paint.green : d === 'deny' ? this.paint.red : this.paint.yellow;
+        this.#line(sub + (this.paint.on ? `${paint('▸')}${line.slice(1)}` : line));
         return;
-      case 'tool.completed':
-        if (!e.ok) this.#line(`${sub}  ✗ ${oneLine(e.tool, 80)} failed: ${oneLine(e.content, 300)}\n`);
+      }
+      case 'tool.completed': {
+        const key = `${e.runId}\u0000${e.callId}`;
+        const lines = resultLines({
+          tool: e.tool,
+          args: this.#args.get(key),
+          ok: e.ok,
+          content: e.content,
+          diff: this.#diffs.get(key) ?? null,
+        });
+        this.#args.delete(key);
+        this.#diffs.delete(key);
+        if (lines !== null) {
+          const [head = '', ...rest] = lines;
+          const mark = e.ok ? this.paint.green : this.paint.red;
+          const body = rest.map((l) => `${sub}${this.paint.dim(l)}\n`).join('');
+          this.#line(
+            `${sub}${head.replace(/^( {2})([✓✗])/, (_m, sp: string, g: string) => sp + mark(g))}\n${body}`,
+          );
+        } else if (!e.ok)
+          this.#line(
+            `${sub}  ${this.paint.red('✗')} ${oneLine(e.tool, 80)} failed: ${oneLine(e.content, 300)}\n`,
+          );
         return;
+      }
       case 'tool.denied':
         this.#line(
           `${sub}  ✗ ${oneLine(e.tool, 80)} denied (${oneLine(e.reason, 60)}): ${oneLine(e.message, 300)}\n`,
         );
         return;
       case 'approval.requested':
+        if (e.preview?.kind === 'diff' && e.preview.diff !== null)
+          this.#diffs.set(`${e.runId}\u0000${e.callId}`, e.preview.diff);
         if (e.interaction === 'unattended')
           this.#line(`${sub}approval ${oneLine(e.approvalId, 200)} is in the Inbox\n`);
         return;

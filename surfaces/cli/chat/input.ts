@@ -1,0 +1,61 @@
+import { createInterface } from 'node:readline';
+import type { Paint } from '../run/paint.ts';
+
+/** What one prompt read: an entry, the end of input (Ctrl-D), or Ctrl-C. */
+export type InputResult =
+  | { readonly kind: 'entry'; readonly text: string }
+  | { readonly kind: 'eof' }
+  | { readonly kind: 'interrupt' };
+
+/**
+ * Joins the lines of a multi-line entry: a line that ends with a backslash goes on on the next
+ * line (the backslash is dropped). Returns null while the entry is not finished.
+ */
+export function joinContinued(lines: readonly string[]): string | null {
+  const last = lines.at(-1);
+  if (last === undefined || last.endsWith('\\')) return null;
+  return lines.map((l, i) => (i < lines.length - 1 ? l.slice(0, -1) : l)).join('\n');
+}
+
+/**
+ * Reads one entry at the terminal with line editing and the given history (newest first). The
+ * terminal is held only while reading: between prompts it is back in its normal mode, so Ctrl-C
+ * during a turn is the process's SIGINT.
+ */
+export function readEntry(history: readonly string[], paint: Paint): Promise<InputResult> {
+  return new Promise((resolve) => {
+    const rl = createInterface({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: true,
+      history: history.map((h) => h.replace(/\n/g, ' ')),
+      historySize: history.length,
+      removeHistoryDuplicates: true,
+      prompt: `${paint.bold(paint.cyan('›'))} `,
+    });
+    const lines: string[] = [];
+    let done = false;
+    const finish = (result: InputResult): void => {
+      if (done) return;
+      done = true;
+      rl.close();
+      resolve(result);
+    };
+    rl.on('line', (line) => {
+      lines.push(line);
+      const text = joinContinued(lines);
+      if (text === null) {
+        rl.setPrompt(`${paint.dim('…')} `);
+        rl.prompt();
+        return;
+      }
+      finish({ kind: 'entry', text });
+    });
+    rl.on('SIGINT', () => {
+      process.stdout.write('\n');
+      finish({ kind: 'interrupt' });
+    });
+    rl.on('close', () => finish({ kind: 'eof' }));
+    rl.prompt();
+  });
+}

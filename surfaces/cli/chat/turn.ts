@@ -1,0 +1,102 @@
+import type { Clock, RunFeedEvent, Runtime } from '../../../runtime/index.ts';
+import type { CliIo } from '../io.ts';
+import { ApprovalDesk } from '../run/desk.ts';
+import type { Paint } from '../run/paint.ts';
+import type { ApprovalTerminal } from '../run/prompt.ts';
+import { RunWatch } from '../run/watch.ts';
+import type { Spinner } from './spinner.ts';
+
+/** A second Ctrl-C within this time of the first exits the chat. */
+export const EXIT_WINDOW_MS = 2000;
+
+/** How a turn ended: the run ended, Ctrl-C interrupted it (saved, resumable), or a second Ctrl-C asks to exit. */
+export type TurnEnd =
+  | { readonly kind: 'ended'; readonly runId: string; readonly status: string }
+  | { readonly kind: 'interrupted'; readonly runId: string }
+  | { readonly kind: 'exit'; readonly runId: string | null };
+
+/** What a turn needs from the chat. */
+export interface TurnDeps {
+  readonly rt: Runtime;
+  readonly io: CliIo;
+  readonly paint: Paint;
+  readonly spinner: Spinner;
+  readonly clock: Clock;
+  /** The local user who decides approvals (`local:NAME`). */
+  readonly user: string;
+  /** When the last Ctrl-C came (clock time), shared with the prompt; updated here. */
+  lastCtrlC: number | null;
+  /** Each event of the turn's runs (usage totals). */
+  readonly onEvent: (event: RunFeedEvent) => void;
+}
+
+/** Events after which the model is thinking again: the spinner shows until it writes. */
+const THINKING = new Set(['run.started', 'tool.completed', 'tool.denied', 'approval.resolved']);
+
+/**
+ * One turn of the chat: starts (or resumes) a run with `begin`, shows it as `snotra run` does
+ * (streamed text, one line per tool call with its short result, inline approvals), with the
+ * spinner while the model thinks. The first Ctrl-C interrupts the run (saved as it is, resumable
+ * with /resume); a second within `EXIT_WINDOW_MS` asks the chat to exit.
+ */
+export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Promise<TurnEnd> {
+  const { rt, io, paint, spinner, clock } = deps;
+  let terminal: ApprovalTerminal | null | undefined;
+  let desk: ApprovalDesk | null = null;
+  const watch = new RunWatch(
+    io,
+    false,
+    (event) => {
+      spinner.stop();
+      terminal ??= io.approvalTerminal?.() ?? null;
+      if (terminal === null) return watch.waiting(event);
+      desk ??= new ApprovalDesk(terminal, rt.approvals, deps.user);
+      desk.ask(event);
+    },
+    paint,
+  );
+  watch.resolved.add((id) => desk?.resolved(id));
+  let runId: string | null = null;
+  let signalled: ((end: TurnEnd) => void) | null = null;
+  const stopped = new Promise<TurnEnd>((resolve) => (signalled = resolve));
+  let interruptWanted = false;
+  const onSigint = (): void => {
+    const now = clock.now();
+    const again = deps.lastCtrlC !== null && now - deps.lastCtrlC < EXIT_WINDOW_MS;
+    deps.lastCtrlC = now;
+    if (again) return signalled?.({ kind: 'exit', runId });
+    if (runId === null) interruptWanted = true;
+    else {
+      rt.runs.interrupt(runId);
+      signalled?.({ kind: 'interrupted', runId });
+    }
+  };
+  const off = rt.runs.onRunEvent((event) => {
+    deps.onEvent(event);
+    watch.onEvent(event);
+    if (runId !== null && event.runId === runId && THINKING.has(event.type)) spinner.start();
+  });
+  process.on('SIGINT', onSigint);
+  spinner.start();
+  try {
+    runId = await begin();
+    watch.follow(runId);
+    if (interruptWanted) {
+      rt.runs.interrupt(runId);
+      return { kind: 'interrupted', runId };
+    }
+    const id = runId;
+    return await Promise.race([
+      rt.waitForRun(id).then((outcome): TurnEnd => ({ kind: 'ended', runId: id, status: outcome.status })),
+      stopped,
+    ]);
+  } finally {
+    process.off('SIGINT', onSigint);
+    off();
+    spinner.stop();
+    // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
+    (desk as ApprovalDesk | null)?.close();
+    terminal?.close();
+    watch.endLine();
+  }
+}
