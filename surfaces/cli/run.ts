@@ -1,6 +1,5 @@
 import { checkSessionName, type LoadedConfig, resolveConfig, type RunOutcome } from '../../runtime/index.ts';
 import { userInfo } from 'node:os';
-import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { ClientError, openRuntimeClient, type RuntimeClient } from '../client/connect.ts';
 import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
