@@ -77,6 +77,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/secrets/secrets.test.ts',
   'test/sidecar/auth.test.ts',
   'test/sessions/context-window.test.ts',
+  'test/provenance/approval-binding.test.ts',
   'test/store/approvals.test.ts',
   'test/store/audit-deferred.test.ts',
   'test/store/audit.test.ts',

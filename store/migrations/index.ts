@@ -11,6 +11,7 @@ import { pendingApprovalsOfRun } from './010-pending-approvals-of-run.ts';
 import { dropUnusedApprovalIndexes } from './011-drop-unused-approval-indexes.ts';
 import { unfinishedRunsIndex } from './012-unfinished-runs-index.ts';
 import { sessions } from './013-sessions.ts';
+import { approvalBinding } from './014-approval-binding.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly Migration[] = [
   dropUnusedApprovalIndexes,
   unfinishedRunsIndex,
   sessions,
+  approvalBinding,
 ];
 
 /** The schema version this code writes. */

@@ -46,6 +46,10 @@ function approval(id: string): ApprovalRecord {
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,
+    argsHash: null,
+    policyHash: null,
+    decidedSurface: null,
+    decidedNode: null,
   };
 }
 
