@@ -68,6 +68,7 @@ export { listGrants, readActiveGrants, revokeGrant } from './control/grants.ts';
 export type { GrantView } from './control/grants.ts';
 export { AuditUnavailableError, openAuditReader } from './control/audit.ts';
 export type { AuditEvent, AuditReader, ChainVerification } from './control/audit.ts';
+export type { Provenance, ProvenanceStep } from './read/provenance.ts';
 export { NotRunningError, watchActors } from './control/actor-watch.ts';
 export type { ActorWatch } from './control/actor-watch.ts';
 export type { ActorStreamLine } from './control/actor-stream.ts';

@@ -374,8 +374,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     path: ['audit'],
-    summary: 'the audit trail; --verify checks the hash chain',
-    usage: '[--db FILE | --state-dir D] [--config F] [--run R] [--json] [--verify]',
+    summary:
+      'the audit trail; --verify checks the hash chain; why RUN CALL: one call’s provenance (exit 1: not closed)',
+    usage: '[why RUN CALL] [--db FILE | --state-dir D] [--config F] [--run R] [--json] [--verify]',
     options: [
       ['--db FILE', 'the database file (instead of <state-dir>/snotra.db)'],
       ...STATE,
@@ -383,7 +384,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       ['--json', 'one JSON line per event; errors as {"error":{"code","message"}}'],
       ['--verify', 'walk the hash chain and name the first broken event (exit 1)'],
     ],
-    examples: ['snotra audit --run assistant:run-123', 'snotra audit --verify --json'],
+    examples: [
+      'snotra audit --run assistant:run-123',
+      'snotra audit --verify --json',
+      'snotra audit why assistant:run-123 c1 --json',
+    ],
     run: async (argv, io, cwd) => (await import('./audit.ts')).auditCommand(argv, io, cwd),
   },
   {
