@@ -16,6 +16,7 @@ export { StateDirLockedError } from './state-lock.ts';
 export { modelFromConfig } from './config/adapters/models.ts';
 export { secretStoreFromConfig } from './config/adapters/secrets.ts';
 export { CONFIG_FILE_NAME, parseConfig, resolveConfig } from './config/load.ts';
+export { runPolicyTests, type PolicyTestRow } from './config/rule-examples.ts';
 export type { LoadedConfig } from './config/load.ts';
 export type { PlatformConfig } from './config/schema.ts';
 export type { StateEnv } from './config/state-dir.ts';
@@ -86,6 +87,8 @@ export type { McpServerReport } from './mcp/inspect.ts';
 // Policy as a surface checks and shows it.
 export { createPolicyChecker } from './policy/checker.ts';
 export type { PolicyChecker } from './policy/checker.ts';
+export { recordedCalls, replayCalls } from './policy/replay.ts';
+export type { RecordedCall, ReplayChange, ReplayReport } from './policy/replay.ts';
 export { effectivePolicy } from './policy/effective.ts';
 export type { EffectivePolicy } from './policy/effective.ts';
 export { createPolicyEnvironment } from './policy/environment.ts';

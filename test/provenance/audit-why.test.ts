@@ -3,7 +3,10 @@ import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts
 import type { Provenance } from '../../runtime/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { auditWhyCommand } from '../../surfaces/cli/audit-why.ts';
+import { policyReplayCommand } from '../../surfaces/cli/policy-replay.ts';
 import { startSidecar, type Sidecar } from '../../surfaces/sidecar/server.ts';
 import { call } from '../sidecar/client.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
@@ -203,5 +206,55 @@ describe('snotra audit why and GET /v1/runs/:runId/calls/:callId/provenance', ()
     expect(auditWhyCommand(['no-such-run', 'c1', '--json', '--state-dir', fx.stateDir], io, fx.dir)).toBe(1);
     expect(JSON.parse(out)).toMatchObject({ error: { code: 'unknown_call' } });
     expect(auditWhyCommand(['only-a-run', '--state-dir', fx.stateDir], io, fx.dir)).toBe(2);
+  });
+
+  it('policy replay of this audit: a looser config exits 3 listing the calls it loosens, a stricter one exits 0', async () => {
+    const proposed = (mode: string, rules: unknown[] = []) => {
+      const file = join(fx.dir, `proposed-${mode}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          stateDir: 'state',
+          workspace: { roots: [{ id: 'project', path: 'project', access: 'read-write' }] },
+          agents: Object.fromEntries(AGENTS.map((a) => [a, { mode, rules }])),
+        }),
+      );
+      return file;
+    };
+    let out = '';
+    const io = {
+      stdout: (s: string) => void (out += s),
+      stderr: (s: string) => void (out += s),
+      stdinLines: async function* () {},
+    };
+    expect(await policyReplayCommand(['--config', proposed('allow'), '--json'], io, fx.dir)).toBe(3);
+    const looser = JSON.parse(out) as {
+      replayed: number;
+      looser: number;
+      groups: Record<string, Array<{ runId: string; callId: string; agentId: string; looser: boolean }>>;
+    };
+    const loosened = looser.groups['approval-required→allow'] ?? [];
+    expect(loosened.length).toBeGreaterThanOrEqual(AGENTS.length);
+    expect(new Set(loosened.map((c) => c.agentId))).toEqual(new Set(AGENTS));
+    expect(loosened.every((c) => c.looser && c.callId === 'c1')).toBe(true);
+    expect(looser.looser).toBe(loosened.length);
+
+    out = '';
+    const stricter = proposed('deny', [{ id: 'never-used', target: '#nowhere', effect: 'deny' }]);
+    expect(await policyReplayCommand(['--config', stricter], io, fx.dir)).toBe(0);
+    expect(out).toContain('approval-required→deny');
+    expect(out).toContain('allow→deny');
+    expect(out).toContain('agent approved: never-used');
+    expect(out).toContain('nothing gets looser');
+
+    out = '';
+    expect(
+      await policyReplayCommand(
+        ['--config', stricter, '--agent', 'denied', '--since', '1d', '--json'],
+        io,
+        fx.dir,
+      ),
+    ).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ replayed: 1, looser: 0 });
   });
 });
