@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ToolSecurityMetadata } from './metadata.ts';
 import { ToolSource } from './metadata.ts';
 import { ToolRisk } from './risk.ts';
+import { RuleExamples } from './rule-examples.ts';
 
 /** The tool whose calls a `command` rule matches. */
 export const SHELL_TOOL = 'shell';
@@ -51,6 +52,8 @@ export const ToolRule = z
     access: z.enum(['read', 'write']).optional(),
     target: z.string().min(1).max(1000).optional(),
     effect: z.enum(['ask', 'deny']),
+    /** Policy tests: what the rule's one argument matcher must and must not match (rule-examples.ts). */
+    examples: RuleExamples.optional(),
   })
   .superRefine((r, ctx) => {
     const matchers = [r.tool, r.risk, r.source, r.command, r.path, r.target];
@@ -66,6 +69,16 @@ export const ToolRule = z
         path: ['access'],
         input: r.access,
         message: '"access" only goes with "path"',
+      });
+    }
+    if (
+      r.examples !== undefined &&
+      [r.command, r.path, r.target].filter((m) => m !== undefined).length !== 1
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['examples'],
+        message: '"examples" go with a rule that has exactly one of "command", "path" or "target"',
       });
     }
     if (r.command !== undefined && r.tool !== undefined && !toolMatches(r.tool, SHELL_TOOL)) {

@@ -2,6 +2,8 @@ import { fromPromise } from 'xstate';
 import type { Decision } from '../../policy/decision.ts';
 import type { PolicyContext } from '../../policy/context.ts';
 import { evaluate } from '../../policy/evaluate.ts';
+import { argsHash } from '../../policy/provenance/args-hash.ts';
+import { policyHash } from '../../policy/provenance/policy-hash.ts';
 import type { ApprovalRecord, Redactor, Store } from '../../store/index.ts';
 import { auditFieldsFromDecision } from '../../store/index.ts';
 import type {
@@ -176,6 +178,10 @@ export function provideRunMachine(deps: RunEffectDeps) {
           const { context, call, decision, approvalId } = input;
           const now = deps.clock();
           const target = decision.targets[0];
+          // The approval binds the arguments as the model wrote them (a restored call whose
+          // arguments were redacted at rest binds those: it never runs, see args-at-rest.ts).
+          const hashed = argsHash(call.args);
+          const policy = policyHash(deps.policyFor(context), call.tool);
           // Group commit: the request and its audit event commit now and become durable with the
           // next shared fsync; the run is reported waiting (and parked) only after it.
           const { approval, output } = deps.store.transaction(
@@ -197,6 +203,8 @@ export function provideRunMachine(deps: RunEffectDeps) {
                 reason: decision.reason,
                 ruleId: decision.rule.id,
                 idempotencyKey: `call:${context.runId}:${call.id}`,
+                ...(hashed === null ? {} : { argsHash: hashed }),
+                policyHash: policy,
                 resumeCheckpoint: { runId: context.runId, callId: call.id, cursor: context.cursor },
                 createdAt: now,
                 expiresAt: now + deps.approvalTtlMs,

@@ -5,6 +5,7 @@ import type { ExecuteInput, ModelUsage, Observation } from '../../machines/run/t
 import type { Observation as ToolObservation, ToolOutcome } from '../tools/observation.ts';
 import type { ToolExecutionContext, ToolExecutor } from '../tools/types.ts';
 import { ARGS_NOT_KEPT_CAUSE, ARGS_NOT_KEPT_MESSAGE } from './args-at-rest.ts';
+import { APPROVAL_ARGS_MISMATCH, APPROVAL_ARGS_MISMATCH_MESSAGE, checkBinding } from './approval-binding.ts';
 
 /** What the ledger-protected execution needs from the runtime. */
 export interface ExecuteDeps {
@@ -71,6 +72,11 @@ function resourceOf(decision: Decision): string | null {
  * With `argsLost` (the call's arguments were read back altered by redaction, see
  * `argsLostAtRest`) the call never runs with them: a stored outcome is still reused, anything
  * else is reported `tool.interrupted` without a ledger row or a retry.
+ *
+ * A call a human approved (or a standing approval allowed) runs only with the arguments bound to
+ * that approval (approval-binding.ts): on a mismatch nothing runs, the refusal is audited
+ * (`call_refused`) and the model sees a `tool.denied` with `approval_args_mismatch`. The audit
+ * `started` event of such a call carries the hash of the arguments it ran with.
  */
 export async function executeOnce(
   input: ExecuteInput,
@@ -89,6 +95,8 @@ export async function executeOnce(
   if (existing?.status === 'failed')
     return { kind: 'tool.failed', ...base, message: contentOf(existing.error) };
   if (options.argsLost === true) return notRunArgsLost(input, deps, existing?.status ?? null);
+  const binding = checkBinding(input, deps);
+  if (!binding.ok) return refuseUnbound(input, deps, existing?.status ?? null, binding.detail);
 
   const tool = deps.registry.get(call.tool);
   const executor = Object.hasOwn(deps.executors, call.tool) ? deps.executors[call.tool] : undefined;
@@ -105,6 +113,14 @@ export async function executeOnce(
     ruleId: decision.rule.id,
     resource: resourceOf(decision),
     standingApprovalId: decision.rule.source === 'standing-approval' ? decision.rule.id : null,
+    ...(binding.argsHash === null
+      ? {}
+      : {
+          detail: {
+            argsHash: binding.argsHash,
+            ...(binding.approvalId === undefined ? {} : { approvalId: binding.approvalId }),
+          },
+        }),
   };
   if (
     existing === null &&
@@ -266,6 +282,42 @@ async function notRunArgsLost(
   }
   // An `interrupted` row already has its audit event.
   return { kind: 'tool.interrupted', ...base, message: ARGS_NOT_KEPT_MESSAGE };
+}
+
+/**
+ * Refuses a call whose arguments are not the ones approved: nothing runs, a `started` row cut by
+ * a crash is closed `interrupted`, one `call_refused` event records why (a replay of the step
+ * does not record it twice), and the model is told with a denial it can act on.
+ */
+function refuseUnbound(
+  input: ExecuteInput,
+  deps: ExecuteDeps,
+  row: string | null,
+  detail: Readonly<Record<string, unknown>>,
+): Observation {
+  const { call, decision, idempotencyKey, runId } = input;
+  if (row === 'started') deps.store.ledger.markInterrupted({ runId });
+  if (!deps.store.audit.has(runId, call.id, 'call_refused')) {
+    deps.store.audit.append({
+      ...deps.runMeta(runId),
+      runId,
+      callId: call.id,
+      tool: call.tool,
+      risk: decision.risk,
+      ruleId: decision.rule.id,
+      resource: resourceOf(decision),
+      status: APPROVAL_ARGS_MISMATCH,
+      kind: 'call_refused',
+      detail: { idempotencyKey, ...detail },
+    });
+  }
+  return {
+    kind: 'tool.denied',
+    callId: call.id,
+    tool: call.tool,
+    reason: APPROVAL_ARGS_MISMATCH,
+    message: APPROVAL_ARGS_MISMATCH_MESSAGE,
+  };
 }
 
 /**

@@ -134,6 +134,8 @@ export class ResumeWorker {
         reason: approval.reason,
         ruleId: approval.ruleId,
         idempotencyKey: approval.idempotencyKey,
+        ...(approval.argsHash ? { argsHash: approval.argsHash } : {}),
+        ...(approval.policyHash ? { policyHash: approval.policyHash } : {}),
         resumeCheckpoint: approval.resumeCheckpoint ?? undefined,
         createdAt: approval.createdAt,
         expiresAt: approval.expiresAt,

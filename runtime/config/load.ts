@@ -16,6 +16,8 @@ export const CONFIG_FILE_NAME = 'snotra.config.json';
 /** Options of config loading; the environment decides the default state dir and `~`. */
 export interface LoadOptions {
   readonly env?: StateEnv;
+  /** False: rules' examples are not run at load (`snotra policy test` runs and reports them itself). */
+  readonly examples?: boolean;
 }
 
 type Parsed = z.infer<typeof ConfigSchema>;
@@ -84,7 +86,7 @@ export function parseConfig(
   const data = parsed.data;
   if (data.workspace.roots.length === 1 && data.workspace.roots[0]) data.workspace.roots[0].primary = true;
   const config = absolutize(data, dir, env, file);
-  checkConsistency(config, file, dir);
+  checkConsistency(config, file, dir, options.examples !== false);
   checkPaths(config, file);
   return { config, file, dir };
 }

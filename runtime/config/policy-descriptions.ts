@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { McpAnnotations, McpOverride } from '../../policy/mcp.ts';
 import { ToolSecurityMetadata } from '../../policy/metadata.ts';
 import { PathRuleInput } from '../../policy/paths/index.ts';
+import { RuleExamples } from '../../policy/rule-examples.ts';
 import { ToolRule } from '../../policy/rules.ts';
 
 /**
@@ -33,6 +34,12 @@ export const POLICY_FIELD_DESCRIPTIONS = new Map<z.ZodType, string>([
     'A glob on an external tool\'s target argument (for a URL also its host), e.g. "*.example.com".',
   ],
   [ToolRule.shape.effect, 'What a match does: "ask" (needs approval) or "deny". Rules can never allow.'],
+  [
+    ToolRule.shape.examples,
+    'Policy tests: what the rule must and must not match (commands, paths or targets, as its one matcher takes); a config whose rule does not behave as they say refuses to load. Run them with `snotra policy test`.',
+  ],
+  [RuleExamples.shape.match, 'Examples the rule must match for certain.'],
+  [RuleExamples.shape.notMatch, 'Examples the rule must certainly not match.'],
   [PathRuleInput.shape.id, 'A dotted id, e.g. "sensitive.vault-data".'],
   [PathRuleInput.shape.description, 'Why these paths are sensitive, shown in decisions.'],
   [PathRuleInput.shape.patterns, 'Globs of the paths, e.g. ["~/vault/**"]; no negated patterns.'],

@@ -5,6 +5,7 @@ import { isMcpToolName } from '../../policy/mcp.ts';
 import { isCredentialLikeName, isNeverSetName } from '../processes/env.ts';
 import { registryFromConfig } from './adapters/tool-registry.ts';
 import { ConfigError } from './errors.ts';
+import { ruleExampleProblems } from './rule-examples.ts';
 import { hasControlChars, type Config } from './schema.ts';
 import { didYouMean } from './suggest.ts';
 
@@ -71,7 +72,7 @@ function checkToolName(
  * croner accepts, and tool names (rules and `agents.<id>.tools`) that exist in the registry of
  * this config (built-ins, `tools.*`, `mcp:<server>:<tool>`). Throws `ConfigError`.
  */
-export function checkConsistency(config: Config, file: string, dir: string): void {
+export function checkConsistency(config: Config, file: string, dir: string, examples = true): void {
   const problems: string[] = [];
   const { roots } = config.workspace;
   const primaries = roots.filter((r) => r.primary === true);
@@ -137,6 +138,7 @@ export function checkConsistency(config: Config, file: string, dir: string): voi
       if (bad !== null) problems.push(bad);
     });
   }
+  if (examples) problems.push(...ruleExampleProblems(config, null));
   if (problems.length > 0) throw new ConfigError(file, problems);
 }
 

@@ -1,5 +1,6 @@
 import { Redactor, StoreError, openStore, resolveDbPath } from '../../store/index.ts';
 import type { AuditEvent, ChainVerification, Store } from '../../store/index.ts';
+import { provenanceOf, type Provenance } from '../read/provenance.ts';
 
 export type { AuditEvent, ChainVerification };
 
@@ -15,6 +16,8 @@ export interface AuditReader {
   events(runId?: string): Iterable<AuditEvent>;
   /** Walks the whole hash chain; names the first broken event. */
   verify(): ChainVerification;
+  /** The provenance chain of one call, or null when the log has no event of it. */
+  provenance(runId: string, callId: string): Provenance | null;
   close(): void;
 }
 
@@ -41,6 +44,7 @@ export function openAuditReader(
     file,
     events: (runId) => store.audit.iterate(runId === undefined ? {} : { runId }),
     verify: () => store.audit.verifyChain(),
+    provenance: (runId, callId) => provenanceOf(store, runId, callId),
     close: () => store.close(),
   };
 }

@@ -3,6 +3,7 @@ import type { SnotraPathGuard } from '../../policy/paths/index.ts';
 import { createShellAnalyzer } from '../../policy/shell/index.ts';
 import { withSimpleCommands } from '../../policy/shell/simple-commands.ts';
 import type { LoadedConfig } from '../config/load.ts';
+import { assertCommandExamples } from '../config/rule-examples.ts';
 import {
   createBubblewrapSandbox,
   detectSandbox,
@@ -26,6 +27,8 @@ export interface PolicyEnvironment {
 export interface PolicyEnvironmentOptions {
   /** Finds the OS sandbox; defaults to `detectSandbox()` (tests inject "none"). */
   readonly detectSandbox?: () => SandboxStatus;
+  /** False: `command` rules' examples are not checked (`snotra policy test` reports them itself). */
+  readonly examples?: boolean;
 }
 
 /**
@@ -48,7 +51,12 @@ export async function createPolicyEnvironment(
       sandbox.name === 'bubblewrap'
         ? createBubblewrapSandbox({ bwrap: sandbox.program, rules: hostRulesOf(paths) })
         : null;
-    return { paths, shell: await shell, sandbox, sandboxBackend };
+    const analyzer = await shell;
+    // Policy tests of `command` rules need the shell grammar: a rule that does not behave as its
+    // examples say refuses to load here, before anything runs under it.
+    if (options.examples !== false)
+      assertCommandExamples(loaded.config, loaded.file, analyzer.commands?.bind(analyzer));
+    return { paths, shell: analyzer, sandbox, sandboxBackend };
   } catch (err) {
     shell.catch(() => {}); // The error above is the one to report.
     throw err;

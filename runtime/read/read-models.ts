@@ -19,6 +19,7 @@ import {
 import type { LoadedConfig } from '../config/load.ts';
 import type { SandboxStatus } from '../sandbox/index.ts';
 import { readStoredRun } from '../runs/stored-run.ts';
+import { provenanceOf, type Provenance } from './provenance.ts';
 
 /** A configured agent as a surface shows it: its id and its mode now (after any `setAgentMode`). */
 export interface AgentView {
@@ -178,6 +179,14 @@ export class ReadModels {
       ? ({ ok: true, count: chain.count, headSeq: chain.headSeq } as const)
       : ({ ok: false, count: chain.count, brokenSeq: chain.brokenSeq, reason: chain.reason } as const);
     return this.redact({ events: this.deps.store.audit.list({ runId }), verification });
+  }
+
+  /**
+   * Why call `callId` of run `runId` ran (or did not): its chain from proposal to outcome with
+   * the audit sequence numbers (provenance.ts), or null when the log has no event of that call.
+   */
+  provenance(runId: string, callId: string): Provenance | null {
+    return this.redact(provenanceOf(this.deps.store, runId, callId));
   }
 
   /** Every configured goal, in config order, with its stored state and iterations. */

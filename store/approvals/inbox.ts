@@ -22,7 +22,9 @@ export class ApprovalInbox {
   private readonly byId: Statement<[string], ApprovalRow>;
   private readonly byCall: Statement<[string], ApprovalRow>;
   #insert: Statement<ApprovalRow> | null = null;
-  #decide: Statement<[string, string, number, string | null, string, number]> | null = null;
+  #decide: Statement<
+    [string, string, number, string | null, string | null, string | null, string, number]
+  > | null = null;
   private readonly expireStmt: Statement<[number, string]>;
   private readonly pendingOfRun: Statement<[string]>;
   private readonly due: Statement<[number], ApprovalRow>;
@@ -61,15 +63,20 @@ export class ApprovalInbox {
     return (this.#insert ??= this.ctx.db
       .prepare(`INSERT INTO approvals (id, v, kind, call_id, run_id, session_id, task_id, agent_id, parent_agent_id, parent_run_id,
          surface, tool, args, target, risk, reason, rule_id, idempotency_key, resume_checkpoint, created_at,
-         expires_at, status, decided_by, decided_at, decision_reason)
+         expires_at, status, decided_by, decided_at, decision_reason, args_hash, policy_hash, decided_surface,
+         decided_node)
        VALUES (@id, @v, @kind, @call_id, @run_id, @session_id, @task_id, @agent_id, @parent_agent_id, @parent_run_id,
          @surface, @tool, @args, @target, @risk, @reason, @rule_id, @idempotency_key, @resume_checkpoint,
-         @created_at, @expires_at, @status, @decided_by, @decided_at, @decision_reason)`));
+         @created_at, @expires_at, @status, @decided_by, @decided_at, @decision_reason, @args_hash, @policy_hash,
+         @decided_surface, @decided_node)`));
   }
 
-  private get decideStmt(): Statement<[string, string, number, string | null, string, number]> {
+  private get decideStmt(): Statement<
+    [string, string, number, string | null, string | null, string | null, string, number]
+  > {
     return (this.#decide ??= this.ctx.db
-      .prepare(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_reason = ?
+      .prepare(`UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, decision_reason = ?,
+         decided_surface = ?, decided_node = ?
        WHERE id = ? AND status = 'pending' AND expires_at > ?`));
   }
 
@@ -110,12 +117,18 @@ export class ApprovalInbox {
         decided_by: null,
         decided_at: null,
         decision_reason: null,
+        args_hash: req.argsHash ?? null,
+        policy_hash: req.policyHash ?? null,
+        decided_surface: null,
+        decided_node: null,
       };
       this.insert.run(row);
       this.record(row, AuditKind.approvalRequested, row.created_at, {
         reason: row.reason,
         expiresAt: row.expires_at,
         idempotencyKey: row.idempotency_key,
+        ...(row.args_hash === null ? {} : { argsHash: row.args_hash }),
+        ...(row.policy_hash === null ? {} : { policyHash: row.policy_hash }),
       });
       return { created: true, approval: this.toRecord(row) };
     }, DURABLE);
@@ -140,13 +153,26 @@ export class ApprovalInbox {
     assertWritable(this.ctx, 'approvals.decide');
     checkDecisionInput('approvals.decide', this.ctx.redactor, id, decision, user, now, reason);
     const storedReason = toStoredText(this.ctx, reason);
+    const surface = decidingSurface(user);
     return this.ctx.tx.run((): DecideResult => {
-      if (this.decideStmt.run(decision, user, now, storedReason, id, now).changes === 1) {
+      const changed = this.decideStmt.run(
+        decision,
+        user,
+        now,
+        storedReason,
+        surface,
+        through ?? null,
+        id,
+        now,
+      );
+      if (changed.changes === 1) {
         const row = this.byId.get(id) as ApprovalRow;
         this.record(row, AuditKind.approvalResolved, now, {
           decidedBy: user,
+          decidedSurface: surface,
           ...(storedReason === null ? {} : { decisionReason: storedReason }),
           ...(through === undefined ? {} : { through }),
+          ...(row.args_hash === null ? {} : { argsHash: row.args_hash }),
         });
         return { ok: true, approval: this.toRecord(row) };
       }
@@ -295,8 +321,24 @@ export class ApprovalInbox {
       decidedBy: row.decided_by,
       decidedAt: row.decided_at,
       decisionReason: row.decision_reason ?? null,
+      argsHash: row.args_hash ?? null,
+      policyHash: row.policy_hash ?? null,
+      decidedSurface: row.decided_surface ?? null,
+      decidedNode: row.decided_node ?? null,
     };
   }
+}
+
+/**
+ * The surface a decision came through, from the decider's identity as the surfaces spell it
+ * (`local:<user>` is the CLI, `sidecar:<user>` the sidecar and the web app, `<surface>:<who>`
+ * otherwise); `api` for an in-process caller with a bare name.
+ */
+export function decidingSurface(user: string): string {
+  const colon = user.indexOf(':');
+  if (colon <= 0) return 'api';
+  const prefix = user.slice(0, colon);
+  return prefix === 'local' ? 'cli' : prefix;
 }
 
 function iso(ms: number): string {

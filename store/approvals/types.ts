@@ -36,8 +36,14 @@ export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 /** Why a human decided as they did (optional; a denial's reason is shown to the model). */
 export const DecisionReason = z.string().min(1).max(1000);
 
-/** The record version of approval rows this code writes. */
-export const APPROVAL_RECORD_VERSION = 1;
+/**
+ * The record version of approval rows this code writes. Version 2 rows carry `argsHash` (and
+ * `policyHash`): a version-2 row without one binds nothing and is never honoured.
+ */
+export const APPROVAL_RECORD_VERSION = 2;
+
+/** A SHA-256 in lowercase hex. */
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lowercase hex');
 
 /** An approval request as created (DESIGN.md §7). `args` and `resumeCheckpoint` are redacted. */
 export const CreateApprovalInput = z
@@ -64,6 +70,10 @@ export const CreateApprovalInput = z
     reason: ApprovalReason,
     ruleId: Id,
     idempotencyKey: Id,
+    /** SHA-256 of the call's RFC 8785-canonical arguments as proposed (before redaction). */
+    argsHash: Sha256Hex.nullable().optional(),
+    /** Hash of the policy-relevant config in force when the approval was requested. */
+    policyHash: Sha256Hex.nullable().optional(),
     /** Whatever the runtime needs to resume the parked run (redacted JSON). */
     resumeCheckpoint: z.unknown().optional(),
     createdAt: Timestamp.optional(),
@@ -104,6 +114,14 @@ export interface ApprovalRecord {
   readonly decidedAt: number | null;
   /** The human's reason for the decision (redacted), or null. */
   readonly decisionReason: string | null;
+  /** SHA-256 of the canonical arguments approved; null on rows written before binding (v1). */
+  readonly argsHash: string | null;
+  /** Hash of the policy-relevant config in force at the request; null on v1 rows. */
+  readonly policyHash: string | null;
+  /** The surface the decision came through (`cli`, `sidecar`, …), or null (undecided, v1 rows). */
+  readonly decidedSurface: string | null;
+  /** Cluster mode: the node the decision was made through; null on a single node. */
+  readonly decidedNode: string | null;
 }
 
 /** Why a decision changed nothing. */
@@ -155,4 +173,8 @@ export interface ApprovalRow {
   decided_by: string | null;
   decided_at: number | null;
   decision_reason: string | null;
+  args_hash: string | null;
+  policy_hash: string | null;
+  decided_surface: string | null;
+  decided_node: string | null;
 }

@@ -44,6 +44,12 @@ export const AuditKind = {
   callElsewhere: 'call_elsewhere',
   /** Cluster mode: this node took a run over from another node (`detail`: from, why, the run's status then). */
   runTakenOver: 'run_taken_over',
+  /**
+   * The executor refused to run an approved (or standing-approved) call: the arguments it was
+   * about to run are not the ones approved (`status`: `approval_args_mismatch`; `detail`: the
+   * approval or grant, the expected and the actual hash or target). Nothing ran.
+   */
+  callRefused: 'call_refused',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

@@ -12,6 +12,7 @@ import { dropUnusedApprovalIndexes } from './011-drop-unused-approval-indexes.ts
 import { unfinishedRunsIndex } from './012-unfinished-runs-index.ts';
 import { sessions } from './013-sessions.ts';
 import { approvalKind } from './014-approval-kind.ts';
+import { approvalBinding } from './015-approval-binding.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   unfinishedRunsIndex,
   sessions,
   approvalKind,
+  approvalBinding,
 ];
 
 /** The schema version this code writes. */

@@ -1,5 +1,6 @@
 /**
  * `snotra audit [--db FILE | --state-dir DIR] [--config F] [--run R] [--json] [--verify]`
+ * (`snotra audit why RUN CALL` is audit-why.ts)
  *
  * Prints the audit trail (of one run with --run, else all events) from the database, read-only:
  * one JSON line per event with --json, one readable line otherwise. --verify walks the whole
@@ -57,6 +58,7 @@ export async function auditCommand(
   io: AuditIo,
   cwd: string = process.cwd(),
 ): Promise<number> {
+  if (argv[0] === 'why') return (await import('./audit-why.ts')).auditWhyCommand(argv.slice(1), io, cwd);
   // With --json an error is one JSON object on stdout, as for every command.
   const json = argv.includes('--json');
   const fail = (code: string, message: string, text: string): number => {

@@ -1,30 +1,8 @@
-import type { CliIo } from './io.ts';
+import type { CommandSpec } from './command-spec.ts';
+import { JSON_OUT, STATE } from './command-spec.ts';
+import { POLICY_SPECS } from './policy-commands.ts';
 
-/** A command's implementation: the arguments after its name, the output, the folder it runs in. */
-export type CommandRun = (argv: string[], io: CliIo, cwd: string) => Promise<number>;
-
-/** One command or subcommand of `snotra`: what `--help` shows, and how to load and run it. */
-export interface CommandSpec {
-  /** `['inbox', 'list']`. */
-  readonly path: readonly string[];
-  readonly summary: string;
-  /** What follows the command's name on the usage line. */
-  readonly usage: string;
-  /** `[flags, description]`; the flags' first word is the name suggestions are made from. */
-  readonly options: readonly (readonly [string, string])[];
-  readonly examples: readonly string[];
-  /** Loaded on first use only (CLI start-up imports no command it does not run). */
-  readonly run: CommandRun;
-}
-
-const STATE: readonly (readonly [string, string])[] = [
-  ['--state-dir D', 'the state dir to read (else the config’s)'],
-  ['--config F', 'the config file (else ./snotra.config.json, else the embedded defaults)'],
-];
-const JSON_OUT: readonly [string, string] = [
-  '--json',
-  'one JSON object per line; errors as {"error":{"code","message"}}',
-];
+export type { CommandRun, CommandSpec } from './command-spec.ts';
 
 /** The groups (`snotra policy …`), in help order, with what each is for. */
 export const GROUPS: Readonly<Record<string, string>> = {
@@ -156,32 +134,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     examples: ['snotra demo', 'snotra demo --keep'],
     run: async (argv, io) => (await import('./demo.ts')).demoCommand(argv, io),
   },
-  {
-    path: ['policy', 'check'],
-    summary: 'evaluate calls without executing them (exit 0 allow, 10 approval, 11 deny)',
-    usage: '[--config F] [--agent A] (--tool T --args JSON | --stdin) [--json]',
-    options: [
-      ['--config F', 'the config file'],
-      ['--agent A', 'the agent (else the config’s default)'],
-      ['--tool T', 'the tool to check'],
-      ['--args JSON', 'the call’s arguments, as JSON'],
-      ['--stdin', 'read JSON lines {"tool","args","agent"?}'],
-      JSON_OUT,
-    ],
-    examples: [
-      `snotra policy check --tool read_file --args '{"path":"/etc/shadow"}'`,
-      `echo '{"tool":"shell","args":{"command":"git push"}}' | snotra policy check --stdin --json`,
-    ],
-    run: async (argv, io, cwd) => (await import('./policy-check.ts')).policyCheckCommand(argv, io, cwd),
-  },
-  {
-    path: ['policy', 'show'],
-    summary: 'the effective policy per agent: mode, tools, rules, roots, sensitive paths, grants',
-    usage: '[--config F] [--state-dir D] [--agent A] [--json]',
-    options: [...STATE, ['--agent A', 'only this agent'], JSON_OUT],
-    examples: ['snotra policy show', 'snotra policy show --agent assistant --json'],
-    run: async (argv, io, cwd) => (await import('./policy-show.ts')).policyShowCommand(argv, io, cwd),
-  },
+  ...POLICY_SPECS,
   {
     path: ['inbox', 'list'],
     summary: 'pending approvals',
@@ -399,8 +352,9 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   },
   {
     path: ['audit'],
-    summary: 'the audit trail; --verify checks the hash chain',
-    usage: '[--db FILE | --state-dir D] [--config F] [--run R] [--json] [--verify]',
+    summary:
+      'the audit trail; --verify checks the hash chain; why RUN CALL: one call’s provenance (exit 1: not closed)',
+    usage: '[why RUN CALL] [--db FILE | --state-dir D] [--config F] [--run R] [--json] [--verify]',
     options: [
       ['--db FILE', 'the database file (instead of <state-dir>/snotra.db)'],
       ...STATE,
@@ -408,7 +362,11 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       ['--json', 'one JSON line per event; errors as {"error":{"code","message"}}'],
       ['--verify', 'walk the hash chain and name the first broken event (exit 1)'],
     ],
-    examples: ['snotra audit --run assistant:run-123', 'snotra audit --verify --json'],
+    examples: [
+      'snotra audit --run assistant:run-123',
+      'snotra audit --verify --json',
+      'snotra audit why assistant:run-123 c1 --json',
+    ],
     run: async (argv, io, cwd) => (await import('./audit.ts')).auditCommand(argv, io, cwd),
   },
   {

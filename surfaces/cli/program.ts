@@ -9,6 +9,7 @@ const EXIT_CODES = `Exit codes (every command):
   1   failure: invalid config, unreadable state, a refused decision, a failed run, a broken audit chain,
       no running runtime (inspect)
   2   usage error: unknown command or flag, bad or missing arguments
+  3   policy replay: the proposed config loosens a recorded call
   10  policy check: approval required
   11  policy check: denied
   20  run: parked on an approval`;

@@ -47,6 +47,7 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
   { method: 'GET', pattern: ['v1', 'runs', null], handler: run },
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
+  { method: 'GET', pattern: ['v1', 'runs', null, 'calls', null, 'provenance'], handler: provenance },
   { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
   { method: 'GET', pattern: ['v1', 'actors'], handler: actors },
   { method: 'GET', pattern: ['v1', 'goals'], handler: goals },
@@ -183,6 +184,22 @@ export function dottedState(value: unknown): string | null {
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
   const view = ctx.runtime.read.runAudit(id as string);
   if (view === null) throw new SidecarError(404, 'unknown_run', 'no such run');
+  reply(ctx, res, 200, view);
+}
+
+/**
+ * `GET /v1/runs/:runId/calls/:callId/provenance`: the call's chain (as `snotra audit why --json`);
+ * 200 with `closed: false` and the problems when it does not close, 404 `unknown_call` when the
+ * log has no event of that call.
+ */
+function provenance(
+  ctx: RouteContext,
+  _req: IncomingMessage,
+  res: ServerResponse,
+  [run, call]: string[],
+): void {
+  const view = ctx.runtime.read.provenance(run as string, call as string);
+  if (view === null) throw new SidecarError(404, 'unknown_call', 'no such call in the audit log');
   reply(ctx, res, 200, view);
 }
 

@@ -47,6 +47,10 @@ function approval(id: string): ApprovalRecord {
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,
+    argsHash: null,
+    policyHash: null,
+    decidedSurface: null,
+    decidedNode: null,
   };
 }
 

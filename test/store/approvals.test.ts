@@ -19,7 +19,7 @@ describe('approvals and the Inbox', () => {
     expect(created).toBe(true);
     expect(approval).toEqual({
       id: 'appr-1',
-      v: 1,
+      v: 2,
       kind: 'tool',
       callId: 'call-1',
       runId: 'run-1',
@@ -43,6 +43,10 @@ describe('approvals and the Inbox', () => {
       decidedBy: null,
       decidedAt: null,
       decisionReason: null,
+      argsHash: null,
+      policyHash: null,
+      decidedSurface: null,
+      decidedNode: null,
     });
     expect(store.approvals.get('appr-1')).toEqual(approval);
     expect(store.approvals.getByCall('call-1')).toEqual(approval);

@@ -41,13 +41,25 @@ export function pendingRequest(id: string, overrides: Partial<ApprovalRecord> = 
     decidedBy: null,
     decidedAt: null,
     decisionReason: null,
+    argsHash: null,
+    policyHash: null,
+    decidedSurface: null,
+    decidedNode: null,
     ...overrides,
   };
 }
 
 /** What a request holds from its opening on, whatever happens to it. */
 function requestFields(a: ApprovalRecord): Partial<ApprovalRecord> {
-  const { status: _s, decidedBy: _b, decidedAt: _a, decisionReason: _r, ...rest } = a;
+  const {
+    status: _s,
+    decidedBy: _b,
+    decidedAt: _a,
+    decisionReason: _r,
+    decidedSurface: _ds,
+    decidedNode: _dn,
+    ...rest
+  } = a;
   return rest;
 }
 
