@@ -75,6 +75,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/runtime/teardown-stack.test.ts',
   'test/secrets/args-at-rest-law.test.ts',
   'test/secrets/secrets.test.ts',
+  'test/secrets/references.test.ts',
   'test/sidecar/auth.test.ts',
   'test/sessions/context-window.test.ts',
   'test/store/approvals.test.ts',

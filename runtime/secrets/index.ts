@@ -13,4 +13,6 @@ export type { OpenSecretStoreOptions } from './open.ts';
 export { createSecretResolver } from './resolver.ts';
 export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
 export { registerKnownSecrets, secretNamesIn } from './preload.ts';
+export { missingSecretError, readReference, referenceLabel, whereToSet } from './reference.ts';
+export type { SecretEnv, SecretReference } from './reference.ts';
 export type { HeldSecrets } from './preload.ts';
