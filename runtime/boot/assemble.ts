@@ -114,7 +114,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   });
   // The bus comes up (embedded server start, connect, JetStream stream) while the policy
   // environment and the tools are built: nothing below needs it until the queue is used.
-  const busReady = openBus(configured, busAuth, stateDir, logger);
+  const busReady = openBus(configured, busAuth, stateDir, logger, loaded.config.bus.serverPath);
   busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
   lifecycle.onStop('bus', async () => {
     const opened = await busReady.catch(() => null);

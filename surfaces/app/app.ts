@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { descendantsOf, endGroups } from './tree.ts';
 import { startRuntimeChild, type RuntimeChild } from './runtime-child.ts';
-import { chromiumPath, openWindow, type AppWindow } from './window.ts';
+import { chromiumPath, displayProblem, openWindow, type AppWindow } from './window.ts';
 
 /** Set to `1` by tests only (with --headless): Chromium's DevTools on 127.0.0.1, printed in the ready line. */
 export const DEVTOOLS_ENV = 'SNOTRA_APP_DEVTOOLS';
@@ -40,6 +40,8 @@ export async function runApp(o: AppOptions): Promise<number> {
     throw new AppError('app_devtools_headless_only', `${DEVTOOLS_ENV}=1 is for tests and needs --headless`);
   // Before anything starts: no runtime is left behind for a browser that is not there.
   const executablePath = chromiumPath(env);
+  const noDisplay = displayProblem(o.headless, env);
+  if (noDisplay !== null) throw new AppError('app_no_display', noDisplay);
   const token = randomBytes(32).toString('base64url');
   let stopRequested: (why: string) => void = () => {};
   const stopped = new Promise<string>((resolve) => (stopRequested = resolve));
