@@ -8,7 +8,7 @@ export { MemorySecretStore } from './memory.ts';
 export { EnvSecretStore, SECRET_ENV_PREFIX, secretEnvName } from './env.ts';
 export { DEFAULT_KEYRING_SERVICE, KeyringSecretStore, openKeyringStore } from './keyring.ts';
 export type { KeyringEntry, KeyringEntryFactory, KeyringStoreOptions } from './keyring.ts';
-export { openSecretStore, SecretBackend } from './open.ts';
+export { detectSecretBackend, openSecretStore, SecretBackend } from './open.ts';
 export type { OpenSecretStoreOptions } from './open.ts';
 export { createSecretResolver } from './resolver.ts';
 export type { SecretRegistry, SecretResolverOptions } from './resolver.ts';
