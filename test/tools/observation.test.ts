@@ -95,7 +95,7 @@ describe('toObservation', () => {
           .replace(/…\[truncated: showing \d+ of \d+ bytes\]$/, '');
         expect(Buffer.byteLength(content)).toBeGreaterThanOrEqual(0.9 * maxBytes);
       }),
-      { numRuns: runs(150) },
+      { numRuns: runs(60) },
     );
   });
 
