@@ -137,7 +137,7 @@ export async function modelChecks(
       name: 'model',
       status: 'warn',
       detail: 'no agent has a model, so snotra run has nothing to ask',
-      fix: 'snotra init --force --provider openai|anthropic|ollama|llamacpp, or add agents.<id>.model to the config',
+      fix: 'add agents.<id>.model to the config (provider, baseUrl, model, apiKey; see the README, Models)',
     });
   for (const [id, a] of agents) {
     const m = a.model;

@@ -27,7 +27,7 @@ export function whereToSet(ref: SecretReference, store: SecretStore | undefined)
     case 'env':
       return `set ${secretEnvName(name)} in the environment snotra starts in (secrets.backend "env")`;
     case 'os':
-      return `store it in the OS keyring as service "${DEFAULT_KEYRING_SERVICE}", account "${name}" (snotra init --force stores a pasted key there), or reference a variable you export instead: { "env": "VARIABLE" }`;
+      return `store it in the OS keyring as service "${DEFAULT_KEYRING_SERVICE}", account "${name}" (e.g. with secret-tool or Keychain Access), or reference a variable you export instead: { "env": "VARIABLE" }`;
     default:
       return `put "${name}" in the ${store.kind} secret store`;
   }
