@@ -15,6 +15,7 @@ export type { GrantScope, LogLevel } from './runtime.ts';
 export { StateDirLockedError } from './state-lock.ts';
 export { modelFromConfig } from './config/adapters/models.ts';
 export { secretStoreFromConfig } from './config/adapters/secrets.ts';
+export { detectSecretBackend } from './secrets/index.ts';
 export { CONFIG_FILE_NAME, parseConfig, resolveConfig } from './config/load.ts';
 export { runPolicyTests, type PolicyTestRow } from './config/rule-examples.ts';
 export type { LoadedConfig } from './config/load.ts';

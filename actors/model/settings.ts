@@ -2,17 +2,18 @@ import { ModelErrorCode, ModelProviderError } from './errors.ts';
 import { isRetryableStatus, type RetryPolicy } from './http.ts';
 import { MODEL_LIMITS } from './limits.ts';
 import type { ModelStepRequest } from './provider.ts';
+import type { SecretReference } from '../tools/types.ts';
 import type { ModelPrice } from './usage.ts';
 
 /** A header value in config: plain text, or a secret resolved at request time. */
-export type HeaderValue = string | { readonly secret: string };
+export type HeaderValue = string | SecretReference;
 
 /** Settings of a network model provider (`agents.<id>.model` in config). */
 export interface HttpModelSettings {
   /** The API root, e.g. `https://api.openai.com/v1`; the endpoint path is appended. */
   readonly baseUrl: string;
   readonly model: string;
-  readonly apiKey?: { readonly secret: string };
+  readonly apiKey?: SecretReference;
   readonly headers?: Readonly<Record<string, HeaderValue>>;
   /** Longest silence before the answer starts or between two chunks (ms); default 120000. */
   readonly timeoutMs?: number;
@@ -45,15 +46,20 @@ export function endpoint(settings: HttpModelSettings, path: string): string {
   return `${settings.baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
-async function resolveSecret(request: ModelStepRequest, name: string, what: string): Promise<string> {
+/** How a reference reads in a message. */
+function label(ref: SecretReference): string {
+  return 'env' in ref ? `environment variable ${ref.env}` : `secret "${ref.secret}"`;
+}
+
+async function resolveSecret(request: ModelStepRequest, ref: SecretReference, what: string): Promise<string> {
   if (request.secrets === undefined) {
     throw new ModelProviderError(
       ModelErrorCode.config,
-      `${what} names secret "${name}" but the runtime has no secret store (set secrets.backend)`,
+      `${what} names ${label(ref)} but the runtime has no secret resolver (set secrets.backend)`,
     );
   }
   try {
-    return await request.secrets.resolve(name);
+    return await request.secrets.resolve(ref);
   } catch (err) {
     // Secret store messages name the secret and the backend, never a value.
     throw new ModelProviderError(
@@ -79,12 +85,10 @@ export async function requestHeaders(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(settings.headers ?? {})) {
     out[name.toLowerCase()] =
-      typeof value === 'string' ? value : await resolveSecret(request, value.secret, `model header ${name}`);
+      typeof value === 'string' ? value : await resolveSecret(request, value, `model header ${name}`);
   }
   const key =
-    settings.apiKey === undefined
-      ? null
-      : await resolveSecret(request, settings.apiKey.secret, 'the model API key');
+    settings.apiKey === undefined ? null : await resolveSecret(request, settings.apiKey, 'the model API key');
   const headers = { ...out, ...keyHeaders(key), 'content-type': 'application/json' };
   for (const [name, value] of Object.entries(headers)) {
     // A value fetch would refuse (a pasted key with a line break) is named here, not as a network error.
@@ -99,9 +103,7 @@ export async function requestHeaders(
 
 /** What to check for an HTTP status, in the user's words. */
 function hint(status: number, settings: HttpModelSettings): string {
-  const key = settings.apiKey
-    ? `the API key in secret "${settings.apiKey.secret}"`
-    : 'model.apiKey (none is set)';
+  const key = settings.apiKey ? `the API key in ${label(settings.apiKey)}` : 'model.apiKey (none is set)';
   if (status === 401) return `check ${key}`;
   if (status === 403) return `check that ${key} may use model "${settings.model}"`;
   if (status === 404)

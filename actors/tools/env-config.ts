@@ -1,9 +1,9 @@
 /** Configured variables of a tool's children, with secret references resolved at call time. */
 import type { ChildEnvEntry } from './process-runner.ts';
-import type { SecretResolver } from './types.ts';
+import type { SecretReference, SecretResolver } from './types.ts';
 
-/** A configured variable: a literal value, or a reference to a secret by name. */
-export type ConfiguredEnvValue = string | { readonly secret: string };
+/** A configured variable: a literal value, or a reference to a secret (store entry or variable). */
+export type ConfiguredEnvValue = string | SecretReference;
 
 /**
  * Resolves configured variables for one call. Secret references are resolved through `secrets`
@@ -17,7 +17,7 @@ export async function resolveConfiguredEnv(
   const entries: ChildEnvEntry[] = [];
   for (const [name, value] of Object.entries(config ?? {})) {
     if (typeof value === 'string') entries.push({ name, value, source: 'config' });
-    else entries.push({ name, value: await secrets.resolve(value.secret), source: 'secret' });
+    else entries.push({ name, value: await secrets.resolve(value), source: 'secret' });
   }
   return entries;
 }

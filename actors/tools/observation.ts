@@ -98,19 +98,48 @@ function marker(removed: number): string {
   return `…[truncated ${removed} chars]`;
 }
 
+/** `text` cut to its first `k` UTF-16 units, never splitting a surrogate pair. */
+function prefix(text: string, k: number): string {
+  const code = text.charCodeAt(k - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? k - 1 : k);
+}
+
+/**
+ * The longest prefix of `text` that, with the marker of what it leaves out, serializes (as a
+ * JSON string) in at most `allowed` UTF-8 bytes; null when not even the marker alone fits.
+ * A binary search over the prefix length: serialized size only grows with it.
+ */
+function fittingPrefix(text: string, allowed: number): string | null {
+  const size = (k: number): number => {
+    const kept = prefix(text, k);
+    return bytes(JSON.stringify(kept + marker(text.length - kept.length)));
+  };
+  if (size(0) > allowed) return null;
+  let lo = 0;
+  // Every character takes at least one byte: no longer prefix can fit.
+  let hi = Math.min(text.length - 1, allowed);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (size(mid) <= allowed) lo = mid;
+    else hi = mid - 1;
+  }
+  const kept = prefix(text, lo);
+  return kept + marker(text.length - kept.length);
+}
+
 /**
  * Shrinks the longest strings inside `payload` (a JSON-compatible copy, mutated) until its
- * serialization fits `max`, keeping the JSON valid. Returns null when that is not enough (for
- * example a huge array of short strings).
+ * serialization fits `max`, keeping the JSON valid: each string cut keeps the longest prefix
+ * that fits what is left of the budget, so a payload dominated by one large string keeps
+ * nearly the whole budget of it. Returns null when that is not enough (for example a huge
+ * array of short strings).
  */
 function shrinkStrings(payload: unknown, max: number): string | null {
   if (typeof payload === 'string') {
-    const text = JSON.stringify(payload);
-    if (bytes(text) <= max) return text;
-    const keep = cutUtf8(payload, Math.max(0, max - 64) >> 1);
-    return JSON.stringify(keep + marker(payload.length - keep.length));
+    const fitted = fittingPrefix(payload, max);
+    return fitted === null ? null : JSON.stringify(fitted);
   }
-  for (let round = 0; round < 8; round += 1) {
+  for (let round = 0; round < 16; round += 1) {
     const text = JSON.stringify(payload) ?? 'null';
     const excess = bytes(text) - max;
     if (excess <= 0) return text;
@@ -121,10 +150,10 @@ function shrinkStrings(payload: unknown, max: number): string | null {
     if (longest === undefined || longest.length < 256) return null;
     const holder = longest.holder as Record<string | number, unknown>;
     const current = holder[longest.key] as string;
-    // Bytes can exceed characters (UTF-8, JSON escapes): cut generously, then re-measure.
-    const target = Math.max(0, current.length - excess * 2 - 64);
-    const kept = current.slice(0, target);
-    holder[longest.key] = kept + marker(current.length - kept.length);
+    const own = bytes(JSON.stringify(current));
+    // What this string may take: its own size less the excess, or the bare marker when that is
+    // not enough (the next round then cuts the next longest).
+    holder[longest.key] = fittingPrefix(current, own - excess) ?? marker(current.length);
   }
   return null;
 }

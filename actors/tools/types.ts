@@ -4,9 +4,18 @@ import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type { PathGuard } from '../../policy/seams.ts';
 import type { Confinement } from './process-runner.ts';
 
-/** Resolves a secret by name inside the tool that needs it; the value is registered with the redactor at once. */
+/**
+ * A secret named in config: an entry of the secret store (`{ "secret": "openai" }`) or a
+ * variable of the runtime's environment (`{ "env": "OPENAI_API_KEY" }`).
+ */
+export type SecretReference = { readonly secret: string } | { readonly env: string };
+
+/**
+ * Resolves a secret inside the tool that needs it (a bare name is a store entry); the value is
+ * registered with the redactor at once.
+ */
 export interface SecretResolver {
-  resolve(name: string): Promise<string>;
+  resolve(ref: string | SecretReference): Promise<string>;
 }
 
 /** Everything a tool executor may use for one call. */

@@ -44,7 +44,7 @@ import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
 import type { Lifecycle } from './shutdown.ts';
-import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, noSecrets, type RuntimeOptions } from './options.ts';
+import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, type RuntimeOptions } from './options.ts';
 
 /** Everything a runtime is made of, assembled in dependency order (see `assemble`). */
 export interface RuntimeParts {
@@ -114,7 +114,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   });
   // The bus comes up (embedded server start, connect, JetStream stream) while the policy
   // environment and the tools are built: nothing below needs it until the queue is used.
-  const busReady = openBus(configured, busAuth, stateDir, logger);
+  const busReady = openBus(configured, busAuth, stateDir, logger, loaded.config.bus.serverPath);
   busReady.catch(() => {}); // Awaited below; handled here so an early failure is not unhandled.
   lifecycle.onStop('bus', async () => {
     const opened = await busReady.catch(() => null);
@@ -128,9 +128,8 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     options.detectSandbox ? { detectSandbox: options.detectSandbox } : {},
   );
   logSandbox(logger, policyEnv.sandbox);
-  const secrets: SecretResolver = options.secretStore
-    ? createSecretResolver(options.secretStore, store.redactor)
-    : noSecrets;
+  // Without a store, `{ "env" }` references still resolve; `{ "secret" }` ones fail naming the fix.
+  const secrets: SecretResolver = createSecretResolver(options.secretStore, store.redactor);
   const authority = new AuthorityState(loaded, registry, store);
   const tools = await createTools(options, { registry, policyEnv, secrets, store, authority, logger });
   if (tools !== null) lifecycle.onStop('tools', () => tools.close());

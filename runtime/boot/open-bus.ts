@@ -14,12 +14,14 @@ export async function openBus(
   busAuth: RuntimeBusAuth | null,
   stateDir: string,
   logger: Logger,
+  serverPath?: string,
 ): Promise<{ nats: EmbeddedNats | null; bus: Bus<RuntimeKinds>; queue: AgentQueue }> {
   const nats =
     configured === null
       ? await startEmbeddedNats({
           stateDir,
           logger,
+          ...(serverPath === undefined ? {} : { binary: serverPath }),
           ...(busAuth === null
             ? {}
             : { auth: { configLines: busAuth.configLines ?? [], credentials: busAuth.gateway } }),

@@ -1,5 +1,5 @@
 import type { ModelProvider } from '../../actors/model/provider.ts';
-import type { SecretResolver, ToolExecutor } from '../../actors/tools/types.ts';
+import type { ToolExecutor } from '../../actors/tools/types.ts';
 import type { Interaction } from '../../policy/risk.ts';
 import type { BusTarget } from '../bus/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
@@ -71,15 +71,3 @@ export interface SubmitOptions {
 
 /** Lifetime of an agent actor's bus credentials under per-actor auth. */
 export const ACTOR_CREDENTIAL_TTL_MS = 60 * 60_000;
-
-/** Where tools resolve secrets when no secret store is configured: every name fails. */
-export const noSecrets: SecretResolver = {
-  resolve: async (name) => {
-    throw Object.assign(
-      new Error(`no secret store is configured; secret ${JSON.stringify(name)} cannot be resolved`),
-      {
-        code: 'secret_store_unavailable',
-      },
-    );
-  },
-};

@@ -67,7 +67,7 @@ export class BusError extends Error {
 /** The install hint given when `nats-server` is missing. */
 export const NATS_INSTALL_HINT =
   'Install it with `apt-get install -y nats-server` (Debian/Ubuntu) or `brew install nats-server` (macOS), ' +
-  'or set the path of the binary explicitly, or configure `bus.url` to use an existing NATS server.';
+  'or set `bus.serverPath` in the config to the path of the binary, or configure `bus.url` to use an existing NATS server.';
 
 /** `nats-server` is not installed (or not where it was said to be). Code `nats_server_missing`. */
 export class NatsServerMissingError extends BusError {

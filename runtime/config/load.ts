@@ -43,6 +43,10 @@ function absolutize(parsed: Parsed, dir: string, env: StateEnv, file: string): C
     ...parsed,
     stateDir,
     workspace: { roots },
+    bus:
+      parsed.bus.serverPath === undefined
+        ? parsed.bus
+        : { ...parsed.bus, serverPath: abs(parsed.bus.serverPath, 'bus.serverPath') },
     agents: Object.fromEntries(
       Object.entries(parsed.agents).map(([id, a]) => [
         id,

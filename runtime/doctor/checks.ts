@@ -5,16 +5,12 @@ import { resolveConfig, type LoadedConfig } from '../config/load.ts';
 import { openKeyringStore } from '../secrets/keyring.ts';
 import { LOCK_OWNER_FILE } from '../state-lock.ts';
 import { BWRAP_INSTALL_HINT, detectSandbox } from '../sandbox/detect.ts';
+import { modelChecks, type ModelCheckOptions } from './model-checks.ts';
 import { openStore, Redactor, SCHEMA_VERSION } from '../../store/index.ts';
 
-/** The result of one check: `fail` blocks the runtime, `warn` limits it. */
-export interface DoctorCheck {
-  readonly name: string;
-  readonly status: 'ok' | 'warn' | 'fail';
-  readonly detail: string;
-  /** What to do about it (absent when ok). */
-  readonly fix?: string;
-}
+import type { DoctorCheck } from './check.ts';
+
+export type { DoctorCheck } from './check.ts';
 
 const ok = (name: string, detail: string): DoctorCheck => ({ name, status: 'ok', detail });
 
@@ -57,7 +53,7 @@ function natsCheck(binary: string | undefined): DoctorCheck {
       name: 'nats-server',
       status: 'fail',
       detail: 'not found on PATH or in /usr/sbin, /usr/local/bin, /opt/homebrew/bin',
-      fix: 'sudo apt-get install -y nats-server   (macOS: brew install nats-server)',
+      fix: 'sudo apt-get install -y nats-server   (macOS: brew install nats-server), or set bus.serverPath in the config',
     };
   }
 }
@@ -165,7 +161,7 @@ function stateChecks(loaded: LoadedConfig): DoctorCheck[] {
 export async function runDoctor(
   configFile: string | undefined,
   cwd: string,
-  options: { natsBinary?: string } = {},
+  options: { natsBinary?: string } & ModelCheckOptions = {},
 ): Promise<DoctorCheck[]> {
   const checks = [
     nodeCheck(),
@@ -186,6 +182,6 @@ export async function runDoctor(
       fix: 'correct the fields named above',
     });
   }
-  if (loaded !== null) checks.push(...stateChecks(loaded));
+  if (loaded !== null) checks.push(...stateChecks(loaded), ...(await modelChecks(loaded, options)));
   return checks;
 }

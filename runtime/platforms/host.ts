@@ -101,7 +101,7 @@ export class PlatformHost {
    * before it is returned, so no log line, stored record or reply can carry it afterwards.
    */
   async token(platformId: string): Promise<string> {
-    return this.deps.secrets.resolve(this.#config(platformId).token.secret);
+    return this.deps.secrets.resolve(this.#config(platformId).token);
   }
 
   /** Replaces every registered secret in a text (replies and error messages pass through here). */

@@ -1,7 +1,7 @@
 import type { Redactor } from '../../store/index.ts';
 import { ConfigError } from '../config/errors.ts';
 import type { LoadedConfig } from '../config/load.ts';
-import type { SecretStore } from '../secrets/index.ts';
+import { missingSecretError, readReference, referenceLabel, type SecretStore } from '../secrets/index.ts';
 
 /**
  * Checks, before anything is written, that every platform connection's bot token resolves;
@@ -17,20 +17,17 @@ export async function preflightPlatformTokens(
   const problems: string[] = [];
   for (const [i, p] of loaded.config.surfaces.platforms.entries()) {
     const at = `surfaces.platforms[${i}].token`;
-    const name = JSON.stringify(p.token.secret);
-    if (secretStore === undefined) {
-      problems.push(`${at}: secret ${name} needs a secret store, and none is configured`);
-      continue;
-    }
     let value: string | null;
     try {
-      value = await secretStore.get(p.token.secret);
+      value = await readReference(p.token, secretStore);
     } catch (err) {
-      problems.push(`${at}: secret ${name} cannot be read: ${redactor.redactString((err as Error).message)}`);
+      problems.push(
+        `${at}: ${referenceLabel(p.token)} cannot be read: ${redactor.redactString((err as Error).message)}`,
+      );
       continue;
     }
-    if (value === null || value === '') {
-      problems.push(`${at}: secret ${name} is not set in the ${secretStore.kind} secret store`);
+    if (value === null) {
+      problems.push(`${at}: ${missingSecretError(p.token, secretStore).message}`);
       continue;
     }
     redactor.registerSecret(value);

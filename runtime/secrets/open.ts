@@ -35,3 +35,19 @@ export async function openSecretStore(options: OpenSecretStoreOptions = {}): Pro
       return new MemorySecretStore();
   }
 }
+
+/**
+ * The backend a new config should name: `os` when the OS keyring answers here (it is opened and
+ * probed), `env` otherwise (a headless machine without a Secret Service), so the first run does
+ * not fail on a keyring that is not there. `open` is a seam for tests.
+ */
+export async function detectSecretBackend(
+  open: () => Promise<unknown> = () => openKeyringStore(),
+): Promise<'os' | 'env'> {
+  try {
+    await open();
+    return SecretBackend.os;
+  } catch {
+    return SecretBackend.env;
+  }
+}

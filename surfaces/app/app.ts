@@ -12,7 +12,7 @@ import { ClientError } from '../client/errors.ts';
 import { askLoginUrl } from '../client/login.ts';
 import { descendantsOf, endGroups } from './tree.ts';
 import { startRuntimeChild, type RuntimeChild } from './runtime-child.ts';
-import { chromiumPath, openWindow, type AppWindow } from './window.ts';
+import { chromiumPath, displayProblem, openWindow, type AppWindow } from './window.ts';
 
 /** Set to `1` by tests only (with --headless): Chromium's DevTools on 127.0.0.1, printed in the ready line. */
 export const DEVTOOLS_ENV = 'SNOTRA_APP_DEVTOOLS';
@@ -45,6 +45,8 @@ export async function runApp(o: AppOptions): Promise<number> {
     throw new AppError('app_devtools_headless_only', `${DEVTOOLS_ENV}=1 is for tests and needs --headless`);
   // Before anything starts: no runtime is left behind for a browser that is not there.
   const executablePath = chromiumPath(env);
+  const noDisplay = displayProblem(o.headless, env);
+  if (noDisplay !== null) throw new AppError('app_no_display', noDisplay);
   const joined = await joinRunning(o);
   if (joined !== null) return runJoinedWindow(o, joined, executablePath, devtools);
   const token = randomBytes(32).toString('base64url');

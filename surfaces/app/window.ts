@@ -32,6 +32,26 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   }
 }
 
+/**
+ * Why a visible window cannot open here, or null: on Linux (and the BSDs) Chromium needs an X11
+ * or Wayland display, named by `DISPLAY` or `WAYLAND_DISPLAY`. Checked before anything starts,
+ * so a headless machine gets the fix instead of Chromium's own launch error.
+ */
+export function displayProblem(
+  headless: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): string | null {
+  if (headless || platform === 'darwin' || platform === 'win32') return null;
+  const has = (name: string): boolean => (env[name] ?? '').trim() !== '';
+  if (has('DISPLAY') || has('WAYLAND_DISPLAY')) return null;
+  return (
+    'no display to open the app window on (DISPLAY and WAYLAND_DISPLAY are unset). ' +
+    'Run `snotra app --headless` (the runtime and its web app without a window), ' +
+    'or `snotra start` and open the sidecar from a machine with a browser.'
+  );
+}
+
 export interface AppWindow {
   readonly page: Page;
   /** `http://127.0.0.1:<port>` of Chromium's DevTools, only when asked for (tests, headless only). */

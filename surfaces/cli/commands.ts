@@ -412,6 +412,18 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     examples: ['snotra viz', 'snotra viz run --format svg --out run.svg'],
     run: async (argv, io, cwd) => (await import('./viz.ts')).vizCommand(argv, io, cwd),
   },
+  {
+    path: ['completion'],
+    summary: 'the shell completion script of bash, zsh or fish',
+    usage: 'bash|zsh|fish',
+    options: [],
+    examples: [
+      'snotra completion bash > ~/.local/share/bash-completion/completions/snotra',
+      'snotra completion fish > ~/.config/fish/completions/snotra.fish',
+    ],
+    run: async (argv, io) =>
+      (await import('./completion/command.ts')).completionCommand(argv, io, COMMAND_SPECS, GROUPS),
+  },
 ];
 
 /** The flag names of a spec (`--config`), for suggestions. */

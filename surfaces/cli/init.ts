@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_NAME, parseConfig, type StateEnv } from '../../runtime/index.ts';
+import { CONFIG_FILE_NAME, detectSecretBackend, parseConfig, type StateEnv } from '../../runtime/index.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { packageFile } from './package-root.ts';
 
@@ -17,8 +17,15 @@ function schemaRef(configDir: string): string {
   return rel.startsWith('../') ? rel : `./${rel}`;
 }
 
-/** The starter config: the defaults written out, each section explained in a `$comment`. */
-export function starterConfig(configDir: string, stateDir?: string): Record<string, unknown> {
+/**
+ * The starter config: the defaults written out, each section explained in a `$comment`;
+ * `secrets.backend` as given (`detectSecretBackend`: the OS keyring where one answers, else env).
+ */
+export function starterConfig(
+  configDir: string,
+  stateDir?: string,
+  secretsBackend: 'os' | 'env' = 'os',
+): Record<string, unknown> {
   return {
     $schema: schemaRef(configDir),
     $comment:
@@ -50,7 +57,7 @@ export function starterConfig(configDir: string, stateDir?: string): Record<stri
     tools: {},
     mcp: { servers: {} },
     surfaces: { scheduled: [] },
-    secrets: { backend: 'os' },
+    secrets: { backend: secretsBackend },
   };
 }
 
@@ -121,6 +128,7 @@ export async function initCommand(
   io: CliIo,
   cwd: string,
   env: StateEnv = process.env,
+  detectBackend: () => Promise<'os' | 'env'> = () => detectSecretBackend(),
 ): Promise<number> {
   let values;
   try {
@@ -146,11 +154,17 @@ export async function initCommand(
     io.stderr(`snotra init: ${file} already exists; not overwritten (use --force to replace it)\n`);
     return ExitCode.failure;
   }
-  const text = `${JSON.stringify(starterConfig(dir, values['state-dir']), null, 2)}\n`;
+  const backend = await detectBackend();
+  const text = `${JSON.stringify(starterConfig(dir, values['state-dir'], backend), null, 2)}\n`;
   // The starter must load as written: a bad --state-dir is refused before anything is written.
   const loaded = parseConfig(text, file, dir, { env });
   writeFileSync(file, text, { flag: values.force ? 'w' : 'wx' });
   io.stdout(`wrote ${file}\n`);
+  io.stdout(
+    backend === 'os'
+      ? 'secrets: the OS keyring (secrets.backend "os")\n'
+      : 'secrets: no OS keyring answers here, so secrets.backend is "env" (SNOTRA_SECRET_<NAME> variables, or { "env": "VARIABLE" } references)\n',
+  );
   const stateDir = loaded.config.stateDir;
   const ignored = ignoreStateDir(stateDir);
   switch (ignored.kind) {

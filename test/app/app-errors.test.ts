@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chromiumEnv, isApiRequest } from '../../surfaces/app/window.ts';
+import { chromiumEnv, displayProblem, isApiRequest } from '../../surfaces/app/window.ts';
 import { startSnotra } from '../support/snotra-process.ts';
 import { configDir } from '../sidecar/client.ts';
 
@@ -28,6 +28,15 @@ describe('snotra app: clear errors before anything starts', () => {
     const p = startSnotra(['app', '--config', config], { SNOTRA_APP_DEVTOOLS: '1' });
     expect(await p.exited).toBe(1);
     expect(p.stderr()).toContain('SNOTRA_APP_DEVTOOLS=1 is for tests and needs --headless');
+    expect(existsSync(join(dir, 'state'))).toBe(false);
+  }, 30_000);
+
+  it('a visible window with no display says to use --headless, not the launch error of Chromium', async () => {
+    const p = startSnotra(['app', '--config', config], { DISPLAY: '', WAYLAND_DISPLAY: '' });
+    expect(await p.exited).toBe(1);
+    expect(p.stderr()).toContain('no display to open the app window on');
+    expect(p.stderr()).toContain('snotra app --headless');
+    expect(p.stderr()).not.toContain('Playwright');
     expect(existsSync(join(dir, 'state'))).toBe(false);
   }, 30_000);
 
@@ -105,5 +114,22 @@ describe('chromiumEnv: the child allowlist and the desktop session, nothing else
       Path: 'C:\\Windows',
       SystemRoot: 'C:\\Windows',
     });
+  });
+});
+
+describe('displayProblem: a visible window needs a display on Linux', () => {
+  it.each([
+    [false, {}, 'linux', true],
+    [false, { DISPLAY: '' }, 'linux', true],
+    [false, { DISPLAY: '  ', WAYLAND_DISPLAY: '' }, 'freebsd', true],
+    [false, { DISPLAY: ':0' }, 'linux', false],
+    [false, { WAYLAND_DISPLAY: 'wayland-0' }, 'linux', false],
+    [true, {}, 'linux', false],
+    [false, {}, 'darwin', false],
+    [false, {}, 'win32', false],
+  ] as const)('headless %s, env %j, %s → a problem: %s', (headless, env, platform, problem) => {
+    const found = displayProblem(headless, env, platform);
+    expect(found !== null).toBe(problem);
+    if (problem) expect(found).toContain('--headless');
   });
 });

@@ -14,7 +14,10 @@ import {
   type EmbeddedNats,
   type NatsExitInfo,
 } from '../../runtime/bus/index.ts';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
 import { resolveNatsBinary } from '../../runtime/bus/nats-binary.ts';
+import { loadConfig } from '../../runtime/config/load.ts';
+import { Runtime } from '../../runtime/runtime.ts';
 import { isProcessAlive } from '../../runtime/bus/processes.ts';
 import { eventually, livePidsInGroup, startTestNats, tempStateDir } from './helpers.ts';
 
@@ -180,8 +183,23 @@ describe('embedded nats-server lifecycle', () => {
       expect(err).toMatchObject({ code: 'nats_server_missing' });
       expect((err as Error).message).toContain('apt-get install -y nats-server');
       expect((err as Error).message).toContain('brew install nats-server');
+      expect((err as Error).message).toContain('set `bus.serverPath` in the config');
     }
     rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('bus.serverPath, relative to the config file, is the binary the runtime starts', async () => {
+    const dir = tempStateDir();
+    const file = join(dir, 'snotra.config.json');
+    writeFileSync(file, JSON.stringify({ stateDir: 'state', bus: { serverPath: 'bin/nats-server' } }));
+    const loaded = loadConfig(file);
+    expect(loaded.config.bus.serverPath).toBe(join(dir, 'bin', 'nats-server'));
+    const err = await Runtime.start({ loaded, model: new ScriptedModel({}), logLevel: 'silent' }).catch(
+      (e: unknown) => e as Error,
+    );
+    expect(err).toMatchObject({ code: 'nats_server_missing' });
+    expect((err as Error).message).toContain(join(dir, 'bin', 'nats-server'));
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a server that fails at start-up is nats_server_start_failed with its stderr tail', async () => {

@@ -26,8 +26,20 @@ function longestFlag(spec: CommandSpec): string {
 
 const takesJson = (spec: CommandSpec) => spec.options.some(([flags]) => flags.split(' ')[0] === '--json');
 
+const withFlags = COMMAND_SPECS.filter((s) => s.options.length > 0);
+
 describe('a misspelt flag on every command', () => {
-  it.each(COMMAND_SPECS.map((s) => [s.path.join(' '), s] as const))(
+  it.each(COMMAND_SPECS.filter((s) => s.options.length === 0).map((s) => [s.path.join(' '), s] as const))(
+    'snotra %s (no flags of its own): any flag is exit 2 naming it, nothing on stdout',
+    async (_name, spec) => {
+      const r = await cli([...spec.path, '--jsn']);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toContain('--jsn');
+    },
+  );
+
+  it.each(withFlags.map((s) => [s.path.join(' '), s] as const))(
     'snotra %s: exit 2 naming the flag meant, nothing on stdout',
     async (_name, spec) => {
       const meant = longestFlag(spec);

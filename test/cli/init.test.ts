@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config/load.ts';
+import { detectSecretBackend } from '../../runtime/secrets/index.ts';
 import { initCommand } from '../../surfaces/cli/init.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
 
@@ -131,6 +132,26 @@ describe('snotra init', () => {
     const plain = folder(false);
     expect(await initCommand(['--state-dir', 'state'], io().io, plain, envAt(join(base, 's')))).toBe(0);
     expect(existsSync(join(plain, '.gitignore'))).toBe(false);
+  });
+
+  it('names the OS keyring where one answers, and env otherwise (a headless machine), and says which', async () => {
+    for (const [answers, backend] of [
+      [true, 'os'],
+      [false, 'env'],
+    ] as const) {
+      const dir = folder(false);
+      const r = io();
+      const detect = () =>
+        detectSecretBackend(async () => {
+          if (!answers) throw new Error('no D-Bus session bus');
+        });
+      expect(await initCommand(['--state-dir', 'state'], r.io, dir, envAt(join(base, 's')), detect)).toBe(0);
+      const raw = JSON.parse(readFileSync(join(dir, 'snotra.config.json'), 'utf8')) as { secrets: unknown };
+      expect(raw.secrets).toEqual({ backend });
+      expect(r.out.join('')).toContain(
+        backend === 'os' ? 'the OS keyring (secrets.backend "os")' : 'no OS keyring answers here',
+      );
+    }
   });
 
   it('refuses to overwrite an existing config without --force (exit 1, file unchanged)', async () => {

@@ -239,13 +239,15 @@ describe('a hostile MCP server', () => {
       await ready(rt, 'h');
       const { seen, runId } = await runOnce(rt, 'a');
       expect(seen[0]).toMatchObject({ kind: 'tool.result' });
-      // 2 MiB from the server: bounded by the client (256 KiB), then by the observation cap.
-      const text = JSON.stringify(seen[0]);
-      expect(text.length).toBeLessThan(64 * 1024);
-      expect(text).toContain('truncated');
+      // 2 MiB from the server: bounded by the client (256 KiB), then by the observation cap,
+      // which keeps a slice that fills nearly all of it (not an empty string with a marker).
+      const content = (seen[0] as { content: string }).content;
+      expect(Buffer.byteLength(content)).toBeLessThanOrEqual(64 * 1024);
+      expect(content).toContain('truncated');
+      expect(content.match(/x/g)?.length ?? 0).toBeGreaterThan(0.9 * 64 * 1024);
       const row = runtimeInternals(rt).store.ledger.lookup(`call:${runId}:c1`);
       expect(row?.status).toBe('completed');
-      expect(JSON.stringify(row?.result).length).toBeLessThan(64 * 1024);
+      expect(Buffer.byteLength((row?.result as { content: string }).content)).toBeLessThanOrEqual(64 * 1024);
     } finally {
       await rt.stop();
     }

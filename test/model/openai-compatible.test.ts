@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelErrorCode, ModelProviderError } from '../../actors/model/errors.ts';
 import { OpenAiCompatibleModel } from '../../actors/model/openai-compatible.ts';
 import type { HttpModelSettings } from '../../actors/model/settings.ts';
+import { createSecretResolver } from '../../runtime/secrets/index.ts';
 import { FakeModelServer, fixture } from './fake-server.ts';
 import { API_KEY, stepRequest } from './helpers.ts';
 
@@ -363,6 +364,22 @@ describe('openai-compatible provider', () => {
     expect(err.code).toBe(ModelErrorCode.config);
     expect(err.message).toMatch(/secret "other-key" is not set in the memory secret store/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('a key in a variable people already export ({ "env": "OPENAI_API_KEY" }) is sent; an unset one is named', async () => {
+    server.reply({ sse: fixture('openai/read-file.sse') });
+    const req = stepRequest();
+    const withEnv = {
+      ...req,
+      secrets: createSecretResolver(undefined, req.redactor, { env: { OPENAI_API_KEY: API_KEY } }),
+    };
+    await model({ apiKey: { env: 'OPENAI_API_KEY' } }).step(withEnv);
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    const unset = { ...req, secrets: createSecretResolver(undefined, req.redactor, { env: {} }) };
+    const err = await failure(model({ apiKey: { env: 'OPENAI_API_KEY' } }).step(unset));
+    expect(err.code).toBe(ModelErrorCode.config);
+    expect(err.message).toContain('environment variable OPENAI_API_KEY is not set: export OPENAI_API_KEY');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('a server that ignores stream: true and answers with one JSON completion is understood', async () => {

@@ -60,7 +60,7 @@ describe('platform limits', { timeout: 120_000 }, () => {
     const code = await p.exited;
     expect(code).toBe(1);
     expect(p.stderr()).toContain(
-      'surfaces.platforms[0].token: secret "tg-bot" is not set in the env secret store',
+      'surfaces.platforms[0].token: secret "tg-bot" is not set in the env secret store: set SNOTRA_SECRET_TG_BOT',
     );
     expect(p.stdout()).not.toContain('"ready"');
     expect(fake.offsets).toEqual([]);

@@ -112,7 +112,7 @@ describe('the bus', () => {
       await rt.stop();
       rt = null;
       await expect(withBus.start(hello)).rejects.toThrow(
-        /bus\.credentials: secret "nats-token" needs a secret store/,
+        /bus\.credentials: secret "nats-token" cannot be read: no secret store is configured: set secrets\.backend/,
       );
       await expect(
         withBus.start(hello, { secretStore: new MemorySecretStore({ 'nats-token': 'wrong' }) }),

@@ -69,4 +69,47 @@ describe('toObservation', () => {
       expect(obs.content).not.toContain('S3CRET-VALUE');
     }
   });
+  it('law: within budget, and at least 90% of the budget is content when the payload is larger', () => {
+    // A large string is a short random seed repeated (any Unicode, escapes and surrogates too).
+    const big = fc
+      .tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 24 }), fc.integer({ min: 1, max: 200_000 }))
+      .map(([seed, n]) => seed.repeat(Math.ceil(n / seed.length)));
+    const small = fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.boolean(), fc.constant(null));
+    const payload = fc.oneof(
+      big,
+      fc.record({ path: small, content: big, startLine: fc.integer(), truncated: fc.boolean() }),
+      // An MCP tool result: text blocks.
+      fc
+        .array(big, { minLength: 1, maxLength: 3 })
+        .map((texts) => ({ content: texts.map((text) => ({ type: 'text', text })) })),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(big, small), { maxKeys: 4 }),
+    );
+    fc.assert(
+      fc.property(payload, fc.integer({ min: 4096, max: 64 * 1024 }), (result, maxBytes) => {
+        const obs = toObservation({ ok: true, result }, identity, { maxBytes });
+        const size = Buffer.byteLength(obs.content);
+        expect(size).toBeLessThanOrEqual(maxBytes);
+        if (obs.originalBytes <= maxBytes) return;
+        const content = obs.content
+          .replace(/…\[truncated \d+ chars\]/g, '')
+          .replace(/…\[truncated: showing \d+ of \d+ bytes\]$/, '');
+        expect(Buffer.byteLength(content)).toBeGreaterThanOrEqual(0.9 * maxBytes);
+      }),
+      { numRuns: runs(60) },
+    );
+  });
+
+  it('a large file read keeps a prefix of its text that fills the budget', () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `line ${i}: "quoted" \\ tab\there`).join('\n');
+    const result = { path: '/w/big.log', content: text, startLine: 1, endLine: 20_000, truncated: false };
+    const obs = toObservation({ ok: true, result }, identity);
+    expect(obs.truncated).toBe(true);
+    expect(Buffer.byteLength(obs.content)).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(obs.content)).toBeGreaterThan(0.98 * 64 * 1024);
+    const parsed = JSON.parse(obs.content) as { content: string; path: string };
+    expect(parsed.path).toBe('/w/big.log');
+    const kept = parsed.content.replace(/…\[truncated (\d+) chars\]$/, '');
+    expect(text.startsWith(kept)).toBe(true);
+    expect(parsed.content).toContain(`…[truncated ${text.length - kept.length} chars]`);
+  });
 });

@@ -10,7 +10,10 @@ import { readAt } from './fd-io.ts';
 
 /** Limits of `read_file`. */
 export interface ReadFileOptions {
-  /** Bytes of content returned at most (default 256 KiB); more sets `truncated`. */
+  /**
+   * Bytes of content returned at most (default 48 KiB, so the lines it reports fit the 64 KiB
+   * observation the model sees, JSON escapes included); more sets `truncated`.
+   */
   readonly maxBytes?: number;
   /** Bytes read at most to reach the requested lines (default 64 MiB). */
   readonly maxScanBytes?: number;
@@ -59,7 +62,7 @@ interface Limits {
  */
 export function createReadFileExecutor(options: ReadFileOptions = {}): ToolExecutor {
   const limits: Limits = {
-    maxBytes: options.maxBytes ?? 256 * 1024,
+    maxBytes: options.maxBytes ?? 48 * 1024,
     maxScan: options.maxScanBytes ?? 64 * 1024 * 1024,
   };
   const execFs = options.execFs ?? nodeFs;

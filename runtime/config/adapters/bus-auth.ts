@@ -1,7 +1,13 @@
 import type { Redactor } from '../../../store/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { LoadedConfig } from '../load.ts';
-import type { SecretStore } from '../../secrets/index.ts';
+import {
+  missingSecretError,
+  readReference,
+  referenceLabel,
+  type SecretReference,
+  type SecretStore,
+} from '../../secrets/index.ts';
 import type { BusCredentials } from '../../bus/target.ts';
 import { signingKeyFromSeed } from '../../bus/auth/keys.ts';
 import type { BusMinter } from '../../bus/auth/mint.ts';
@@ -48,20 +54,14 @@ export async function busAuthFromConfig(
     problems.push('bus.signingKey: required with bus.url and bus.auth "per-actor"');
   if (account === undefined) problems.push('bus.account: required with bus.url and bus.auth "per-actor"');
   if (problems.length > 0) throw new ConfigError(file, problems);
-  const ref = (signingKey as { secret: string }).secret;
-  if (secretStore === undefined) {
-    throw new ConfigError(file, [
-      `bus.signingKey: secret ${JSON.stringify(ref)} needs a secret store, and none is configured`,
-    ]);
-  }
-  const seed = await secretStore.get(ref);
-  if (seed === null || seed === '') {
-    throw new ConfigError(file, [`bus.signingKey: secret ${JSON.stringify(ref)} is not set`]);
-  }
+  const ref = signingKey as SecretReference;
+  const seed = await readReference(ref, secretStore);
+  if (seed === null)
+    throw new ConfigError(file, [`bus.signingKey: ${missingSecretError(ref, secretStore).message}`]);
   redactor.registerSecret(seed);
   let signing;
   try {
-    signing = signingKeyFromSeed(seed, `bus.signingKey (secret ${JSON.stringify(ref)})`);
+    signing = signingKeyFromSeed(seed, `bus.signingKey (${referenceLabel(ref)})`);
   } catch (err) {
     throw new ConfigError(file, [(err as Error).message]);
   }

@@ -2,7 +2,7 @@ import type { Redactor } from '../../../store/index.ts';
 import type { BusTarget } from '../../bus/index.ts';
 import { ConfigError } from '../errors.ts';
 import type { LoadedConfig } from '../load.ts';
-import type { SecretStore } from '../../secrets/index.ts';
+import { missingSecretError, readReference, type SecretStore } from '../../secrets/index.ts';
 
 /**
  * The bus of `bus.url` in config, with its credentials resolved by name from the secret store
@@ -16,15 +16,10 @@ export async function busTargetFromConfig(
   const { url, credentials } = loaded.config.bus;
   if (url === undefined) return null;
   if (credentials === undefined) return { url };
-  if (secretStore === undefined) {
+  const token = await readReference(credentials, secretStore);
+  if (token === null) {
     throw new ConfigError(loaded.file ?? '(config)', [
-      `bus.credentials: secret ${JSON.stringify(credentials.secret)} needs a secret store, and none is configured`,
-    ]);
-  }
-  const token = await secretStore.get(credentials.secret);
-  if (token === null || token === '') {
-    throw new ConfigError(loaded.file ?? '(config)', [
-      `bus.credentials: secret ${JSON.stringify(credentials.secret)} is not set`,
+      `bus.credentials: ${missingSecretError(credentials, secretStore).message}`,
     ]);
   }
   redactor.registerSecret(token);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SecretRef } from './common.ts';
+import { PathText, SecretRef } from './common.ts';
 
 /** The `bus` section: the NATS server the actors talk over, and how connections authenticate. */
 export const BusSection = z
@@ -10,6 +10,9 @@ export const BusSection = z
       .describe(
         'A NATS server to use, e.g. "nats://127.0.0.1:4222", or a list of the servers of one cluster (the client tries each until one answers, and learns the others from it) (default: the runtime starts its own).',
       ),
+    serverPath: PathText.optional().describe(
+      'The nats-server binary the runtime starts for its own bus when bus.url is not set, e.g. "/opt/nats/nats-server"; relative to the config file\'s folder (default: nats-server on PATH, then /usr/sbin, /usr/local/sbin, /usr/local/bin, /opt/homebrew/bin, /usr/bin).',
+    ),
     credentials: SecretRef.optional().describe('Credentials of that server, as a secret reference.'),
     auth: z
       .enum(['token', 'per-actor'])

@@ -19,15 +19,37 @@ export const PathText = z
     message: 'a path must not contain NUL or other control characters',
   });
 
-/** A reference to a secret by name; the value lives in the secret store, never in config. */
+const REFERENCE_SHAPE =
+  'a secret reference, { "secret": "<name>" } (the secret store) or { "env": "<VARIABLE>" } (a variable you export), never the value itself';
+
+/**
+ * A secret named in config, never its value: `{ "secret": NAME }` (an entry of the secret store,
+ * see `secrets.backend`) or `{ "env": VARIABLE }` (a variable of the environment snotra starts
+ * in, e.g. a key people already export). The runtime's own `SNOTRA_*` variables are refused:
+ * they are taken from the environment at start. One object with exactly one of the two keys,
+ * so a bad field is reported at its own path.
+ */
 export const SecretRef = z
   .strictObject({
     secret: z
       .string()
       .min(1)
+      .optional()
       .describe('The name of a secret in the secret store (see `secrets.backend`), e.g. "openai".'),
+    env: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name (letters, digits and "_")')
+      .refine((name) => !name.toUpperCase().startsWith('SNOTRA_'), {
+        message:
+          'SNOTRA_* variables are the runtime\'s own; for SNOTRA_SECRET_<NAME> write { "secret": "<name>" } with secrets.backend "env"',
+      })
+      .optional()
+      .describe('The name of a variable of the environment snotra starts in, e.g. "OPENAI_API_KEY".'),
   })
-  .describe('A reference to a secret by name: `{ "secret": "<name>" }`; the value never appears in config.');
+  .refine((ref) => (ref.secret === undefined) !== (ref.env === undefined), {
+    message: `expected exactly one key: ${REFERENCE_SHAPE}`,
+  })
+  .describe(`A secret: ${REFERENCE_SHAPE}.`) as unknown as z.ZodType<{ secret: string } | { env: string }>;
 
 /** A free-text note for people reading the config; ignored by the runtime. */
 export const Comment = z
