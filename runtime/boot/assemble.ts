@@ -40,6 +40,7 @@ import { Sessions } from '../sessions/sessions.ts';
 import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
+import { Checkpointer } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
@@ -272,6 +273,8 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
   // fails is reported and retried with backoff, and the runtime starts anyway.
   await tools?.mcp?.start();
+  // Outside the sandbox, into the state dir it hides: a checkpoint before every call that can change a root.
+  const checkpoints = new Checkpointer(stateDir, now);
   runs.wire(
     provideRunMachine({
       store,
@@ -295,6 +298,9 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       report: feed,
       prepareStep: createStepPreparer({ loaded, sessions, contextOf: (runId) => runs.contextOf(runId) }),
       ...(cluster === null ? {} : { claims: cluster.claims }),
+      beforeRun: (call) => {
+        checkpoints.beforeCall(call, call.decision, runAuthority.scopeOf(call.runId).roots);
+      },
     }),
     {
       onStarted: (input) => router.started(input),

@@ -44,6 +44,12 @@ export const AuditKind = {
   callElsewhere: 'call_elsewhere',
   /** Cluster mode: this node took a run over from another node (`detail`: from, why, the run's status then). */
   runTakenOver: 'run_taken_over',
+  /**
+   * A human rewound read-write roots to a checkpoint (`detail`: checkpoint, the undo checkpoint
+   * taken just before, who, the changes by kind and their paths, how many external calls since
+   * were not rewindable).
+   */
+  rewind: 'rewind',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

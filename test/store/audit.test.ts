@@ -102,6 +102,7 @@ describe('audit log', () => {
       'bus_permission_denied',
       'call_elsewhere',
       'run_taken_over',
+      'rewind',
     ]);
   });
 
