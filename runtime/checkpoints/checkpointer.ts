@@ -99,7 +99,16 @@ export class Checkpointer {
         hashed += scan.hashed;
         storedBytes += scan.storedBytes;
       }
-      const record: CheckpointRecord = { v: 1, id: newCheckpointId(at), at, ...meta, roots: held };
+      const record: CheckpointRecord = {
+        v: 1,
+        id: newCheckpointId(at),
+        at,
+        runId: meta.runId,
+        callId: meta.callId,
+        sessionId: meta.sessionId,
+        tool: meta.tool,
+        roots: held,
+      };
       this.store.writeRecord(record);
       return { record, trees, files, hashed, storedBytes };
     } catch (err) {
