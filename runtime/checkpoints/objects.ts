@@ -44,13 +44,16 @@ export class ObjectStore {
   readonly dir: string;
   readonly #known = new Set<string>();
   readonly #trees = new Map<string, Tree>();
+  readonly #dirs = new Set<string>();
 
   constructor(stateDir: string) {
     this.dir = join(stateDir, CHECKPOINTS_DIR);
   }
 
   #ensure(dir: string): void {
+    if (this.#dirs.has(dir)) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.#dirs.add(dir);
   }
 
   #objectPath(hash: string): string {

@@ -108,11 +108,17 @@ export interface RestoreCounts {
   modes: number;
 }
 
-/** Restores `root` from `store`; `stateDir` (canonical) is never touched when it lies inside. */
+/**
+ * Restores `root` from `store`; `stateDir` (canonical) is never touched when it lies inside.
+ * `current` is the tree of the root as a scan just saw it (the rewind's own checkpoint): a
+ * folder whose tree is unchanged is not visited, and a file whose hash is unchanged is not read
+ * again (its kind and size are still checked on disk).
+ */
 export function restoreRoot(
   store: ObjectStore,
   root: CheckpointRoot,
   stateDir: string | null,
+  current: string | null = null,
 ): RestoreCounts {
   const st = lstatOrNull(root.path);
   let real: string | null = null;
@@ -130,9 +136,19 @@ export function restoreRoot(
   const excludedThen = new Set(root.excluded.map((e) => e.path));
   const counts: RestoreCounts = { written: 0, removed: 0, linked: 0, folders: 0, modes: 0 };
 
-  const restoreDir = (abs: string, rel: string, hash: string, mode: number): void => {
+  const restoreDir = (abs: string, rel: string, hash: string, mode: number, seen: string | null): void => {
     assertRealDir(abs);
     const before = lstatSync(abs).mode & 0o7777;
+    if (seen === hash) {
+      if (before !== mode) {
+        chmodNoFollow(abs, mode, true);
+        counts.modes++;
+      }
+      return;
+    }
+    const seenEntries = new Map(
+      seen === null ? [] : store.readTree(seen).entries.map((e) => [e.name, e] as const),
+    );
     // The owner needs to write and enter it while it is restored; its own mode is set last.
     if ((before & 0o700) !== 0o700) chmodNoFollow(abs, before | 0o700, true);
     const wanted = new Map(store.readTree(hash).entries.map((e) => [e.name, e]));
@@ -157,7 +173,13 @@ export function restoreRoot(
         symlinkSync(entry.target, childAbs);
         counts.linked++;
       } else if (entry.type === 'file') {
-        if (cur?.isFile() === true && cur.size === entry.size && sameContents(childAbs, entry.hash)) {
+        const was = seenEntries.get(entry.name);
+        const same = was?.type === 'file' && was.hash === entry.hash;
+        if (
+          cur?.isFile() === true &&
+          cur.size === entry.size &&
+          (same || sameContents(childAbs, entry.hash))
+        ) {
           if ((cur.mode & 0o7777) !== entry.mode) {
             chmodNoFollow(childAbs, entry.mode, false);
             counts.modes++;
@@ -179,7 +201,9 @@ export function restoreRoot(
           mkdirSync(childAbs, { mode: 0o700 });
           counts.folders++;
         }
-        restoreDir(childAbs, childRel, entry.hash, entry.mode);
+        const was = seenEntries.get(entry.name);
+        const kept = cur !== null && cur.isDirectory() && !cur.isSymbolicLink() && was?.type === 'dir';
+        restoreDir(childAbs, childRel, entry.hash, entry.mode, kept ? was.hash : null);
       }
     }
     if ((lstatSync(abs).mode & 0o7777) !== mode) {
@@ -187,7 +211,7 @@ export function restoreRoot(
       if (mode !== before) counts.modes++;
     }
   };
-  restoreDir(root.path, '', root.tree, root.mode);
+  restoreDir(root.path, '', root.tree, root.mode, current);
   return counts;
 }
 

@@ -172,7 +172,10 @@ export function rewindTo(
   const restored: ({ root: string } & RestoreCounts)[] = [];
   if (!options.dryRun) {
     for (const root of record.roots)
-      restored.push({ root: root.id, ...restoreRoot(checkpoints.store, root, checkpoints.stateDir) });
+      restored.push({
+        root: root.id,
+        ...restoreRoot(checkpoints.store, root, checkpoints.stateDir, nowTrees.get(root.path) ?? null),
+      });
   }
   return { checkpoint: summary(record, changes), dryRun: options.dryRun, changes, patches, undo, restored };
 }
