@@ -18,6 +18,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/bus/envelope.test.ts',
   'test/bus/subjects.test.ts',
   'test/checkpoints/restore-safety.test.ts',
+  'test/checkpoints/retention.test.ts',
   'test/cli/plain-command-line.test.ts',
   'test/config/config.test.ts',
   'test/config/goal-loops.test.ts',

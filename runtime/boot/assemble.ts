@@ -40,7 +40,7 @@ import { Sessions } from '../sessions/sessions.ts';
 import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
-import { Checkpointer } from '../checkpoints/index.ts';
+import { Checkpointer, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
@@ -275,6 +275,12 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   await tools?.mcp?.start();
   // Outside the sandbox, into the state dir it hides: a checkpoint before every call that can change a root.
   const checkpoints = new Checkpointer(stateDir, now);
+  try {
+    const pruned = pruneCheckpoints(checkpoints.store, now());
+    if (pruned.removedCheckpoints > 0) logger.info(pruned, 'old checkpoints removed');
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'old checkpoints could not be pruned');
+  }
   runs.wire(
     provideRunMachine({
       store,

@@ -11,6 +11,8 @@ export { CheckpointFormatError, isCheckpointId } from './format.ts';
 export type { CheckpointRecord, ExclusionReason } from './format.ts';
 export { CHECKPOINTS_DIR, CheckpointNotFoundError } from './objects.ts';
 export { RestoreError } from './restore.ts';
+export { CHECKPOINT_RETENTION, pruneCheckpoints } from './retention.ts';
+export type { PruneResult } from './retention.ts';
 export { listCheckpoints, rewindTo } from './rewind.ts';
 export type { CheckpointFilter, CheckpointSummary, RewindReport } from './rewind.ts';
 export { mayChangeRoots, rootsToCheckpoint } from './scope.ts';

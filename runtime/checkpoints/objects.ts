@@ -181,8 +181,8 @@ export class ObjectStore {
     rmSync(join(this.dir, 'records', `${checkCheckpointId(id, 'checkpoint')}.json`), { force: true });
   }
 
-  /** Removes every object not in `keep`; returns how many were removed. */
-  sweep(keep: ReadonlySet<string>): number {
+  /** Removes every object not in `keep` and not `spared`; returns how many were removed. */
+  sweep(keep: ReadonlySet<string>, spared: (hash: string) => boolean = () => false): number {
     let removed = 0;
     const objects = join(this.dir, 'objects');
     let prefixes: string[];
@@ -194,7 +194,7 @@ export class ObjectStore {
     for (const prefix of prefixes) {
       for (const rest of readdirSync(join(objects, prefix))) {
         const hash = `${prefix}${rest}`;
-        if (keep.has(hash) || !isObjectHash(hash)) continue;
+        if (keep.has(hash) || !isObjectHash(hash) || spared(hash)) continue;
         rmSync(join(objects, prefix, rest), { force: true });
         this.#known.delete(hash);
         this.#trees.delete(hash);
