@@ -40,7 +40,7 @@ import { Sessions } from '../sessions/sessions.ts';
 import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
-import { Checkpointer, pruneCheckpoints } from '../checkpoints/index.ts';
+import { Checkpointer, mayChangeRoots, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
@@ -305,7 +305,9 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       prepareStep: createStepPreparer({ loaded, sessions, contextOf: (runId) => runs.contextOf(runId) }),
       ...(cluster === null ? {} : { claims: cluster.claims }),
       beforeRun: (call) => {
-        checkpoints.beforeCall(call, call.decision, runAuthority.scopeOf(call.runId).roots);
+        // A read-only call takes no checkpoint and asks for no scope (the hot path).
+        if (mayChangeRoots(call.tool, call.decision))
+          checkpoints.beforeCall(call, call.decision, runAuthority.scopeOf(call.runId).roots);
       },
     }),
     {

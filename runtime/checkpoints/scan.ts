@@ -53,6 +53,20 @@ export interface ScanResult {
   readonly storedBytes: number;
 }
 
+/**
+ * `read()`, or null when what it reads vanished meanwhile (another process deleted it while the
+ * scan ran): a path gone before it was read is not in the checkpoint, rather than failing it.
+ */
+function gone<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
 function kindOf(st: Stats): EntryKind {
   if (st.isSymbolicLink()) return 'symlink';
   if (st.isDirectory()) return 'dir';
@@ -72,11 +86,13 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
 
   const scanDir = (abs: string, rel: string): string => {
     const entries: TreeEntry[] = [];
-    const names = readdirSync(abs).sort();
+    // The root itself must be readable; a folder in it may vanish while the scan runs.
+    const names = (rel === '' ? readdirSync(abs) : (gone(() => readdirSync(abs)) ?? [])).sort();
     for (const name of names) {
       const childAbs = join(abs, name);
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      const st = lstatSync(childAbs);
+      const st = gone(() => lstatSync(childAbs));
+      if (st === null) continue;
       const kind = kindOf(st);
       const why = rule.reason(childRel, name, kind, st.size, childAbs);
       if (why !== null) {
@@ -85,13 +101,15 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
       }
       const mode = st.mode & 0o7777;
       if (kind === 'symlink') {
-        entries.push({ name, type: 'symlink', target: readlinkSync(childAbs) });
+        const target = gone(() => readlinkSync(childAbs));
+        if (target !== null) entries.push({ name, type: 'symlink', target });
       } else if (kind === 'dir') {
         entries.push({ name, type: 'dir', mode, hash: scanDir(childAbs, childRel) });
       } else {
         files++;
         const seen = previous.get(childAbs);
         let hash: string;
+        let size = st.size;
         if (
           seen !== undefined &&
           seen.size === st.size &&
@@ -103,23 +121,27 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
         ) {
           hash = seen.hash;
         } else {
-          const data = readFileSync(childAbs);
+          const data = gone(() => readFileSync(childAbs));
+          if (data === null) continue;
           hash = sha256(data);
+          size = data.length;
           hashed++;
           if (store !== null && !store.has(hash)) {
             store.putBlob(hash, data);
             storedBytes += data.length;
           }
         }
-        next.set(childAbs, {
-          size: st.size,
-          mtimeMs: st.mtimeMs,
-          ctimeMs: st.ctimeMs,
-          ino: st.ino,
-          mode,
-          hash,
-        });
-        entries.push({ name, type: 'file', mode, size: st.size, hash });
+        // Changed while it was read: not remembered, so the next scan reads it again.
+        if (size === st.size)
+          next.set(childAbs, {
+            size: st.size,
+            mtimeMs: st.mtimeMs,
+            ctimeMs: st.ctimeMs,
+            ino: st.ino,
+            mode,
+            hash,
+          });
+        entries.push({ name, type: 'file', mode, size, hash });
       }
     }
     const tree: Tree = { v: 1, entries };
