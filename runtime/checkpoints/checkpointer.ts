@@ -87,7 +87,10 @@ export class Checkpointer {
       let storedBytes = 0;
       for (const root of roots) {
         const path = canonical(root.path);
-        if (path === null) throw new CheckpointError(`root ${root.id} (${root.path}) cannot be read`);
+        if (path === null)
+          throw new CheckpointError(
+            `the checkpoint before ${meta.tool} could not be taken (root ${root.id}, ${root.path}, cannot be read); ${meta.tool} did not run`,
+          );
         const scan = scanRoot(
           { id: root.id, path, deny: root.deny ?? [], stateDir: this.#stateDir },
           this.store,
@@ -114,7 +117,7 @@ export class Checkpointer {
     } catch (err) {
       if (err instanceof CheckpointError) throw err;
       throw new CheckpointError(
-        `the checkpoint before ${meta.tool} could not be taken (${(err as Error).message}); the call did not run`,
+        `the checkpoint before ${meta.tool} could not be taken (${(err as Error).message}); ${meta.tool} did not run`,
         { cause: err },
       );
     }
