@@ -69,6 +69,15 @@ export { readGoal, readGoals, requestGoalControl } from './control/goals.ts';
 export type { GoalRecord, IterationRecord } from './control/goals.ts';
 export { listGrants, readActiveGrants, revokeGrant } from './control/grants.ts';
 export type { GrantView } from './control/grants.ts';
+export { AgentRewindError, rewindCheckpoint, rewindList } from './control/rewind.ts';
+export type { ExternalEffect, RewindOutcome } from './control/rewind.ts';
+export {
+  CheckpointError,
+  CheckpointFormatError,
+  CheckpointNotFoundError,
+  RestoreError,
+} from './checkpoints/index.ts';
+export type { Change, CheckpointSummary } from './checkpoints/index.ts';
 export { AuditUnavailableError, openAuditReader } from './control/audit.ts';
 export type { AuditEvent, AuditReader, ChainVerification } from './control/audit.ts';
 export type { Provenance, ProvenanceStep } from './read/provenance.ts';

@@ -25,6 +25,20 @@ export interface ExecuteDeps {
    * Absent on a single node: the local ledger alone decides, as it always has.
    */
   readonly claims?: CallClaims;
+  /**
+   * Called just before a call's tool runs (its `started` row is written): the runtime checkpoints
+   * the read-write roots the call can change. A throw fails the call, which then does not run.
+   */
+  readonly beforeRun?: (call: BeforeRunCall) => void;
+}
+
+/** The call `ExecuteDeps.beforeRun` is told about. */
+export interface BeforeRunCall {
+  readonly runId: string;
+  readonly callId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly decision: Decision;
 }
 
 /** What claiming a call cluster-wide found (see {@link CallClaims}). */
@@ -175,6 +189,7 @@ export async function executeOnce(
   const args = (call.args ?? {}) as Record<string, unknown>;
   try {
     let usage: { modelCalls: number; toolCalls: number; tokens?: ModelUsage } | undefined;
+    deps.beforeRun?.({ runId, callId: call.id, sessionId: meta.sessionId, tool: call.tool, decision });
     const result = await executor.execute(args, {
       ...deps.contextFor(runId),
       runId,

@@ -40,6 +40,7 @@ import { Sessions } from '../sessions/sessions.ts';
 import { sessionsView, type SessionsView } from '../sessions/view.ts';
 import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
+import { Checkpointer, mayChangeRoots, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { openBus } from './open-bus.ts';
@@ -271,6 +272,14 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   // MCP servers start at boot (their tools are in the catalog before any run resumes); one that
   // fails is reported and retried with backoff, and the runtime starts anyway.
   await tools?.mcp?.start();
+  // Outside the sandbox, into the state dir it hides: a checkpoint before every call that can change a root.
+  const checkpoints = new Checkpointer(stateDir, now);
+  try {
+    const pruned = pruneCheckpoints(checkpoints.store, now());
+    if (pruned.removedCheckpoints > 0) logger.info(pruned, 'old checkpoints removed');
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'old checkpoints could not be pruned');
+  }
   runs.wire(
     provideRunMachine({
       store,
@@ -294,6 +303,11 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       report: feed,
       prepareStep: createStepPreparer({ loaded, sessions, contextOf: (runId) => runs.contextOf(runId) }),
       ...(cluster === null ? {} : { claims: cluster.claims }),
+      beforeRun: (call) => {
+        // A read-only call takes no checkpoint and asks for no scope (the hot path).
+        if (mayChangeRoots(call.tool, call.decision))
+          checkpoints.beforeCall(call, call.decision, runAuthority.scopeOf(call.runId).roots);
+      },
     }),
     {
       onStarted: (input) => router.started(input),

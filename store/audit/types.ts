@@ -50,6 +50,12 @@ export const AuditKind = {
    * approval or grant, the expected and the actual hash or target). Nothing ran.
    */
   callRefused: 'call_refused',
+  /**
+   * A human rewound read-write roots to a checkpoint (`detail`: checkpoint, the undo checkpoint
+   * taken just before, who, the changes by kind and their paths, how many external calls since
+   * were not rewindable).
+   */
+  rewind: 'rewind',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

@@ -351,6 +351,26 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
       (await import('./mcp-servers.ts')).mcpServersCommand(['tools', ...argv], io, cwd),
   },
   {
+    path: ['rewind'],
+    summary:
+      'checkpoints taken before calls that could change a root (--list), and putting the roots back to one (diff first; audited; undoable)',
+    usage:
+      '--list [--run R] [--session S] [--json] | CHECKPOINT [--dry-run] [--json]  [--state-dir D] [--config F]',
+    options: [
+      ['--list', 'the checkpoints, oldest first: run, call, tool, time, and the paths changed since each'],
+      ['--run R', 'with --list: only this run’s checkpoints'],
+      ['--session S', 'with --list: only this session’s checkpoints'],
+      ['--dry-run', 'show the diff a rewind would make, change nothing'],
+      JSON_OUT,
+      ...STATE,
+    ],
+    examples: [
+      'snotra rewind --list --run assistant:run-123',
+      'snotra rewind ck-0mic2x1p-9f3a2b1c --dry-run',
+    ],
+    run: async (argv, io, cwd) => (await import('./rewind.ts')).rewindCommand(argv, io, cwd),
+  },
+  {
     path: ['audit'],
     summary:
       'the audit trail; --verify checks the hash chain; why RUN CALL: one call’s provenance (exit 1: not closed)',

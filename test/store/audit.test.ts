@@ -103,6 +103,7 @@ describe('audit log', () => {
       'call_elsewhere',
       'run_taken_over',
       'call_refused',
+      'rewind',
     ]);
   });
 

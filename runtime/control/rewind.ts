@@ -1,0 +1,117 @@
+/**
+ * `snotra rewind` on a state dir: the checkpoints with what changed since each, and the rewind
+ * itself — a human's action (refused from a process the runtime started), audited as `rewind`,
+ * with the calls since the checkpoint whose effects left the machine listed as not rewindable.
+ */
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { resolveDbPath, type AuditEvent } from '../../store/index.ts';
+import {
+  listCheckpoints,
+  rewindTo,
+  type CheckpointFilter,
+  type CheckpointSummary,
+  type RewindReport,
+} from '../checkpoints/index.ts';
+import { systemClock } from '../time/clock.ts';
+import { descendsFrom } from './ancestry.ts';
+import { openLocalStore, runtimePid } from './local-store.ts';
+
+/** A call since a checkpoint whose effect left the machine: a rewind cannot take it back. */
+export interface ExternalEffect {
+  readonly runId: string | null;
+  readonly callId: string | null;
+  readonly tool: string;
+  /** What it reached: a URL, a channel, an MCP server's target (redacted as stored). */
+  readonly target: string | null;
+  readonly at: number;
+  /** `completed`, or `started` when it may or may not have happened (cut by a crash). */
+  readonly status: string;
+}
+
+/** A rewind as the CLI reports it. */
+export interface RewindOutcome extends RewindReport {
+  readonly notRewindable: readonly ExternalEffect[];
+  readonly user: string;
+}
+
+/** Raised when a rewind is asked from a process the runtime started (an agent's tool). */
+export class AgentRewindError extends Error {
+  readonly code = 'rewind_from_agent';
+}
+
+/** External calls started since `at`, from the audit log (none when there is no database). */
+export function externalEffectsSince(stateDir: string, at: number): ExternalEffect[] {
+  if (!existsSync(resolveDbPath({ stateDir }))) return [];
+  const store = openLocalStore(stateDir, true);
+  let events: AuditEvent[];
+  try {
+    events = store.audit.list();
+  } finally {
+    store.close();
+  }
+  const byCall = new Map<string, ExternalEffect>();
+  for (const e of events) {
+    if (e.at < at || e.risk !== 'external' || (e.kind !== 'started' && e.kind !== 'completed')) continue;
+    const key = `${e.runId ?? ''}\u0000${e.callId ?? ''}`;
+    byCall.set(key, {
+      runId: e.runId ?? null,
+      callId: e.callId ?? null,
+      tool: e.tool ?? 'unknown',
+      target: e.resource ?? null,
+      at: byCall.get(key)?.at ?? e.at,
+      status: e.kind,
+    });
+  }
+  return [...byCall.values()];
+}
+
+/** The checkpoints of a state dir, oldest first, with what changed since each. */
+export function rewindList(stateDir: string, filter: CheckpointFilter): CheckpointSummary[] {
+  return listCheckpoints(stateDir, filter, () => systemClock.now());
+}
+
+/**
+ * Rewinds to checkpoint `id` as the local user (`dryRun`: only the diff). The rewind is audited
+ * (`rewind`, with the undo checkpoint and what changed) when the state dir has a database.
+ */
+export function rewindCheckpoint(stateDir: string, id: string, options: { dryRun: boolean }): RewindOutcome {
+  const pid = runtimePid(stateDir);
+  if (pid !== null && descendsFrom(pid))
+    throw new AgentRewindError(
+      'a rewind cannot be made from a process started by the runtime (an agent’s tool)',
+    );
+  const user = `local:${userInfo().username}`;
+  const report = rewindTo(stateDir, id, { dryRun: options.dryRun, now: () => systemClock.now() });
+  const notRewindable = externalEffectsSince(stateDir, report.checkpoint.at);
+  if (!options.dryRun && existsSync(resolveDbPath({ stateDir }))) {
+    const store = openLocalStore(stateDir, false);
+    try {
+      const counts: Record<string, number> = {};
+      for (const c of report.changes) counts[c.change] = (counts[c.change] ?? 0) + 1;
+      store.audit.append({
+        kind: 'rewind',
+        surface: 'cli',
+        sessionId: report.checkpoint.sessionId,
+        runId: report.checkpoint.runId,
+        callId: report.checkpoint.callId,
+        status: 'restored',
+        resource: report.checkpoint.roots
+          .map((r) => r.path)
+          .join(', ')
+          .slice(0, 4000),
+        detail: {
+          checkpoint: report.checkpoint.id,
+          undo: report.undo,
+          by: user,
+          changes: counts,
+          paths: report.changes.slice(0, 200).map((c) => ({ root: c.root, path: c.path, change: c.change })),
+          notRewindable: notRewindable.length,
+        },
+      });
+    } finally {
+      store.close();
+    }
+  }
+  return { ...report, notRewindable, user };
+}
