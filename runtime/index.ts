@@ -47,9 +47,17 @@ export type {
   ApprovalView,
   ReadModels,
   RunAuditView,
+  RunListItem,
   RunView,
   StoredRunView,
 } from './read/read-models.ts';
+export type {
+  CallApproval,
+  CallDecision,
+  ConversationCall,
+  ConversationItem,
+  RunConversation,
+} from './read/conversation.ts';
 
 // A state dir read and changed from another process (the CLI's control commands).
 export {

@@ -124,12 +124,12 @@ try {
   await page.locator('[data-testid=feed]', { hasText: /^live$/ }).waitFor({ timeout: 30_000 });
   // Inbox: the scheduled (unattended) run parked on its shell call.
   await page.locator('[data-testid=inbox-badge]', { hasText: /^1$/ }).waitFor({ timeout: 60_000 });
-  await page.click('button[data-tab=inbox]');
+  await page.click('nav button[data-tab=inbox]');
   await page.locator('.inbox [data-testid=approval-card]').waitFor();
   await page.locator('.inbox input.reason').fill('checked: only the build target');
   await shot('inbox');
   // Chat with an inline approval card and its diff.
-  await page.click('button[data-tab=chat]');
+  await page.click('nav button[data-tab=chat]');
   await page.waitForSelector('[data-testid=agent] option[value=assistant]', { state: 'attached' });
   await page.selectOption('[data-testid=agent]', 'assistant');
   await page.fill('[data-testid=message]', 'Mark the weekly report as final.');
@@ -139,23 +139,26 @@ try {
   await shot('chat');
   await card.locator('button.approve').click();
   await page.locator('.chat [data-testid=run-completed]').waitFor({ timeout: 30_000 });
-  // Runs with the audit timeline and its verification.
-  await page.click('button[data-tab=runs]');
-  await page.locator('[data-testid=run-list] li', { hasText: 'assistant:' }).first().click();
-  await page.locator('[data-testid=timeline] li[data-kind=completed]').waitFor({ timeout: 15_000 });
+  // Runs by title: the run's conversation, then its audit timeline and verification (second tab).
+  await page.click('nav button[data-tab=runs]');
+  await page.locator('[data-testid=run-list] li', { hasText: 'Mark the weekly report' }).first().click();
+  await page.locator('[data-testid=conversation] [data-testid=decision]').waitFor({ timeout: 15_000 });
   await shot('runs');
+  await page.click('.run-detail button[data-tab=audit]');
+  await page.locator('[data-testid=timeline] li[data-kind=completed]').waitFor({ timeout: 15_000 });
+  await shot('runs-audit');
   // Goals: the goal loop started from the page; its first iteration's run parks on its shell call.
-  await page.click('button[data-tab=goals]');
+  await page.click('nav button[data-tab=goals]');
   const goal = page.locator('[data-testid=goal-card][data-goal="weekly-digest"]');
   await goal.locator('button[data-action=start]').click();
   await goal.locator('.badge.parked').waitFor({ state: 'visible', timeout: 30_000 });
   await shot('goals');
   // Actors: the live tree (agents → goal → its parked run → the approval; the parked nightly run)
-  // and the goal machine's graph with the goal's state highlighted.
-  await page.click('button[data-tab=actors]');
+  // and the goal machine's diagram (the SVG of `snotra viz`) with the goal's state highlighted.
+  await page.click('nav button[data-tab=actors]');
   await page.locator('[data-testid=actor-tree] button.actor.kind-goal').click();
   await page
-    .locator('.actors [data-testid=machine-graph][data-machine=goal] .state.current')
+    .locator('.actors [data-testid=machine-graph][data-machine=goal] svg g.state.current')
     .waitFor({ timeout: 15_000 });
   await page.locator('nav').scrollIntoViewIfNeeded();
   await shot('actors');

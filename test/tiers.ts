@@ -94,6 +94,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/store/audit.test.ts',
   'test/store/cli-audit.test.ts',
   'test/store/encoding.test.ts',
+  'test/store/session-titles.test.ts',
   'test/store/fast-parse.test.ts',
   'test/store/forbidden-key.test.ts',
   'test/store/grants.test.ts',
@@ -112,6 +113,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/tools/observation.test.ts',
   'test/tools/search.test.ts',
   'test/viz/viz.test.ts',
+  'test/web/words.test.ts',
 ];
 
 /** Integration files that need a fresh worker of their own (see above), with the reason. */

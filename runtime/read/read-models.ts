@@ -20,6 +20,7 @@ import type { LoadedConfig } from '../config/load.ts';
 import type { SandboxStatus } from '../sandbox/index.ts';
 import { readStoredRun } from '../runs/stored-run.ts';
 import { provenanceOf, type Provenance } from './provenance.ts';
+import { runConversation, type RunConversation } from './conversation.ts';
 
 /** A configured agent as a surface shows it: its id and its mode now (after any `setAgentMode`). */
 export interface AgentView {
@@ -31,6 +32,15 @@ export interface AgentView {
 export interface ApprovalView {
   readonly approval: ApprovalRecord;
   readonly details: ApprovalDetails | null;
+}
+
+/**
+ * A run as the runs list shows it: its summary, the session it belongs to and that session's
+ * title (a sub-agent's run: its top run's), null for a run outside any conversation.
+ */
+export interface RunListItem extends RunSummary {
+  readonly sessionId: string | null;
+  readonly title: string | null;
 }
 
 /** One stored run: its summary, its outcome (null while it has none) and its machine state value. */
@@ -143,9 +153,27 @@ export class ReadModels {
     return this.redact({ approval, details });
   }
 
-  /** Every stored run's summary, oldest update first. */
-  runs(): RunSummary[] {
-    return this.redact(this.deps.store.snapshots.list());
+  /** Every stored run's summary with its conversation's title, oldest update first. */
+  runs(): RunListItem[] {
+    const list = this.deps.store.snapshots.list();
+    const titles = this.deps.store.sessions.runTitles();
+    const parent = new Map(list.map((r) => [r.runId, r.parentRunId]));
+    const top = (runId: string): string => {
+      let id = runId;
+      // Bounded: a parent chain is never longer than the list (and never a cycle that matters).
+      for (let i = 0; i < list.length; i++) {
+        const up = parent.get(id) ?? null;
+        if (up === null) break;
+        id = up;
+      }
+      return id;
+    };
+    return this.redact(
+      list.map((r) => {
+        const t = titles.get(r.runId) ?? titles.get(top(r.runId));
+        return { ...r, sessionId: t?.sessionId ?? null, title: t?.title ?? null };
+      }),
+    );
   }
 
   /** One stored run with its outcome and state, or null when there is none. */
@@ -155,6 +183,11 @@ export class ReadModels {
     const stored = this.deps.store.snapshots.get(summary.runId);
     const { context, value } = stored === null ? { context: null, value: null } : readStoredRun(stored);
     return this.redact({ run: summary, outcome: context?.outcome ?? null, state: value });
+  }
+
+  /** A run as a conversation, sub-agents nested in place (redacted), or null when there is no such run. */
+  conversation(runId: string): RunConversation | null {
+    return this.redact(runConversation(this.deps, runId));
   }
 
   /** A stored run read by its id alone (no listing), or null when there is none. */

@@ -60,7 +60,11 @@ export class RunRouter {
     // A durable conversation: the run starts after the session's history as it is now.
     const historyUpTo =
       message.conversation === true && message.parentRunId === null
-        ? deps.sessions.startRun(message.sessionId, runId, { agentId, surface: message.surface })
+        ? deps.sessions.startRun(message.sessionId, runId, {
+            agentId,
+            surface: message.surface,
+            firstMessage: message.text,
+          })
         : undefined;
     deps.runs.start({
       runId,

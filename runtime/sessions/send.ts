@@ -14,7 +14,11 @@ export async function sendInSession(
 ): Promise<void> {
   if (message.conversation !== true) return send(agentId, message);
   const runId = makeRunId(agentId, message.messageId);
-  sessions.reserve(message.sessionId, runId, { agentId, surface: message.surface });
+  sessions.reserve(message.sessionId, runId, {
+    agentId,
+    surface: message.surface,
+    firstMessage: message.text,
+  });
   try {
     await send(agentId, message);
   } catch (err) {

@@ -8,6 +8,13 @@ import { storedContext } from '../runs/stored-run.ts';
 import { SessionBusyError, SessionNotFoundError } from './errors.ts';
 import { toHistory } from './history.ts';
 
+/** Who starts a run in a session, and its message (the title of a session that has none yet). */
+export interface RunMeta {
+  readonly agentId: string;
+  readonly surface: string;
+  readonly firstMessage?: string;
+}
+
 /** What the sessions need from the runtime. */
 export interface SessionsDeps {
   readonly store: Store;
@@ -51,7 +58,7 @@ export class Sessions {
    * Makes `runId` the session's holder before its message is sent (creating the session when it
    * is new). Throws `SessionBusyError` when another run holds it.
    */
-  reserve(sessionId: string, runId: string, meta: { agentId: string; surface: string }): void {
+  reserve(sessionId: string, runId: string, meta: RunMeta): void {
     const claimed = this.#claim(sessionId, runId, meta);
     if (!claimed.ok) {
       const holder = claimed.activeRunId ?? 'unknown';
@@ -70,7 +77,7 @@ export class Sessions {
    * The number of session entries a new run starts after (its `historyUpTo`): the run takes the
    * session when no run holds it; otherwise it shares the history as it is now.
    */
-  startRun(sessionId: string, runId: string, meta: { agentId: string; surface: string }): number {
+  startRun(sessionId: string, runId: string, meta: RunMeta): number {
     this.#reserved.delete(runId);
     const claimed = this.#claim(sessionId, runId, meta);
     if (claimed.ok) return claimed.entries;
@@ -147,6 +154,16 @@ export class Sessions {
     return this.deps.store.sessions.entries(sessionId);
   }
 
+  /** Sets a session's title (a human's edit); throws `SessionNotFoundError`. */
+  rename(sessionId: string, title: string): void {
+    if (!this.deps.store.sessions.setTitle(sessionId, title)) throw new SessionNotFoundError(sessionId);
+  }
+
+  /** Each run that holds or held a session: its session and that session's title. */
+  runTitles(): Map<string, { sessionId: string; title: string | null }> {
+    return this.deps.store.sessions.runTitles();
+  }
+
   /** Removes a session; throws `SessionNotFoundError`, or `SessionBusyError` while a run holds it. */
   remove(sessionId: string): void {
     const s = this.get(sessionId);
@@ -158,7 +175,7 @@ export class Sessions {
       if (key.endsWith(`\u0000${sessionId}`)) this.#history.delete(key);
   }
 
-  #claim(sessionId: string, runId: string, meta: { agentId: string; surface: string }) {
+  #claim(sessionId: string, runId: string, meta: RunMeta) {
     return this.deps.store.sessions.claim(
       sessionId,
       runId,

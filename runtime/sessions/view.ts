@@ -27,6 +27,11 @@ export interface SessionsView {
    * for a bad or taken name.
    */
   create(agentId: string, surface: string, name?: string): SessionView;
+  /**
+   * Sets a session's title (a human's edit, on one line, redacted when stored); throws
+   * `SessionNotFoundError`. Later runs never replace it.
+   */
+  rename(sessionId: string, title: string): SessionView;
   /** Removes a session; throws `SessionNotFoundError`, or `SessionBusyError` while a run holds it. */
   remove(sessionId: string): void;
 }
@@ -42,6 +47,10 @@ export function sessionsView(sessions: Sessions): SessionsView {
       const id = name === undefined ? sessions.newId('chat') : checkSessionName(name, 'session name');
       if (!sessions.create(id, agentId, surface))
         throw new SessionNameError(`session ${JSON.stringify(id)} already exists`);
+      return sessions.get(id) as SessionView;
+    },
+    rename: (id, title) => {
+      sessions.rename(id, title.replace(/\s+/g, ' ').trim());
       return sessions.get(id) as SessionView;
     },
     remove: (id) => sessions.remove(id),

@@ -62,11 +62,17 @@ function prepare(ctx: StoreContext) {
     ),
     insert: db.prepare(
       `INSERT INTO sessions (session_id, agent_id, workspace, surface, title, active_run_id, created_at, updated_at)
-       VALUES (@sessionId, @agentId, @workspace, @surface, NULL, @runId, @now, @now)`,
+       VALUES (@sessionId, @agentId, @workspace, @surface, @title, @runId, @now, @now)`,
     ),
     take: db.prepare(
-      'UPDATE sessions SET active_run_id = ?, updated_at = ? WHERE session_id = ? AND active_run_id IS NULL',
+      `UPDATE sessions SET active_run_id = ?, updated_at = ?, title = COALESCE(title, ?)
+       WHERE session_id = ? AND active_run_id IS NULL`,
     ),
+    setTitle: db.prepare('UPDATE sessions SET title = ? WHERE session_id = ?'),
+    runTitles: db.prepare(
+      `SELECT r.run_id, s.session_id, s.title FROM session_runs r JOIN sessions s ON s.session_id = r.session_id
+       UNION ALL SELECT active_run_id, session_id, title FROM sessions WHERE active_run_id IS NOT NULL`,
+    ) as Statement<[], { run_id: string; session_id: string; title: string | null }>,
     release: db.prepare(
       'UPDATE sessions SET active_run_id = NULL WHERE session_id = ? AND active_run_id = ?',
     ),
@@ -144,8 +150,17 @@ export class SessionStore {
     return this.ctx.tx.run(() => {
       const now = this.ctx.clock();
       const row = s.get.get(sessionId);
+      const title = titleOfText(this.ctx, meta.firstMessage);
       if (row === undefined) {
-        s.insert.run({ sessionId, runId, now, ...meta });
+        s.insert.run({
+          sessionId,
+          runId,
+          now,
+          agentId: meta.agentId,
+          workspace: meta.workspace,
+          surface: meta.surface,
+          title,
+        });
         return { ok: true, entries: 0, created: true };
       }
       if (row.active_run_id === runId) return { ok: true, entries: row.entries, created: false };
@@ -154,7 +169,7 @@ export class SessionStore {
           return { ok: false, activeRunId: row.active_run_id, agentId: row.agent_id };
         s.release.run(sessionId, row.active_run_id);
       }
-      s.take.run(runId, now, sessionId);
+      s.take.run(runId, now, title, sessionId);
       return { ok: true, entries: s.get.get(sessionId)?.entries ?? row.entries, created: false };
     });
   }
@@ -162,7 +177,28 @@ export class SessionStore {
   /** Creates an empty session that no run holds; false (nothing changed) when the id is taken. */
   create(sessionId: string, meta: SessionMeta): boolean {
     const s = this.#writable('create');
-    return s.create.run({ sessionId, now: this.ctx.clock(), ...meta }).changes > 0;
+    return (
+      s.create.run({
+        sessionId,
+        now: this.ctx.clock(),
+        agentId: meta.agentId,
+        workspace: meta.workspace,
+        surface: meta.surface,
+      }).changes > 0
+    );
+  }
+
+  /** Sets a session's title (a human's edit; redacted like every stored text). False when there is no such session. */
+  setTitle(sessionId: string, title: string): boolean {
+    return this.#writable('setTitle').setTitle.run(toStoredText(this.ctx, title), sessionId).changes > 0;
+  }
+
+  /** Each run that holds or held a session: its session and that session's title now. */
+  runTitles(): Map<string, { sessionId: string; title: string | null }> {
+    const out = new Map<string, { sessionId: string; title: string | null }>();
+    for (const r of this.#s?.runTitles.all() ?? [])
+      out.set(r.run_id, { sessionId: r.session_id, title: r.title });
+    return out;
   }
 
   /** Lets go of a session held by `runId` (its run was never started); nothing when another holds it. */
@@ -238,7 +274,13 @@ export class SessionStore {
 function titleOf(ctx: StoreContext, entries: readonly unknown[]): string | null {
   const first = entries.find((e) => (e as { role?: unknown } | null)?.role === 'user') as
     { text?: unknown } | undefined;
-  if (typeof first?.text !== 'string') return null;
-  const line = first.text.replace(/\s+/g, ' ').trim();
+  return titleOfText(ctx, first?.text);
+}
+
+/** A message as a title: on one line, shortened and redacted; null for none or an empty one. */
+function titleOfText(ctx: StoreContext, text: unknown): string | null {
+  if (typeof text !== 'string') return null;
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line === '') return null;
   return toStoredText(ctx, line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line);
 }

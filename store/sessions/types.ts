@@ -30,6 +30,8 @@ export interface SessionMeta {
   readonly agentId: string;
   readonly workspace: string;
   readonly surface: string;
+  /** The message of the run that claims it: the title of a session that has none yet. */
+  readonly firstMessage?: string;
 }
 
 /** The answer to a claim: the session is this run's (with the entries it starts from), or another run holds it. */

@@ -10,7 +10,8 @@ import {
 import { readJsonBody } from './body.ts';
 import { SidecarError } from './errors.ts';
 import { parse, reply, type Handler, type RouteContext } from './route-context.ts';
-import { createSession, listSessions, sessionBusy, sessionMessages } from './session-routes.ts';
+import { machineSvg } from './machine-svg.ts';
+import { createSession, listSessions, patchSession, sessionBusy, sessionMessages } from './session-routes.ts';
 
 export type { RouteContext } from './route-context.ts';
 
@@ -43,12 +44,15 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'POST', pattern: ['v1', 'chat', null, 'messages'], handler: chat },
   { method: 'GET', pattern: ['v1', 'sessions'], handler: listSessions },
   { method: 'POST', pattern: ['v1', 'sessions'], handler: createSession },
+  { method: 'PATCH', pattern: ['v1', 'sessions', null], handler: patchSession },
   { method: 'GET', pattern: ['v1', 'sessions', null, 'messages'], handler: sessionMessages },
   { method: 'GET', pattern: ['v1', 'runs'], handler: runs },
   { method: 'GET', pattern: ['v1', 'runs', null], handler: run },
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
   { method: 'GET', pattern: ['v1', 'runs', null, 'calls', null, 'provenance'], handler: provenance },
+  { method: 'GET', pattern: ['v1', 'runs', null, 'conversation'], handler: conversation },
   { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
+  { method: 'GET', pattern: ['v1', 'machines', null, 'svg'], handler: machineSvg },
   { method: 'GET', pattern: ['v1', 'actors'], handler: actors },
   { method: 'GET', pattern: ['v1', 'goals'], handler: goals },
   { method: 'POST', pattern: ['v1', 'goals', null, null], handler: goalControl },
@@ -179,6 +183,13 @@ export function dottedState(value: unknown): string | null {
   const [key, child] = entries[0] as [string, unknown];
   const rest = dottedState(child);
   return rest === null ? null : `${key}.${rest}`;
+}
+
+/** `GET /v1/runs/:id/conversation`: the run's turns with calls, decisions, approvals, results and sub-agents in place. */
+function conversation(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {
+  const view = ctx.runtime.read.conversation(id as string);
+  if (view === null) throw new SidecarError(404, 'unknown_run', 'no such run');
+  reply(ctx, res, 200, view);
 }
 
 function audit(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, [id]: string[]): void {

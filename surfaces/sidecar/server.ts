@@ -95,7 +95,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
       : {
           'Access-Control-Allow-Origin': origin,
           'Access-Control-Allow-Headers': 'Authorization, Content-Type, Last-Event-ID',
-          'Access-Control-Allow-Methods': 'GET, POST',
+          'Access-Control-Allow-Methods': 'GET, POST, PATCH',
           'Access-Control-Max-Age': '600',
         };
 

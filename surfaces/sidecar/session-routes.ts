@@ -11,6 +11,19 @@ export const SessionBody = z.strictObject({
   name: z.string().min(1).max(200).optional(),
 });
 
+/**
+ * `PATCH /v1/sessions/:id`: a new title, on one line after its whitespace is collapsed, 1 to 200
+ * characters, no control characters.
+ */
+export const SessionPatchBody = z.strictObject({
+  title: z
+    .string()
+    .max(200)
+    .refine((t) => t.trim() !== '', 'must not be empty')
+    // eslint-disable-next-line no-control-regex
+    .refine((t) => !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(t), 'must not hold control characters'),
+});
+
 /** A session error as the sidecar answers it (409 `session_busy`); anything else unchanged. */
 export function sessionBusy(err: unknown): unknown {
   if (err instanceof SessionBusyError) return new SidecarError(409, err.code, err.message);
@@ -54,6 +67,22 @@ export function sessionMessages(
   try {
     const messages = ctx.runtime.sessions.messages(id as string);
     reply(ctx, res, 200, { session: ctx.runtime.sessions.get(id as string), messages });
+  } catch (err) {
+    if (err instanceof SessionNotFoundError) throw new SidecarError(404, err.code, 'no such session');
+    throw err;
+  }
+}
+
+/** `PATCH /v1/sessions/:id`: renames a session (200 with the session; 404 `session_not_found`). */
+export async function patchSession(
+  ctx: RouteContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  [id]: string[],
+) {
+  const body = parse(SessionPatchBody, await readJsonBody(req, ctx.bodyBytes));
+  try {
+    reply(ctx, res, 200, { session: ctx.runtime.sessions.rename(id as string, body.title) });
   } catch (err) {
     if (err instanceof SessionNotFoundError) throw new SidecarError(404, err.code, 'no such session');
     throw err;

@@ -2,13 +2,14 @@
 // (/work/CONTRACT-ACTORS.md, issue 16): the built app is served by a stand-in origin that answers
 // the contract's shapes with the real machine graphs, so each detail of the page can be driven
 // (the tree, parked runs, budgets, a re-read on every actor.* event, the selected actor's state
-// highlighted in its machine's graph). The page against the real sidecar, parked runs shown
+// highlighted in its machine's diagram, the SVG `snotra viz` draws). The page against the real sidecar, parked runs shown
 // within 100 ms: test/inspect/latency.test.ts.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphOf } from '../../runtime/viz/machines.ts';
+import { renderGraph } from '../../runtime/viz/render.ts';
 import { sendStatic, staticTable } from '../../surfaces/sidecar/static.ts';
 import { until } from '../sidecar/client.ts';
 
@@ -85,6 +86,12 @@ beforeAll(async () => {
     }
     const machine = /^\/v1\/machines\/([a-z-]+)$/.exec(url);
     if (machine !== null) return json(res, graphOf(machine[1] as string));
+    const svg = /^\/v1\/machines\/([a-z-]+)\/svg$/.exec(url);
+    if (svg !== null) {
+      const g = graphOf(svg[1] as string);
+      if (g !== null) void renderGraph(g, 'svg').then((text) => json(res, { machine: g.machine, svg: text }));
+      return;
+    }
     if (url === '/v1/inbox') return json(res, { approvals: [] });
     if (url === '/v1/runs') return json(res, { runs: [] });
     if (url === '/v1/agents') return json(res, { agents: [] });

@@ -20,6 +20,8 @@ export type FakeReply =
       readonly headers?: Record<string, string>;
       /** Holds the rest of the body, after the first `after` chunks, until `open` settles. */
       readonly gate?: { readonly after: number; readonly open: Promise<unknown> };
+      /** More holds like `gate`, each before its chunk. */
+      readonly gates?: readonly { readonly after: number; readonly open: Promise<unknown> }[];
     }
   /** A plain HTTP answer (errors). */
   | { readonly status: number; readonly json?: unknown; readonly headers?: Record<string, string> }
@@ -118,6 +120,7 @@ export class FakeModelServer {
     });
     for (const [i, chunk] of reply.sse.entries()) {
       if (reply.gate !== undefined && i === reply.gate.after) await reply.gate.open;
+      for (const g of reply.gates ?? []) if (i === g.after) await g.open;
       res.write(chunk);
       // Let each chunk go out on its own, as a real server's tokens do.
       await new Promise((r) => setImmediate(r));

@@ -143,6 +143,19 @@ describe('delegation', () => {
       profile: 'explorer',
       granted: { tools: ['git_query', 'list_dir', 'read_file', 'search_files'] },
     });
+    // As a conversation (GET /v1/runs/:id/conversation), the child's run is nested at the call that started it.
+    const convo = rt.read.conversation(runId);
+    expect(convo?.items[0]).toEqual({ kind: 'user', text: 'map this codebase' });
+    const spawn = convo?.items.flatMap((i) => (i.kind === 'assistant' ? i.calls : []))[0];
+    expect(spawn).toMatchObject({ id: 's1', tool: 'spawn_agent', decision: { decision: 'allow' } });
+    expect(spawn?.result?.kind).toBe('tool.result');
+    expect(spawn?.child).toMatchObject({ runId: childRunId, agentId: 'explorer', status: 'completed' });
+    const childCalls = spawn?.child?.items.flatMap((i) => (i.kind === 'assistant' ? i.calls : [])) ?? [];
+    expect(childCalls.map((c) => c.id)).toEqual(['e1', 'e2', 'e3', 'e4', 'e5', 'e6']);
+    expect(childCalls[0]).toMatchObject({ tool: 'write_file', decision: { decision: 'deny' } });
+    expect(childCalls[0]?.result?.kind).toBe('tool.denied');
+    expect(childCalls[5]?.result?.kind).toBe('tool.result');
+    expect(rt.read.conversation('lead:no-such-run')).toBeNull();
     // The child's budget was carved out of the parent's: the parent's count includes the child's usage.
     const parentCtx = runtimeInternals(rt).runs.contextOf(runId);
     expect(parentCtx?.used.toolCalls).toBeGreaterThanOrEqual(1 + 6);

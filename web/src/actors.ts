@@ -1,9 +1,9 @@
-// The live actor tree (GET /v1/actors, re-fetched on actor.* events) and the graph of the
-// selected actor's machine with its current state highlighted.
+// The live actor tree (GET /v1/actors, re-fetched on actor.* events) and the diagram of the
+// selected actor's machine (the SVG `snotra viz` draws) with its current state highlighted live.
 import { ApiError, getJson, paths } from './api.ts';
 import { h } from './dom.ts';
-import { graphView } from './graph.ts';
-import type { ActorNode, MachineGraph } from './wire.ts';
+import { machineDiagram } from './svg.ts';
+import type { ActorNode } from './wire.ts';
 
 const MACHINES = ['agent', 'run', 'approval', 'tool-call', 'goal'];
 
@@ -21,22 +21,27 @@ export function actorsView(): { el: HTMLElement; refresh(): void } {
     h('h2', null, 'Actors'),
     h('div', { class: 'split' }, tree, h('div', null, h('label', null, 'machine ', picker), graph)),
   );
-  let selected: { id: string; machine: string; state: string } | null = null;
+  let selected: { id: string; kind: string; machine: string; state: string } | null = null;
   let busy = false;
   let again = false;
+  let shown: { machine: string; set(state: string | null): void } | null = null;
+  let drawing = 0;
 
   const showGraph = async (machine: string, current: string | null) => {
+    // The same machine: the highlight moves in place (no redraw).
+    if (shown?.machine === machine) {
+      shown.set(current);
+      return;
+    }
+    const mine = ++drawing;
     try {
-      const g = await getJson<MachineGraph>(paths.machine(machine));
-      graph.replaceChildren(
-        h(
-          'p',
-          { class: 'meta' },
-          current === null ? `machine ${machine}` : `machine ${machine}, state ${current}`,
-        ),
-        graphView(g, current),
-      );
+      const d = await machineDiagram(machine, current);
+      if (mine !== drawing) return;
+      shown = { machine, set: d.set };
+      graph.replaceChildren(d.el);
     } catch (err) {
+      if (mine !== drawing) return;
+      shown = null;
       graph.replaceChildren(
         h(
           'p',
@@ -59,9 +64,10 @@ export function actorsView(): { el: HTMLElement; refresh(): void } {
         'button',
         {
           type: 'button',
+          'aria-pressed': selected?.id === n.id ? 'true' : 'false',
           class: `actor kind-${n.kind}${n.parked ? ' parked' : ''}${selected?.id === n.id ? ' selected' : ''}`,
           onclick: () => {
-            selected = { id: n.id, machine: n.machine, state: n.state };
+            selected = { id: n.id, kind: n.kind, machine: n.machine, state: n.state };
             picker.value = n.machine;
             void showGraph(n.machine, n.state);
             refresh();
@@ -95,6 +101,18 @@ export function actorsView(): { el: HTMLElement; refresh(): void } {
     return null;
   };
 
+  // A run that left the tree ended: its stored state (completed, failed, denied) is the last one.
+  const lastState = async (runId: string) => {
+    try {
+      const { state } = await getJson<{ state: string | null }>(paths.run(runId));
+      if (selected?.id !== runId || state === null || state === selected.state) return;
+      selected = { ...selected, state };
+      void showGraph(selected.machine, state);
+    } catch {
+      // Not stored (yet): the highlight stays where it was.
+    }
+  };
+
   const load = async () => {
     try {
       const { actors } = await getJson<{ seq: number; actors: ActorNode[] }>(paths.actors);
@@ -104,9 +122,9 @@ export function actorsView(): { el: HTMLElement; refresh(): void } {
       if (selected !== null) {
         const now = find(actors, selected.id);
         if (now !== null && now.state !== selected.state) {
-          selected = { id: now.id, machine: now.machine, state: now.state };
+          selected = { id: now.id, kind: now.kind, machine: now.machine, state: now.state };
           void showGraph(now.machine, now.state);
-        }
+        } else if (now === null && selected.kind === 'run') void lastState(selected.id);
       }
     } catch (err) {
       tree.replaceChildren(

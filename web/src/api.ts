@@ -32,10 +32,14 @@ export async function getJson<T>(path: string): Promise<T> {
   return answer<T>(await fetch(path, { cache: 'no-store', credentials: 'same-origin' }));
 }
 
-export async function postJson<T>(path: string, body: unknown): Promise<T> {
+export async function postJson<T>(
+  path: string,
+  body: unknown,
+  method: 'POST' | 'PATCH' = 'POST',
+): Promise<T> {
   return answer<T>(
     await fetch(path, {
-      method: 'POST',
+      method,
       cache: 'no-store',
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json' },
@@ -57,6 +61,9 @@ export const paths = {
   audit: (id: string) => `/v1/runs/${seg(id)}/audit`,
   actors: '/v1/actors',
   machine: (name: string) => `/v1/machines/${seg(name)}`,
+  machineSvg: (name: string) => `/v1/machines/${seg(name)}/svg`,
+  conversation: (id: string) => `/v1/runs/${seg(id)}/conversation`,
+  session: (id: string) => `/v1/sessions/${seg(id)}`,
   goals: '/v1/goals',
   goal: (id: string, action: GoalAction) => `/v1/goals/${seg(id)}/${action}`,
   events: '/v1/events',
@@ -75,4 +82,9 @@ export type GoalAction = 'start' | 'pause' | 'resume' | 'cancel';
 /** A human's control of a goal; the body is an empty JSON object. */
 export function goalAction(goalId: string, action: GoalAction): Promise<unknown> {
   return postJson(paths.goal(goalId, action), {});
+}
+
+/** A session's new title (`PATCH /v1/sessions/:id`). */
+export function renameSession(sessionId: string, title: string): Promise<unknown> {
+  return postJson(paths.session(sessionId), { title }, 'PATCH');
 }

@@ -1,7 +1,9 @@
 // The approval card, in the Inbox and inline in chat: what the call is, why it needs a human,
 // the diff or command, and the decision controls.
 import { ApiError, decide } from './api.ts';
-import { h, pretty, time } from './dom.ts';
+import { whyOf } from './conversation.ts';
+import { h, pretty } from './dom.ts';
+import { expiryText } from './when.ts';
 import type { ApprovalDetails, ApprovalRecord, ApprovalRequested, Preview } from './wire.ts';
 
 export interface CardData {
@@ -120,8 +122,12 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
     'aria-label': 'reason',
   });
   const status = h('div', { class: 'status', role: 'status' });
-  const approve = h('button', { class: 'approve', type: 'button' }, 'Approve');
-  const deny = h('button', { class: 'deny', type: 'button' }, 'Deny');
+  const approve = h(
+    'button',
+    { class: 'approve', type: 'button', 'aria-label': `Approve ${d.tool}` },
+    'Approve',
+  );
+  const deny = h('button', { class: 'deny', type: 'button', 'aria-label': `Deny ${d.tool}` }, 'Deny');
   const controls = h('div', { class: 'controls' }, scope, reason, approve, deny);
   const send = async (kind: 'approve' | 'deny') => {
     approve.disabled = deny.disabled = true;
@@ -138,7 +144,11 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
             }
           : { decision: 'deny', ...(why === '' ? {} : { reason: why }) },
       );
-      markDecided(card, kind === 'approve' ? `approved (${scope.value}) by you` : 'denied by you');
+      markDecided(
+        card,
+        kind === 'approve' ? `approved (${scope.value}) by you` : 'denied by you',
+        kind === 'approve' ? 'approved' : 'denied',
+      );
       onDecided();
     } catch (err) {
       approve.disabled = deny.disabled = false;
@@ -150,7 +160,13 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
   deny.addEventListener('click', () => void send('deny'));
   const card = h(
     'article',
-    { class: `card risk-${d.risk}`, 'data-approval': d.id, 'data-testid': 'approval-card' },
+    {
+      class: `card risk-${d.risk}`,
+      'data-approval': d.id,
+      'data-testid': 'approval-card',
+      role: 'region',
+      'aria-label': `Approval for ${d.tool} by ${d.agentId}`,
+    },
     h(
       'header',
       null,
@@ -162,7 +178,7 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
       'dl',
       null,
       h('dt', null, 'reason'),
-      h('dd', { class: 'why' }, d.reason, h('span', { class: 'rule' }, ` rule ${d.ruleId}`)),
+      h('dd', null, whyOf(d.reason, d.risk, d.ruleId)),
       h('dt', null, 'targets'),
       h('dd', { class: 'targets' }, d.targets.length === 0 ? '—' : d.targets.map((t) => h('code', null, t))),
       h('dt', null, 'where'),
@@ -170,7 +186,7 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
       // Cluster mode: the node that parked it (a decision works through any node).
       ...(d.node === null ? [] : [h('dt', null, 'node'), h('dd', { class: 'node' }, d.node)]),
       h('dt', null, 'expires'),
-      h('dd', null, time(d.expiresAt)),
+      h('dd', { class: 'expires', 'data-expires': d.expiresAt }, expiryText(d.expiresAt)),
     ),
     previewOf(d.preview),
     h('details', null, h('summary', null, 'arguments'), h('pre', { class: 'args' }, pretty(d.args))),
@@ -180,13 +196,25 @@ export function approvalCard(d: CardData, onDecided: () => void): HTMLElement {
   return card;
 }
 
-/** Marks a card decided: controls gone, the outcome shown. */
-export function markDecided(card: HTMLElement, text: string): void {
-  card.classList.add('decided');
+/** Marks a card decided: controls gone, the outcome shown in its decision's colour. */
+export function markDecided(
+  card: HTMLElement,
+  text: string,
+  decision: 'approved' | 'denied' | 'expired',
+): void {
+  card.classList.add('decided', `decision-${decision}`);
   card.querySelector('.controls')?.remove();
   const status = card.querySelector('.status');
   if (status !== null) {
     status.textContent = text;
-    status.className = 'status done';
+    status.className = `status done decision-${decision}`;
   }
+}
+
+/** Keeps the expiry of every card under `root` current (its time left), once every 15 s. */
+export function keepExpiriesCurrent(root: HTMLElement): void {
+  setInterval(() => {
+    for (const el of root.querySelectorAll<HTMLElement>('[data-expires]'))
+      el.textContent = expiryText(Number(el.dataset.expires));
+  }, 15_000);
 }

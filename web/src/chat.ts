@@ -1,9 +1,39 @@
-// Chat: messages to an agent, its answers, and inline approval cards for its calls.
+// Chat: messages to an agent, its answers streamed as they are written, a thinking indicator,
+// each call with its decision, inline approval cards, and sub-agents' runs nested in place.
 import { ApiError, paths, postJson } from './api.ts';
 import { approvalCard, fromRequested } from './card.ts';
+import { whyOf } from './conversation.ts';
 import { h } from './dom.ts';
 import { state } from './state.ts';
+import { thinkingIndicator } from './thinking.ts';
 import type { FeedEvent } from './wire.ts';
+
+/** One run's place in the transcript. */
+interface RunBlock {
+  readonly block: HTMLElement;
+  readonly body: HTMLElement;
+  readonly thinking: ReturnType<typeof thinkingIndicator>;
+  shown: number;
+  /** The answer being streamed (model.delta), until its model.text arrives. */
+  streaming: HTMLElement | null;
+  /** Each call's line, by call id (a sub-agent's run is placed after its spawn_agent call). */
+  readonly calls: Map<string, HTMLElement>;
+  /** spawn_agent calls whose sub-agent run has not appeared yet, in order. */
+  readonly spawns: HTMLElement[];
+}
+
+/** The events after which the run waits for its model. */
+const ASKS_MODEL = new Set(['run.started', 'tool.completed', 'tool.denied']);
+/** The events after which it does not (it answered, waits for a human, or ended). */
+const MODEL_DONE = new Set([
+  'model.delta',
+  'model.text',
+  'tool.proposed',
+  'approval.requested',
+  'run.parked',
+  'run.completed',
+  'run.failed',
+]);
 
 export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEvent): void } {
   // One session per agent and page load: "for this session" approvals last as long as this
@@ -18,7 +48,7 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     }
     return id;
   };
-  const runs = new Map<string, { block: HTMLElement; shown: number }>();
+  const runs = new Map<string, RunBlock>();
   const agent = h('select', { class: 'agent', 'aria-label': 'agent', 'data-testid': 'agent' });
   const text = h('textarea', {
     class: 'message',
@@ -29,19 +59,27 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
   });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send');
   const error = h('p', { class: 'error', role: 'alert' });
-  const transcript = h('div', { class: 'transcript', 'data-testid': 'transcript' });
+  const transcript = h('div', {
+    class: 'transcript',
+    'data-testid': 'transcript',
+    role: 'log',
+    'aria-label': 'conversation',
+  });
   const form = h('form', { class: 'composer' }, agent, text, send);
   const el = h('section', { class: 'view chat' }, h('h2', null, 'Chat'), transcript, error, form);
+
+  const blockFor = (block: HTMLElement): RunBlock => {
+    const thinking = thinkingIndicator();
+    const body = h('div', { class: 'run-body' });
+    block.append(body, thinking.el);
+    return { block, body, thinking, shown: 0, streaming: null, calls: new Map(), spawns: [] };
+  };
 
   const render = (runId: string) => {
     const r = runs.get(runId);
     const events = state.byRun.get(runId) ?? [];
     if (r === undefined) return;
-    for (; r.shown < events.length; r.shown += 1) {
-      const e = events[r.shown] as FeedEvent;
-      const item = itemOf(e);
-      if (item !== null) r.block.appendChild(item);
-    }
+    for (; r.shown < events.length; r.shown += 1) show(r, events[r.shown] as FeedEvent);
     transcript.scrollTop = transcript.scrollHeight;
   };
 
@@ -56,7 +94,9 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     postJson<{ runId: string }>(paths.chat(agent.value), { text: message, sessionId: sessionOf(agent.value) })
       .then(({ runId }) => {
         block.dataset.run = runId;
-        runs.set(runId, { block, shown: 0 });
+        const r = blockFor(block);
+        runs.set(runId, r);
+        r.thinking.start();
         text.value = '';
         render(runId);
       })
@@ -80,26 +120,82 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
       agent.replaceChildren(...state.agents.map((a) => h('option', { value: a.id }, `${a.id} (${a.mode})`)));
     },
     onEvent(e) {
-      // A sub-agent's run joins its parent's block.
+      // A sub-agent's run is placed in its parent's block, after the spawn_agent call that started it.
       if (!runs.has(e.runId) && e.parentRunId !== null && runs.has(e.parentRunId)) {
         const parent = runs.get(e.parentRunId)!;
-        const block = h('div', { class: 'run sub' }, h('div', { class: 'label' }, `sub-agent ${e.agentId}`));
-        parent.block.appendChild(block);
-        runs.set(e.runId, { block, shown: 0 });
+        const block = h(
+          'div',
+          { class: 'run sub', 'data-run': e.runId, 'data-testid': 'sub-run' },
+          h('div', { class: 'label' }, `sub-agent ${e.agentId}`),
+        );
+        const at = parent.spawns.shift();
+        if (at !== undefined) at.after(block);
+        else parent.body.appendChild(block);
+        runs.set(e.runId, blockFor(block));
       }
       render(e.runId);
     },
   };
 }
 
-function itemOf(e: FeedEvent): HTMLElement | null {
+function show(r: RunBlock, e: FeedEvent): void {
+  if (ASKS_MODEL.has(e.type)) r.thinking.start();
+  else if (MODEL_DONE.has(e.type)) r.thinking.stop();
+  const item = itemOf(r, e);
+  if (item !== null) r.body.appendChild(item);
+}
+
+function itemOf(r: RunBlock, e: FeedEvent): HTMLElement | null {
   switch (e.type) {
-    case 'model.text':
+    case 'model.delta':
+      if (r.streaming === null) {
+        r.streaming = h('div', {
+          class: 'msg agent streaming',
+          'data-testid': 'answer',
+          'aria-busy': 'true',
+        });
+        r.body.appendChild(r.streaming);
+      }
+      r.streaming.append(e.delta);
+      return null;
+    case 'model.text': {
+      // The whole turn: it replaces what was streamed of it.
+      const streamed = r.streaming;
+      r.streaming = null;
+      if (streamed !== null) {
+        streamed.textContent = e.delta;
+        streamed.classList.remove('streaming');
+        streamed.removeAttribute('aria-busy');
+        if (e.delta.trim() === '') streamed.remove();
+        return null;
+      }
       return e.delta.trim() === ''
         ? null
         : h('div', { class: 'msg agent', 'data-testid': 'answer' }, e.delta);
-    case 'tool.proposed':
-      return h('div', { class: 'tool-line' }, h('code', null, e.tool), ' proposed');
+    }
+    case 'tool.proposed': {
+      const line = h(
+        'div',
+        { class: 'tool-line', 'data-call': e.callId },
+        h('code', null, e.tool),
+        ' proposed',
+      );
+      r.calls.set(e.callId, line);
+      if (e.tool === 'spawn_agent') r.spawns.push(line);
+      return line;
+    }
+    case 'tool.decided': {
+      const line = r.calls.get(e.callId);
+      if (line === undefined || e.decision.decision !== 'allow') return null;
+      line.replaceChildren(
+        h('code', null, e.tool),
+        ' ',
+        h('span', { class: 'chip policy-allow' }, 'allowed'),
+        ' ',
+        whyOf(e.decision.reason, e.decision.risk, e.decision.rule.id) ?? '',
+      );
+      return null;
+    }
     case 'approval.requested':
       return approvalCard(fromRequested(e), () => {});
     case 'tool.completed':
@@ -110,9 +206,18 @@ function itemOf(e: FeedEvent): HTMLElement | null {
         h('pre', null, e.content, e.truncated ? '\n…' : ''),
       );
     case 'tool.denied':
-      return h('div', { class: 'tool-line denied' }, h('code', null, e.tool), ` denied: ${e.message}`);
+      return h(
+        'div',
+        { class: 'tool-line denied' },
+        h('code', null, e.tool),
+        ' not run: ',
+        whyOf(e.reason, null, null) ?? e.message,
+        e.reason === 'human_denied' || e.message === ''
+          ? null
+          : h('small', { class: 'rule' }, ` ${e.message}`),
+      );
     case 'run.parked':
-      return h('div', { class: 'status-line' }, 'parked: waiting in the Inbox');
+      return h('div', { class: 'status-line' }, 'Parked: waiting in the Inbox');
     case 'run.completed':
       return h('div', { class: 'status-line done', 'data-testid': 'run-completed' }, 'run completed');
     case 'run.failed':

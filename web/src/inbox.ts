@@ -27,7 +27,12 @@ export function inboxView(): { el: HTMLElement; update(): void } {
 }
 
 /** Marks every card of an approval decided elsewhere (another surface, the CLI, expiry). */
-export function markResolved(root: HTMLElement, approvalId: string, text: string): void {
+export function markResolved(
+  root: HTMLElement,
+  approvalId: string,
+  text: string,
+  decision: 'approved' | 'denied' | 'expired',
+): void {
   for (const card of root.querySelectorAll<HTMLElement>(`[data-approval="${CSS.escape(approvalId)}"]`))
-    if (!card.classList.contains('decided')) markDecided(card, text);
+    if (!card.classList.contains('decided')) markDecided(card, text, decision);
 }

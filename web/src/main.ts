@@ -1,14 +1,18 @@
 // The Snotra web app: Inbox, Chat, Runs, Goals and Actors over the sidecar of this page's own origin.
 import { actorsView } from './actors.ts';
+import { keepExpiriesCurrent } from './card.ts';
 import { chatView } from './chat.ts';
 import { h } from './dom.ts';
 import { connectEvents } from './events.ts';
 import { goalsView } from './goals.ts';
 import { inboxView, markResolved } from './inbox.ts';
+import { notifier } from './notify.ts';
 import { runsView } from './runs.ts';
 import { applyFrame, onChange, refreshAgents, refreshInbox, refreshRuns, setFeed, state } from './state.ts';
+import { tabList } from './tabs.ts';
 
 type Tab = 'inbox' | 'chat' | 'runs' | 'goals' | 'actors';
+const TABS = ['inbox', 'chat', 'runs', 'goals', 'actors'] as const;
 
 const inbox = inboxView();
 const chat = chatView();
@@ -23,42 +27,56 @@ const views: Record<Tab, HTMLElement> = {
   actors: actors.el,
 };
 
-const badge = h(
-  'span',
-  { class: 'count', 'data-testid': 'inbox-badge', 'aria-label': 'pending approvals' },
-  '0',
-);
-const feed = h('span', { class: 'feed', 'data-testid': 'feed' }, 'connecting');
+const badge = h('span', { class: 'count', 'data-testid': 'inbox-badge' }, '0');
+const feed = h('span', { class: 'feed', 'data-testid': 'feed', role: 'status' }, 'connecting');
 const banner = h(
   'p',
   { class: 'banner', hidden: true },
   'This page has no access to the runtime. Open it with `snotra app`, or with `snotra open` beside a running `snotra start`.',
 );
-const tabs = (['inbox', 'chat', 'runs', 'goals', 'actors'] as const).map((t) =>
-  h(
-    'button',
-    { type: 'button', class: 'tab', 'data-tab': t, onclick: () => select(t) },
-    t === 'inbox' ? ['Inbox ', badge] : t[0]!.toUpperCase() + t.slice(1),
-  ),
+const tabs = tabList<Tab>(
+  'Views',
+  TABS.map((t) => ({
+    id: t,
+    panel: views[t],
+    label:
+      t === 'inbox'
+        ? ['Inbox ', badge, h('span', { class: 'sr-only' }, ' approvals waiting')]
+        : t[0]!.toUpperCase() + t.slice(1),
+  })),
+  (t) => {
+    if (t === 'actors') actors.refresh();
+    if (t === 'goals') goals.refresh();
+  },
 );
+const notify = notifier(() => tabs.select('inbox'));
 const main = h('main', null, Object.values(views));
-
-function select(tab: Tab): void {
-  for (const [name, el] of Object.entries(views)) el.hidden = name !== tab;
-  for (const b of tabs) b.classList.toggle('active', b.dataset.tab === tab);
-  if (tab === 'actors') actors.refresh();
-  if (tab === 'goals') goals.refresh();
-}
 
 document
   .getElementById('app')!
-  .replaceChildren(h('nav', null, h('span', { class: 'brand' }, 'Snotra'), tabs, feed), banner, main);
+  .replaceChildren(
+    h(
+      'header',
+      null,
+      h(
+        'nav',
+        { 'aria-label': 'Snotra' },
+        h('span', { class: 'brand' }, 'Snotra'),
+        tabs.el,
+        notify.button,
+        feed,
+      ),
+    ),
+    banner,
+    main,
+  );
 
 onChange((what, event) => {
   if (what === 'inbox') {
     const n = state.inbox.filter((a) => a.status === 'pending').length;
     badge.textContent = String(n);
     badge.classList.toggle('some', n > 0);
+    notify.waiting(n);
     inbox.update();
   } else if (what === 'runs') runs.update();
   else if (what === 'agents') chat.update();
@@ -74,15 +92,22 @@ onChange((what, event) => {
     if (event === undefined && state.feed === 'live' && !goals.el.hidden) goals.refresh();
     if (event !== undefined) {
       chat.onEvent(event);
-      runs.runChanged(event.runId);
+      runs.runChanged(event);
+      if (event.type === 'approval.requested') notify.requested(event);
       if (event.type === 'approval.resolved')
-        markResolved(main, event.approvalId, `${event.decision} by ${event.by ?? 'the runtime'}`);
+        markResolved(
+          main,
+          event.approvalId,
+          `${event.decision} by ${event.by?.replace(/^sidecar:/, '') ?? 'the runtime'}`,
+          event.decision,
+        );
       if (!actors.el.hidden && event.type.startsWith('run.')) actors.refresh();
     }
   }
 });
 
-select('chat');
+tabs.select('chat');
+keepExpiriesCurrent(main);
 connectEvents(applyFrame, setFeed);
 void refreshAgents();
 void refreshInbox();

@@ -72,13 +72,25 @@ export interface ApprovalRequested extends Header {
 export type FeedEvent =
   | (Header & { readonly type: 'run.started'; readonly sessionId: string; readonly surface: string })
   | (Header & { readonly type: 'model.text'; readonly delta: string })
+  | (Header & { readonly type: 'model.delta'; readonly delta: string })
+  | (Header & { readonly type: 'model.usage'; readonly step: number })
   | (Header & {
       readonly type: 'tool.proposed';
       readonly callId: string;
       readonly tool: string;
       readonly args: unknown;
     })
-  | (Header & { readonly type: 'tool.decided'; readonly callId: string; readonly tool: string })
+  | (Header & {
+      readonly type: 'tool.decided';
+      readonly callId: string;
+      readonly tool: string;
+      readonly decision: {
+        readonly decision: string;
+        readonly reason: string;
+        readonly risk: Risk;
+        readonly rule: { readonly id: string };
+      };
+    })
   | ApprovalRequested
   | (Header & {
       readonly type: 'approval.resolved';
@@ -99,6 +111,7 @@ export type FeedEvent =
       readonly type: 'tool.denied';
       readonly callId: string;
       readonly tool: string;
+      readonly reason: string;
       readonly message: string;
     })
   | (Header & { readonly type: 'run.parked'; readonly approvalId: string })
@@ -155,6 +168,48 @@ export interface RunSummary {
   readonly status: string;
   readonly parentRunId: string | null;
   readonly updatedAt: number;
+  /** The conversation it belongs to and its title (absent from runtimes before issue 33). */
+  readonly sessionId?: string | null;
+  readonly title?: string | null;
+}
+
+/** One call of a conversation, in place (GET /v1/runs/:id/conversation). */
+export interface ConversationCall {
+  readonly id: string;
+  readonly tool: string;
+  readonly args: unknown;
+  readonly decision: {
+    readonly decision: string;
+    readonly reason: string | null;
+    readonly ruleId: string | null;
+    readonly risk: string | null;
+  } | null;
+  readonly approval: {
+    readonly status: string;
+    readonly by: string | null;
+    readonly expiresAt: number | null;
+  } | null;
+  readonly result:
+    | { readonly kind: 'tool.result'; readonly content: unknown }
+    | { readonly kind: 'tool.denied'; readonly reason: string; readonly message: string }
+    | { readonly kind: 'tool.failed' | 'tool.interrupted'; readonly message: string }
+    | null;
+  readonly child: RunConversation | null;
+}
+
+export interface RunConversation {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly status: string | null;
+  readonly outcome: { readonly status: string; readonly reason: string; readonly message?: string } | null;
+  readonly items: readonly (
+    | { readonly kind: 'user'; readonly text: string }
+    | {
+        readonly kind: 'assistant';
+        readonly text: string | null;
+        readonly calls: readonly ConversationCall[];
+      }
+  )[];
 }
 
 export interface AuditEvent {
