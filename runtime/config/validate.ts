@@ -248,7 +248,10 @@ export function checkPaths(config: Config, file: string): void {
  * An MCP server's configured variables, checked as the process supervisor will: never
  * `NODE_OPTIONS`-like names, and credential-like names only from a secret reference.
  */
-function mcpEnvProblems(id: string, env: Readonly<Record<string, string | { secret: string } | { env: string }>>): string[] {
+function mcpEnvProblems(
+  id: string,
+  env: Readonly<Record<string, string | { secret: string } | { env: string }>>,
+): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     const at = `mcp.servers.${id}.env.${name}`;

@@ -50,11 +50,11 @@ describe('doctor: the model answers and its key resolves', () => {
       provider: 'openai-compatible',
       baseUrl: base,
       model: 'local-model',
-      apiKey: { env: 'MY_KEY' },
+      apiKey: { env: 'MY_API_KEY' },
     });
-    const checks = await runDoctor(file, dir, { env: { MY_KEY: KEY } });
+    const checks = await runDoctor(file, dir, { env: { MY_API_KEY: KEY } });
     expect(modelOf(checks)).toEqual([
-      { name: 'agent a: key', status: 'ok', detail: 'environment variable MY_KEY is set' },
+      { name: 'agent a: key', status: 'ok', detail: 'environment variable MY_API_KEY is set' },
       { name: 'agent a: model', status: 'ok', detail: `${base} answers; model "local-model" is listed` },
     ]);
     expect(seen.at(-1)).toEqual({ url: '/v1/models', authorization: `Bearer ${KEY}` });
@@ -85,9 +85,9 @@ describe('doctor: the model answers and its key resolves', () => {
       provider: 'openai-compatible',
       baseUrl: base,
       model: 'local-model',
-      apiKey: { env: 'MY_KEY' },
+      apiKey: { env: 'MY_API_KEY' },
     });
-    expect(modelOf(await runDoctor(refused, dir, { env: { MY_KEY: 'wrong' } }))[1]).toMatchObject({
+    expect(modelOf(await runDoctor(refused, dir, { env: { MY_API_KEY: 'wrong' } }))[1]).toMatchObject({
       status: 'fail',
       detail: expect.stringContaining('HTTP 401, the key was refused'),
       fix: 'check agents.a.model.apiKey',
@@ -96,9 +96,9 @@ describe('doctor: the model answers and its key resolves', () => {
       provider: 'openai-compatible',
       baseUrl: base,
       model: 'gpt-x',
-      apiKey: { env: 'MY_KEY' },
+      apiKey: { env: 'MY_API_KEY' },
     });
-    expect(modelOf(await runDoctor(other, dir, { env: { MY_KEY: KEY } }))[1]).toMatchObject({
+    expect(modelOf(await runDoctor(other, dir, { env: { MY_API_KEY: KEY } }))[1]).toMatchObject({
       status: 'warn',
       fix: `check agents.a.model.model against ${base}/models`,
     });

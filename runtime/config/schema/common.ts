@@ -25,8 +25,9 @@ const REFERENCE_SHAPE =
 /**
  * A secret named in config, never its value: `{ "secret": NAME }` (an entry of the secret store,
  * see `secrets.backend`) or `{ "env": VARIABLE }` (a variable of the environment snotra starts
- * in, e.g. a key people already export). The runtime's own `SNOTRA_*` variables are refused:
- * they are taken from the environment at start. One object with exactly one of the two keys,
+ * in, e.g. a key people already export). Only names ending in `_API_KEY` are taken (a config
+ * that came with a repository must not reach any other credential of the shell); the runtime's
+ * own `SNOTRA_*` variables are refused: they are taken from the environment at start. One object with exactly one of the two keys,
  * so a bad field is reported at its own path.
  */
 export const SecretRef = z
@@ -42,6 +43,12 @@ export const SecretRef = z
       .refine((name) => !name.toUpperCase().startsWith('SNOTRA_'), {
         message:
           'SNOTRA_* variables are the runtime\'s own; for SNOTRA_SECRET_<NAME> write { "secret": "<name>" } with secrets.backend "env"',
+      })
+      // A config may come with a repository: it names a key it is meant to have, never any
+      // credential of the shell (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN) for a URL it chooses.
+      .refine((name) => name.toUpperCase().startsWith('SNOTRA_') || /^[A-Z][A-Z0-9_]*_API_KEY$/.test(name), {
+        message:
+          'only a variable named like an API key (ending in _API_KEY, e.g. OPENAI_API_KEY) may be named here; for any other secret use { "secret": "<name>" }',
       })
       .optional()
       .describe('The name of a variable of the environment snotra starts in, e.g. "OPENAI_API_KEY".'),
