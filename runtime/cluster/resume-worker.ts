@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from '../../store/index.ts';
+import { storedContext } from '../runs/stored-run.ts';
 import type { ClusterBuckets } from './buckets.ts';
 import { approvalOf, type ClusterInbox } from './inbox.ts';
 import { nodeAlive } from './leases.ts';
@@ -99,7 +100,19 @@ export class ResumeWorker {
       detail: { from: rec.owner, why: item.why, approvalId: approval?.id ?? null },
     });
     if (!rt.runs.isLive(item.runId)) {
-      store.snapshots.importEnvelope(rec.envelope, `cluster run record ${JSON.stringify(item.runId)}`);
+      const imported = store.snapshots.importEnvelope(
+        rec.envelope,
+        `cluster run record ${JSON.stringify(item.runId)}`,
+      );
+      // Taken over past its approval (its node died running the approved call): the decided
+      // approval comes from the shared Inbox into this store, where the executor checks that the
+      // arguments it runs are the ones approved (an id from the record only looks it up).
+      const approvedId = approval === null ? (storedContext(imported)?.approvalId ?? null) : null;
+      if (approvedId !== null && store.approvals.get(approvedId) === null) {
+        const entry = await inbox.get(approvedId);
+        if (entry !== null && entry.value.status !== 'pending')
+          this.#bringIn({ ...approvalOf(entry.value), decidedOn: entry.value.decidedOn });
+      }
     }
     if (approval !== null) this.#deliver(rt, approval);
     else rt.runs.restore(item.runId);
@@ -115,6 +128,20 @@ export class ResumeWorker {
 
   /** Brings a decided approval into this node's store and delivers it to the run here. */
   #deliver(rt: ClusterRuntimeView, approval: ApprovalRecord & { readonly decidedOn?: string | null }): void {
+    const store = this.deps.store;
+    this.#bringIn(approval);
+    const local = store.approvals.get(approval.id);
+    if (local === null) return;
+    this.#delivering.add(approval.id);
+    try {
+      rt.approvals.track(local);
+    } finally {
+      this.#delivering.delete(approval.id);
+    }
+  }
+
+  /** A decided approval of the shared Inbox into this node's store (as decided there), once. */
+  #bringIn(approval: ApprovalRecord & { readonly decidedOn?: string | null }): void {
     const store = this.deps.store;
     if (store.approvals.get(approval.id) === null) {
       store.approvals.create({
@@ -152,14 +179,6 @@ export class ResumeWorker {
       );
     } else if (approval.status === 'expired') {
       store.approvals.expireDue(approval.expiresAt);
-    }
-    const local = store.approvals.get(approval.id);
-    if (local === null) return;
-    this.#delivering.add(approval.id);
-    try {
-      rt.approvals.track(local);
-    } finally {
-      this.#delivering.delete(approval.id);
     }
   }
 }

@@ -97,7 +97,8 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     options: [
       ['--config F', 'the config file'],
       ['--agent A', 'the agent (else the config’s only agent)'],
-      ['--session S, --continue', 'the conversation S (new or not), or this workspace’s latest'],
+      ['--session S', 'the conversation S (new or not)'],
+      ['--continue', 'this workspace’s latest conversation'],
       ['--no-color', 'no colours (NO_COLOR=1 too)'],
     ],
     examples: ['snotra chat --session notes', 'snotra', 'echo "what changed?" | snotra chat --continue'],

@@ -105,10 +105,13 @@ describe('snotra start fails cleanly: one clear error, exit 1, nothing left behi
       before,
     );
     expect(JSON.parse(readFileSync(join(ws.state, 'runtime.json'), 'utf8')).pid).toBe(first.pid);
-    // `snotra run` starts a runtime too: refused the same way.
+    // `snotra run` beside it joins it (issue 31) instead of starting a second runtime: its run
+    // happens in the first one (here it fails there, for the config's agent has no model).
     const run = startSnotra(['run', '--config', ws.config, 'hello']);
     expect(await run.exited).toBe(1);
-    expect(run.stderr()).toContain(`state dir ${ws.state} is in use`);
+    expect(run.stderr()).not.toContain('is in use');
+    expect(run.stderr()).toContain('has no model configured');
+    expect(JSON.parse(readFileSync(join(ws.state, 'runtime.json'), 'utf8')).pid).toBe(first.pid);
     // Read-only commands work beside it; the first still answers on its socket and stops cleanly.
     const runs = startSnotra(['runs', 'list', '--config', ws.config]);
     expect(await runs.exited).toBe(0);

@@ -191,7 +191,13 @@ describe('model-based restart tests of the run machine over its simple paths', (
     expect(cuts).toBeGreaterThanOrEqual(1500);
     // Every resting state (a transient one, left by an eventless transition in the same step, is
     // never persisted) of the machine is on some path: a new one reachable with these events is too.
-    expect(unreached(machine, reached, 7), 'resting states no path reaches').toEqual([]);
+    // Except `waiting_for_budget`: reachable only with `onBudget: 'ask'` (an attended or Inbox
+    // run), not with this input's failing budgets; run-restart.test.ts's `model-budget-park`
+    // scenario restores across it.
+    expect(
+      unreached(machine, reached, 7).filter((s) => s !== 'run.waiting_for_budget'),
+      'resting states no path reaches',
+    ).toEqual([]);
   }, 120_000);
 
   it('finds a broken variant: a restore from the snapshot one step behind re-runs an effect', () => {

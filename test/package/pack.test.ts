@@ -264,7 +264,8 @@ describe('the packed package', () => {
     const commandModules = (files: string[]) =>
       held(files).filter(
         (f) =>
-          /^surfaces\/cli\/[^/]+\.ts$/.test(f) && !/\/(main|program|commands|io|package-root)\.ts$/.test(f),
+          /^surfaces\/cli\/[^/]+\.ts$/.test(f) &&
+          !/\/(main|program|commands|command-spec|policy-commands|io|package-root)\.ts$/.test(f),
       );
     const version = loaded('version', ['--version']);
     expect(version.status).toBe(0);
