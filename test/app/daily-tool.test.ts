@@ -330,6 +330,32 @@ describe('the web app as a daily tool (real runtime, Chromium)', () => {
     );
     await status.first().waitFor({ state: 'attached', timeout: 15_000 });
     expect(readFileSync(join(dir, 'project', 'keyboard.txt'), 'utf8')).toBe('typed\n');
+    // The call's detail proves it (issue 37): opened, the chain from the audit, each link with its
+    // seq, the approval decided through the sidecar, the arguments run equal to those approved.
+    await page.click('nav button[data-tab=runs]');
+    await page.locator(`[data-testid=run-list] li[data-key="${runs.runId}"]`).click();
+    const proof = page.locator('[data-testid=conversation] [data-testid=provenance]').first();
+    await proof.locator('summary').click();
+    await proof.locator('[data-testid=chain]').waitFor({ timeout: 15_000 });
+    expect(await proof.locator('[data-testid=chain]').innerText()).toBe(
+      'The chain closes: what ran is what was decided.',
+    );
+    const steps = await proof
+      .locator('li[data-step]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-step')));
+    expect(steps).toEqual(
+      expect.arrayContaining([
+        'proposed',
+        'decided',
+        'approval_requested',
+        'approval_resolved',
+        'arguments',
+        'started',
+      ]),
+    );
+    expect(await proof.locator('li[data-step=approval_resolved]').innerText()).toMatch(
+      /^#\d+ approval_resolved: .*sidecar/,
+    );
   }, 60_000);
 
   it('the Actors tab draws the run machine as `snotra viz` does and moves the highlight live as a run parks and resumes', async () => {

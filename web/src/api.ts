@@ -63,6 +63,7 @@ export const paths = {
   machine: (name: string) => `/v1/machines/${seg(name)}`,
   machineSvg: (name: string) => `/v1/machines/${seg(name)}/svg`,
   conversation: (id: string) => `/v1/runs/${seg(id)}/conversation`,
+  provenance: (runId: string, callId: string) => `/v1/runs/${seg(runId)}/calls/${seg(callId)}/provenance`,
   session: (id: string) => `/v1/sessions/${seg(id)}`,
   goals: '/v1/goals',
   goal: (id: string, action: GoalAction) => `/v1/goals/${seg(id)}/${action}`,

@@ -2,8 +2,9 @@
 // turns, each call in place with its decision, approval and result, and each sub-agent's run
 // nested at the call that started it.
 import { reasonText } from '../../policy/reason-text.ts';
+import { ApiError, getJson, paths } from './api.ts';
 import { h, pretty } from './dom.ts';
-import type { ConversationCall, RunConversation } from './wire.ts';
+import type { ConversationCall, Provenance, RunConversation } from './wire.ts';
 
 /** The outcome of an approval as a chip coloured by its decision (approved green, denied red, expired grey). */
 export function decisionChip(status: string, by: string | null): HTMLElement {
@@ -46,7 +47,60 @@ function resultOf(c: ConversationCall): HTMLElement | null {
   );
 }
 
-function callOf(c: ConversationCall): HTMLElement {
+/**
+ * The call's provenance (as `snotra audit why` prints it), read when the person opens it: each
+ * link with its audit seq, and whether the chain closes (what is wrong when it does not).
+ */
+function provenanceOf(runId: string, callId: string): HTMLElement {
+  const body = h('div', { class: 'provenance-body' }, 'reading the audit…');
+  const box = h(
+    'details',
+    { class: 'provenance', 'data-testid': 'provenance' },
+    h('summary', null, 'provenance'),
+    body,
+  ) as HTMLDetailsElement;
+  let asked = false;
+  box.addEventListener('toggle', () => {
+    if (!box.open || asked) return;
+    asked = true;
+    getJson<Provenance>(paths.provenance(runId, callId)).then(
+      (p) =>
+        body.replaceChildren(
+          h(
+            'p',
+            { class: `chain ${p.closed ? 'closed' : 'open'}`, 'data-testid': 'chain' },
+            p.closed ? 'The chain closes: what ran is what was decided.' : 'The chain does not close.',
+          ),
+          p.problems.length === 0
+            ? ''
+            : h(
+                'ul',
+                { class: 'problems' },
+                p.problems.map((x) => h('li', null, x)),
+              ),
+          h(
+            'ol',
+            { class: 'steps' },
+            p.steps.map((st) =>
+              h(
+                'li',
+                { 'data-step': st.step },
+                h('code', null, st.seq === null ? '—' : `#${st.seq}`),
+                ` ${st.step}: ${st.summary}`,
+              ),
+            ),
+          ),
+        ),
+      (err: unknown) => {
+        asked = false;
+        body.textContent = err instanceof ApiError ? `${err.code}: ${err.message}` : String(err);
+      },
+    );
+  });
+  return box;
+}
+
+function callOf(runId: string, c: ConversationCall): HTMLElement {
   const d = c.decision;
   return h(
     'div',
@@ -61,6 +115,7 @@ function callOf(c: ConversationCall): HTMLElement {
     d === null ? null : whyOf(d.reason, d.risk, d.ruleId),
     h('details', null, h('summary', null, 'arguments'), h('pre', { class: 'args' }, pretty(c.args))),
     resultOf(c),
+    provenanceOf(runId, c.id),
     c.child === null ? null : conversationView(c.child, true),
   );
 }
@@ -85,7 +140,7 @@ export function conversationView(c: RunConversation, nested = false): HTMLElemen
             item.text === null || item.text.trim() === ''
               ? null
               : h('div', { class: 'msg agent', 'data-testid': 'answer' }, item.text),
-            item.calls.map(callOf),
+            item.calls.map((call) => callOf(c.runId, call)),
           ),
     ),
     c.outcome === null

@@ -264,3 +264,18 @@ export interface ApprovalDetails {
   readonly options: { readonly session: boolean; readonly standing: boolean };
   readonly preview: Preview | null;
 }
+
+/** One link of a call's provenance chain (GET /v1/runs/:runId/calls/:callId/provenance). */
+export interface ProvenanceStep {
+  readonly step: string;
+  readonly seq: number | null;
+  readonly at: number | null;
+  readonly summary: string;
+}
+
+/** Why a call ran (or did not), from the audit log: `closed` only when every link holds. */
+export interface Provenance {
+  readonly closed: boolean;
+  readonly problems: readonly string[];
+  readonly steps: readonly ProvenanceStep[];
+}
