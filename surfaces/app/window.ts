@@ -147,7 +147,15 @@ export async function openWindow(o: WindowOptions): Promise<AppWindow> {
       closing ??= context
         .close()
         .catch(() => {})
-        .finally(() => rmSync(profile, { recursive: true, force: true }));
+        // Chromium may still be writing its profile as it exits (a browser closed from outside):
+        // retried, and never an error of the close (a leftover profile is a temp dir, not a failure).
+        .finally(() => {
+          try {
+            rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+          } catch {
+            // Left in the temp dir.
+          }
+        });
       return closing;
     },
   };

@@ -206,7 +206,8 @@ describe('scheduled tasks under SIGKILL at fire time', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { taskId: string; status: string });
     expect(lines.filter((l) => taskIds.includes(l.taskId))).toHaveLength(offsets.length);
-    expect(lines.filter((l) => l.status === 'started')).toHaveLength(started);
+    // This attempt's tasks only: a start too slow for an earlier attempt's fire times may have fired some of those.
+    expect(lines.filter((l) => taskIds.includes(l.taskId) && l.status === 'started')).toHaveLength(started);
   }, 240_000);
 
   it('a recurring task killed around its fire times, restarted at once, never runs a firing twice; run-once catches up one firing', async () => {

@@ -237,7 +237,8 @@ describe('snotra open: a single-use login code exchanged for a cookie of this la
       await app.browser.close().catch(() => {});
       app.process.child.kill('SIGTERM');
     }
-    expect(await app.process.exited).toBe(0);
+    const code = await app.process.exited;
+    expect(code, app.process.stderr()).toBe(0);
     expect(app.process.stdout()).toContain('"event":"app.stopped","runtime":"joined"');
     expect((await call(port, 'GET', '/health')).status).toBe(200);
     expect(start.child.exitCode).toBeNull();
