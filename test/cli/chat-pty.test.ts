@@ -1,4 +1,5 @@
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -168,7 +169,7 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
       cli.child.stdin?.write('\u0003');
       await answered(cli, 'Ctrl-C again to exit', 'the first Ctrl-C at the prompt');
       cli.child.stdin?.write('\u0003');
-      expect(await exitOf(cli)).toBe(0);
+      expect(await exitOf(cli), `the chat's output:\n${cli.out()}\n${cli.err()}`).toBe(0);
     } finally {
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
     }
@@ -232,5 +233,22 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
       if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
     }
     expect(cli.out()).not.toContain('"level"');
+  }, 120_000);
+
+  it('a Ctrl-C that reaches the chat as a signal (the terminal in its normal mode) is a Ctrl-C: twice exits 0 with the runtime stopped', async () => {
+    const cli = onPty(['chat', '--config', config, '--session', 'pty-signal']);
+    try {
+      await answered(cli, 'with assistant, session pty-signal', 'the banner');
+      // The chat's process (under `script` and `env`) is the one holding the state dir.
+      const pid = Number(readFileSync(join(dir, 'state', 'runtime.lock.owner'), 'utf8'));
+      process.kill(pid, 'SIGINT');
+      await answered(cli, 'Ctrl-C again to exit', 'the first signalled Ctrl-C');
+      process.kill(pid, 'SIGINT');
+      expect(await exitOf(cli), `the chat's output:\n${cli.out()}\n${cli.err()}`).toBe(0);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+    // Stopped, not killed: the state dir is free for the next runtime at once.
+    expect(existsSync(join(dir, 'state', 'runtime.lock.owner'))).toBe(false);
   }, 120_000);
 });

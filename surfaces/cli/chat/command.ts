@@ -4,6 +4,7 @@ import { CommandFailure, UsageError, type CliIo } from '../io.ts';
 import { openRuntime } from '../run/open-runtime.ts';
 import { paintFor } from '../run/paint.ts';
 import { pickAgent } from '../run/pick-agent.ts';
+import { CtrlC } from './ctrl-c.ts';
 import { chatLoop } from './loop.ts';
 
 const USAGE = 'usage: snotra chat [--config F] [--agent A] [--session S | --continue] [--no-color]';
@@ -78,6 +79,7 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
   const loaded = resolveConfig(args.config, cwd);
   const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', args.agent);
   const rt = await openRuntime({ loaded, io, json: false, who: 'snotra chat', onRunEvent: () => {} });
+  const ctrlC = new CtrlC(() => {});
   try {
     let session: string | null = args.session ?? null;
     if (args.continue) {
@@ -97,8 +99,16 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
       io,
       paint: paintFor(true, args.noColor),
       clock: systemClock,
+      ctrlC,
     });
   } finally {
+    // The runtime stops (its runs saved) before the chat ends: a Ctrl-C now says so; another
+    // one leaves at once.
+    ctrlC.otherwise(() => {
+      io.stderr('snotra chat: stopping the runtime (Ctrl-C again to leave now)\n');
+      ctrlC.otherwise(() => process.exit(130));
+    });
     await rt.stop();
+    ctrlC.close();
   }
 }

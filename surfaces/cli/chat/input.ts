@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../run/paint.ts';
+import type { CtrlC } from './ctrl-c.ts';
 
 /** What one prompt read: an entry, the end of input (Ctrl-D), or Ctrl-C. */
 export type InputResult =
@@ -20,9 +21,10 @@ export function joinContinued(lines: readonly string[]): string | null {
 /**
  * Reads one entry at the terminal with line editing and the given history (newest first). The
  * terminal is held only while reading: between prompts it is back in its normal mode, so Ctrl-C
- * during a turn is the process's SIGINT.
+ * during a turn is the process's SIGINT. A SIGINT that comes while reading (a Ctrl-C typed just
+ * as the prompt took the terminal) is the same Ctrl-C as the key.
  */
-export function readEntry(history: readonly string[], paint: Paint): Promise<InputResult> {
+export function readEntry(history: readonly string[], paint: Paint, ctrlC: CtrlC): Promise<InputResult> {
   return new Promise((resolve) => {
     const rl = createInterface({
       input: process.stdin,
@@ -35,9 +37,11 @@ export function readEntry(history: readonly string[], paint: Paint): Promise<Inp
     });
     const lines: string[] = [];
     let done = false;
+    let release = (): void => {};
     const finish = (result: InputResult): void => {
       if (done) return;
       done = true;
+      release();
       rl.close();
       resolve(result);
     };
@@ -51,10 +55,12 @@ export function readEntry(history: readonly string[], paint: Paint): Promise<Inp
       }
       finish({ kind: 'entry', text });
     });
-    rl.on('SIGINT', () => {
+    const interrupted = (): void => {
       process.stdout.write('\n');
       finish({ kind: 'interrupt' });
-    });
+    };
+    release = ctrlC.hold(interrupted);
+    rl.on('SIGINT', interrupted);
     rl.on('close', () => finish({ kind: 'eof' }));
     rl.prompt();
   });

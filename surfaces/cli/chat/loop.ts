@@ -9,6 +9,7 @@ import {
 import type { CliIo } from '../io.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
+import type { CtrlC } from './ctrl-c.ts';
 import { ChatHistory } from './history.ts';
 import { readEntry } from './input.ts';
 import { runSlash, type SlashContext } from './slash.ts';
@@ -25,6 +26,8 @@ export interface ChatOptions {
   readonly io: CliIo;
   readonly paint: Paint;
   readonly clock: Clock;
+  /** The chat's SIGINT listener (installed by `snotra chat` for the chat's whole life). */
+  readonly ctrlC: CtrlC;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface ChatOptions {
  * `/exit`, Ctrl-D, or a second Ctrl-C within 2 s; resolves with the exit code.
  */
 export async function chatLoop(options: ChatOptions): Promise<number> {
-  const { rt, loaded, agent, paint, clock } = options;
+  const { rt, loaded, agent, paint, clock, ctrlC } = options;
   const user = `local:${userInfo().username}`;
   const history = new ChatHistory(loaded.config.stateDir);
   const spinner = new Spinner((t) => void process.stderr.write(t), clock, paint);
@@ -66,6 +69,7 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
     paint,
     spinner,
     clock,
+    ctrlC,
     user,
     lastCtrlC: null,
     onEvent: (e: RunFeedEvent) => {
@@ -96,14 +100,25 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
     return false;
   };
 
+  /** Whether Ctrl-C came twice while a slash command ran (it ends before the chat exits). */
+  let exitAsked = false;
+  /** A Ctrl-C: true when it is the second within the window (the chat exits). */
+  const ctrlCAgain = (): boolean => {
+    const now = clock.now();
+    if (turn.lastCtrlC !== null && now - turn.lastCtrlC < EXIT_WINDOW_MS) return true;
+    turn.lastCtrlC = now;
+    ctx.say(paint.dim('(Ctrl-C again to exit, or /exit)'));
+    return false;
+  };
+  ctrlC.otherwise(() => {
+    if (ctrlCAgain()) exitAsked = true;
+  });
   for (;;) {
-    const input = await readEntry(history.newestFirst(), paint);
+    if (exitAsked) return 0;
+    const input = await readEntry(history.newestFirst(), paint, ctrlC);
     if (input.kind === 'eof') return 0;
     if (input.kind === 'interrupt') {
-      const now = clock.now();
-      if (turn.lastCtrlC !== null && now - turn.lastCtrlC < EXIT_WINDOW_MS) return 0;
-      turn.lastCtrlC = now;
-      ctx.say(paint.dim('(Ctrl-C again to exit, or /exit)'));
+      if (ctrlCAgain()) return 0;
       continue;
     }
     // An entry ends a Ctrl-C pair: the next Ctrl-C is a first one again.

@@ -4,6 +4,7 @@ import { ApprovalDesk } from '../run/desk.ts';
 import type { Paint } from '../run/paint.ts';
 import type { ApprovalTerminal } from '../run/prompt.ts';
 import { RunWatch } from '../run/watch.ts';
+import type { CtrlC } from './ctrl-c.ts';
 import type { Spinner } from './spinner.ts';
 
 /** A second Ctrl-C within this time of the first exits the chat. */
@@ -22,6 +23,8 @@ export interface TurnDeps {
   readonly paint: Paint;
   readonly spinner: Spinner;
   readonly clock: Clock;
+  /** The chat's SIGINT listener: the turn holds it while it runs. */
+  readonly ctrlC: CtrlC;
   /** The local user who decides approvals (`local:NAME`). */
   readonly user: string;
   /** When the last Ctrl-C came (clock time), shared with the prompt; updated here. */
@@ -76,7 +79,7 @@ export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Pro
     watch.onEvent(event);
     if (runId !== null && event.runId === runId && THINKING.has(event.type)) spinner.start();
   });
-  process.on('SIGINT', onSigint);
+  const release = deps.ctrlC.hold(onSigint);
   spinner.start();
   try {
     runId = await begin();
@@ -91,7 +94,7 @@ export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Pro
       stopped,
     ]);
   } finally {
-    process.off('SIGINT', onSigint);
+    release();
     off();
     spinner.stop();
     // Questions still open are dropped, not answered: closing the terminal must not deny for the human.
