@@ -2,11 +2,13 @@
 // for the cluster tests (DESIGN.md §9): `nats-server` processes behind the runtime's lifeline (they
 // die with the process that started them), client and monitoring ports chosen by the servers and
 // read from their ports files, route ports picked free before the start (routes must be known up
-// front), one per-launch token read by every server from its environment (`$SNOTRA_NATS_TOKEN` in a
+// front: outside the kernel's ephemeral range, so no outgoing connection or port-0 listener of
+// another process takes one between the pick and the bind; when one is taken all the same, the
+// start begins again on fresh ports), one per-launch token read by every server from its environment (`$SNOTRA_NATS_TOKEN` in a
 // 0600 config file; never in argv), store dirs under one folder. Readiness is a condition: every
 // server reports the same JetStream meta leader with all peers current. Routes are loopback only
 // and unauthenticated: this is a local cluster, not a deployment.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,18 +68,50 @@ interface Slot {
   exited: Promise<void>;
 }
 
-/** A free loopback TCP port (closed again; the server binds it a moment later). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be bound on loopback now (closed again at once). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
+
+/** The kernel's ephemeral port range (where port-0 listeners and outgoing connections get theirs). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (lo !== undefined && hi !== undefined && lo > 0 && hi >= lo) return [lo, hi];
+  } catch {
+    // Not Linux: the IANA dynamic range.
+  }
+  return [49152, 65535];
+}
+
+/**
+ * A free loopback TCP port for a route, below the ephemeral range (10000 up to it), not one of
+ * `taken`: the server binds it a moment later, and nothing the kernel hands out meanwhile can be it.
+ */
+async function freeRoutePort(taken: readonly number[]): Promise<number> {
+  const [lo] = ephemeralRange();
+  const top = lo > 11_000 ? lo - 1 : 65_535;
+  const bottom = lo > 11_000 ? 10_000 : 1024;
+  for (let i = 0; i < 200; i++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom + 1));
+    if (!taken.includes(port) && (await bindable(port))) return port;
+  }
+  throw new Error('no free loopback port for a cluster route in 200 tries');
+}
+
+/** Whether a server's output says its route port was taken. */
+const routePortTaken = (stderr: string): boolean =>
+  /router port|route.*address already in use/i.test(stderr) && /address already in use/i.test(stderr);
+
+/** Thrown by an `until` probe when waiting longer cannot help (the server exited). */
+class GaveUp extends Error {}
 
 async function until<T>(what: string, deadline: number, probe: () => Promise<T | null>): Promise<T> {
   let last: unknown = null;
@@ -86,6 +120,7 @@ async function until<T>(what: string, deadline: number, probe: () => Promise<T |
       const v = await probe();
       if (v !== null) return v;
     } catch (err) {
+      if (err instanceof GaveUp) throw err;
       last = err;
     }
     if (Date.now() >= deadline) {
@@ -115,6 +150,8 @@ export interface LocalClusterOptions {
   readonly clusterName?: string;
   /** Path or name of the `nats-server` binary. */
   readonly binary?: string;
+  /** Picks a free route port not in `taken` (tests give one already bound). Default: free, below the ephemeral range. */
+  readonly pickRoutePort?: (taken: readonly number[]) => Promise<number>;
 }
 
 /**
@@ -130,22 +167,31 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const dir = realpathSync(options.dir ?? mkdtempSync(join(tmpdir(), 'snotra-nats-cluster-')));
   const clusterName = options.clusterName ?? 'snotra-dev';
   const token = generateNatsToken();
-  const routePorts = [await freePort(), await freePort(), await freePort()];
-  const slots: Slot[] = ['n1', 'n2', 'n3'].map((name, i) => {
-    const sdir = join(dir, name);
-    return {
-      name,
-      dir: sdir,
-      configFile: join(sdir, 'nats-server.conf'),
-      routePort: routePorts[i] as number,
-      ports: null,
-      child: null,
-      pid: -1,
-      running: false,
-      stderr: new TailBuffer(),
-      exited: Promise.resolve(),
-    };
-  });
+  /** The route ports, in slot order (a retried start picks them again). */
+  let routePorts: number[] = [];
+  /** Fresh slots on fresh route ports, their folders empty (nothing left of an earlier attempt). */
+  const freshSlots = async (): Promise<Slot[]> => {
+    routePorts = [];
+    const pick = options.pickRoutePort ?? freeRoutePort;
+    for (let i = 0; i < 3; i++) routePorts.push(await pick(routePorts));
+    return ['n1', 'n2', 'n3'].map((name, i) => {
+      const sdir = join(dir, name);
+      rmSync(sdir, { recursive: true, force: true });
+      return {
+        name,
+        dir: sdir,
+        configFile: join(sdir, 'nats-server.conf'),
+        routePort: routePorts[i] as number,
+        ports: null,
+        child: null,
+        pid: -1,
+        running: false,
+        stderr: new TailBuffer(),
+        exited: Promise.resolve(),
+      };
+    });
+  };
+  let slots: Slot[] = [];
 
   const launch = async (slot: Slot, deadline: number): Promise<void> => {
     writeServerConfig(
@@ -181,7 +227,7 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
     slot.pid = await child.serverPid;
     slot.ports = await until(`ports file of ${slot.name}`, deadline, async () => {
       if (!slot.running)
-        throw new Error(`${slot.name} exited: ${slot.stderr.tail().replaceAll(token, '***')}`);
+        throw new GaveUp(`${slot.name} exited: ${slot.stderr.tail().replaceAll(token, '***')}`);
       return readClusterPorts(slot.dir, slot.pid);
     });
   };
@@ -216,8 +262,12 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   const stopSlot = async (slot: Slot, signal: NodeJS.Signals): Promise<void> => {
     if (slot.child === null) return;
     if (slot.running) {
-      process.kill(slot.pid, signal);
-      await waitForProcessGone(slot.pid, 10_000);
+      // Before the wrapper has reported the server's pid there is only its group to signal
+      // (never process.kill(-1): that is every process this user may signal).
+      if (slot.pid > 0) {
+        process.kill(slot.pid, signal);
+        await waitForProcessGone(slot.pid, 10_000);
+      }
       signalGroup(slot.child.pgid, 'SIGKILL');
       await slot.exited;
     }
@@ -226,13 +276,26 @@ export async function startLocalCluster(options: LocalClusterOptions = {}): Prom
   };
 
   const deadline = Date.now() + timeoutMs;
-  try {
-    await Promise.all(slots.map((s) => launch(s, deadline)));
-    await waitForMetaLeader();
-  } catch (err) {
-    await Promise.all(slots.map((s) => stopSlot(s, 'SIGKILL')));
-    if (temporary) rmSync(dir, { recursive: true, force: true });
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    slots = await freshSlots();
+    const started = slots;
+    try {
+      // Settled, not raced: a failed server's siblings are all launched (or failed) before any is
+      // stopped, so none is left starting behind the retry.
+      const launched = await Promise.allSettled(started.map((s) => launch(s, deadline)));
+      const failed = launched.find((r) => r.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      await waitForMetaLeader(Math.max(1, deadline - Date.now()));
+      break;
+    } catch (err) {
+      await Promise.all(started.map((s) => stopSlot(s, 'SIGKILL')));
+      // Another process bound a route port between its pick and the server's bind: again, on
+      // other ports (the servers' state from this attempt is dropped with their folders).
+      if (attempt < 3 && Date.now() < deadline && started.some((s) => routePortTaken(s.stderr.tail())))
+        continue;
+      if (temporary) rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   const view = (s: Slot): ClusterServer => ({

@@ -2,6 +2,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedNats } from '../../runtime/bus/embedded.ts';
@@ -10,6 +11,7 @@ import { resolveNatsBinary } from '../../runtime/bus/nats-binary.ts';
 import { generateNatsToken } from '../../runtime/bus/nats-config.ts';
 import { signalGroup } from '../../runtime/bus/processes.ts';
 import { checkClusterServer, parseVersion } from '../../runtime/cluster/feature-check.ts';
+import { startLocalCluster } from '../../runtime/cluster/local-cluster.ts';
 import { readClusterPorts, serverEnv, writeServerConfig } from '../../runtime/cluster/nats-cluster-config.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 
@@ -142,4 +144,52 @@ describe('the connect-time feature check', () => {
     expect(parseVersion('2.9')).toBeNull();
     expect(parseVersion('x.y.z')).toBeNull();
   });
+});
+
+describe('starting the local cluster when a route port is taken', () => {
+  it('begins again on other ports when another process binds a route port between its pick and the server’s bind', async () => {
+    // A port held by this process stands for one another process took after the pick.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const held = (holder.address() as AddressInfo).port;
+    const picks: number[][] = [];
+    let first = true;
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-taken-route-')));
+    let taken: NatsCluster | null = null;
+    try {
+      taken = await startLocalCluster({
+        dir,
+        clusterName: 'snotra-test',
+        timeoutMs: 90_000,
+        pickRoutePort: async (already) => {
+          if (first) {
+            first = false;
+            picks.push([held]);
+            return held;
+          }
+          const port = await new Promise<number>((resolve) => {
+            const probe = createServer();
+            probe.listen(0, '127.0.0.1', () => {
+              const p = (probe.address() as AddressInfo).port;
+              probe.close(() => resolve(p));
+            });
+          });
+          picks.at(-1)?.push(port);
+          if (picks.at(-1)?.length === 3) picks.push([]);
+          return already.includes(port) ? port + 1 : port;
+        },
+      });
+      // The first attempt's three picks (the held port first), then a second attempt's three.
+      expect(picks[0]?.[0]).toBe(held);
+      expect(picks.filter((p) => p.length === 3)).toHaveLength(2);
+      const conf = readFileSync(join(dir, 'n1', 'nats-server.conf'), 'utf8');
+      expect(conf).not.toContain(`127.0.0.1:${held}`);
+      const nc = await client(taken.urls, taken.token());
+      expect((await checkClusterServer(nc, 'test')).cluster).toBe('snotra-test');
+    } finally {
+      await taken?.stop();
+      holder.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
