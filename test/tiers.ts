@@ -78,6 +78,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/runtime/hold-back.test.ts',
   'test/cli/watch-deltas.test.ts',
   'test/cli/chat-units.test.ts',
+  'test/cli/init-choices.test.ts',
   'test/runtime/run-id-file.test.ts',
   'test/runtime/teardown-stack.test.ts',
   'test/secrets/args-at-rest-law.test.ts',

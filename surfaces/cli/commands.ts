@@ -1,5 +1,6 @@
 import type { CommandSpec } from './command-spec.ts';
 import { JSON_OUT, STATE } from './command-spec.ts';
+import { INIT_SPEC } from './init/spec.ts';
 import { POLICY_SPECS } from './policy-commands.ts';
 
 export type { CommandRun, CommandSpec } from './command-spec.ts';
@@ -398,18 +399,7 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
     examples: ['snotra doctor', 'snotra doctor --json'],
     run: async (argv, io, cwd) => (await import('./doctor.ts')).doctorCommand(argv, io, cwd),
   },
-  {
-    path: ['init'],
-    summary: 'write a starter snotra.config.json (and ignore the state dir in git)',
-    usage: '[--config F] [--state-dir D] [--force]',
-    options: [
-      ['--config F', 'where to write the config (default ./snotra.config.json)'],
-      ['--state-dir D', 'the stateDir to write (default: outside the workspace)'],
-      ['--force', 'overwrite an existing config'],
-    ],
-    examples: ['snotra init', 'snotra init --state-dir .snotra'],
-    run: async (argv, io, cwd) => (await import('./init.ts')).initCommand(argv, io, cwd),
-  },
+  INIT_SPEC,
   {
     path: ['inspect'],
     summary: 'the live actor tree of the running runtime, one update per change',

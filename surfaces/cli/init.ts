@@ -3,10 +3,13 @@ import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CONFIG_FILE_NAME, detectSecretBackend, parseConfig, type StateEnv } from '../../runtime/index.ts';
+import { checkModelFlags, type InitModel } from './init/choices.ts';
+import { chooseModel } from './init/model.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
 import { packageFile } from './package-root.ts';
 
-const USAGE = 'usage: snotra init [--config F] [--state-dir D] [--force]';
+const USAGE =
+  'usage: snotra init [--config F] [--state-dir D] [--force] [--provider P [--model M] [--base-url URL] [--api-key-env VAR]]';
 
 /** The JSON Schema shipped with this package (also exported as `snotra-runtime/schema.json`). */
 const SCHEMA_FILE = packageFile('schema/snotra.config.schema.json');
@@ -19,12 +22,14 @@ function schemaRef(configDir: string): string {
 
 /**
  * The starter config: the defaults written out, each section explained in a `$comment`;
- * `secrets.backend` as given (`detectSecretBackend`: the OS keyring where one answers, else env).
+ * `secrets.backend` as given (`detectSecretBackend`: the OS keyring where one answers, else env);
+ * the assistant's model when one was chosen.
  */
 export function starterConfig(
   configDir: string,
   stateDir?: string,
   secretsBackend: 'os' | 'env' = 'os',
+  model: InitModel | null = null,
 ): Record<string, unknown> {
   return {
     $schema: schemaRef(configDir),
@@ -51,6 +56,7 @@ export function starterConfig(
         $comment:
           'mode "ask": side effects need your approval. Add "model": { "provider": "openai-compatible", "baseUrl": "...", "model": "...", "apiKey": { "secret": "..." } } for snotra run.',
         mode: 'ask',
+        ...(model === null ? {} : { model }),
         rules: [{ id: 'no-npm-publish', command: 'npm publish', effect: 'deny' }],
       },
     },
@@ -121,13 +127,15 @@ function ignoreStateDir(stateDir: string): GitignoreResult {
 /**
  * `snotra init`: writes a starter `snotra.config.json` (never over an existing file unless
  * `--force`), checked by the config loader before it is written, and adds the state dir to the
- * `.gitignore` of the git work tree it lies in, if any.
+ * `.gitignore` of the git work tree it lies in, if any. The assistant's model comes from
+ * `--provider` (and `--model`, `--base-url`, `--api-key-env`), or from a question on a terminal
+ * that offers the local servers that answer (Ollama on :11434, llama.cpp on :8080).
  */
 export async function initCommand(
   argv: string[],
   io: CliIo,
   cwd: string,
-  env: StateEnv = process.env,
+  env: StateEnv & Readonly<Record<string, string | undefined>> = process.env,
   detectBackend: () => Promise<'os' | 'env'> = () => detectSecretBackend(),
 ): Promise<number> {
   let values;
@@ -138,12 +146,22 @@ export async function initCommand(
         config: { type: 'string' },
         'state-dir': { type: 'string' },
         force: { type: 'boolean', default: false },
+        provider: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        'api-key-env': { type: 'string' },
       },
       strict: true,
     }));
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\n${USAGE}`);
   }
+  const modelFlags = checkModelFlags({
+    provider: values.provider,
+    baseUrl: values['base-url'],
+    model: values.model,
+    apiKeyEnv: values['api-key-env'],
+  });
   const file = resolve(cwd, values.config ?? CONFIG_FILE_NAME);
   const dir = dirname(file);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -154,8 +172,15 @@ export async function initCommand(
     io.stderr(`snotra init: ${file} already exists; not overwritten (use --force to replace it)\n`);
     return ExitCode.failure;
   }
+  const terminal = modelFlags.provider === null ? (io.approvalTerminal?.() ?? null) : null;
+  let chosen;
+  try {
+    chosen = await chooseModel(modelFlags, env, terminal);
+  } finally {
+    terminal?.close();
+  }
   const backend = await detectBackend();
-  const text = `${JSON.stringify(starterConfig(dir, values['state-dir'], backend), null, 2)}\n`;
+  const text = `${JSON.stringify(starterConfig(dir, values['state-dir'], backend, chosen.model), null, 2)}\n`;
   // The starter must load as written: a bad --state-dir is refused before anything is written.
   const loaded = parseConfig(text, file, dir, { env });
   writeFileSync(file, text, { flag: values.force ? 'w' : 'wx' });
@@ -165,6 +190,7 @@ export async function initCommand(
       ? 'secrets: the OS keyring (secrets.backend "os")\n'
       : 'secrets: no OS keyring answers here, so secrets.backend is "env" (SNOTRA_SECRET_<NAME> variables, or { "env": "VARIABLE" } references)\n',
   );
+  for (const line of chosen.lines) io.stdout(`${line}\n`);
   const stateDir = loaded.config.stateDir;
   const ignored = ignoreStateDir(stateDir);
   switch (ignored.kind) {
