@@ -14,7 +14,9 @@ import { initCommand } from '../../surfaces/cli/init.ts';
 import { CommandFailure, type CliIo } from '../../surfaces/cli/io.ts';
 import type { ApprovalTerminal } from '../../surfaces/cli/run/prompt.ts';
 import { FakeModelServer, fixture, type FakeReply } from '../model/fake-server.ts';
+import { eventually } from '../support/runtime.ts';
 import { startSnotra } from '../support/snotra-process.ts';
+import { BIN, startCli, type LiveCli } from './run-helpers.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-init-provider-')));
 let ollama: FakeModelServer;
@@ -269,6 +271,50 @@ describe('snotra init on a terminal: the provider question', () => {
       expect(existsSync(join(dir, 'snotra.config.json'))).toBe(false);
     }
   });
+});
+
+describe('snotra init on a real terminal (pseudo-terminal, util-linux script)', () => {
+  const sh = (t: string) => `'${t.replace(/'/g, `'\\''`)}'`;
+  async function seen(cli: LiveCli, needle: string): Promise<void> {
+    try {
+      await eventually(() => cli.out().includes(needle), 60_000, needle);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; output so far:\n${cli.out()}`);
+    }
+  }
+
+  it('asks on the terminal, takes the typed answers and writes the model chosen', async () => {
+    tags = models('qwen2.5:7b', 'llama3.2:latest');
+    const dir = folder();
+    const config = join(dir, 'snotra.config.json');
+    const vars = [
+      `SNOTRA_INIT_OLLAMA_URL=${ollama.url}`,
+      `SNOTRA_INIT_LLAMACPP_URL=${dead}`,
+      `XDG_STATE_HOME=${base}`,
+    ];
+    const command = [
+      'env',
+      ...vars,
+      process.execPath,
+      BIN,
+      'init',
+      '--config',
+      config,
+      '--state-dir',
+      'state',
+    ]
+      .map(sh)
+      .join(' ');
+    const cli = startCli('script', ['-qefc', command, '/dev/null']);
+    await seen(cli, 'Choose [1-5, Enter for 1]: ');
+    cli.child.stdin?.write('\r');
+    await seen(cli, 'Which model? [1-2, Enter for 1] ');
+    cli.child.stdin?.write('2\r');
+    expect(await cli.exited, cli.out()).toBe(0);
+    expect(cli.out()).toContain(`1) Ollama at ${ollama.url}/v1 (qwen2.5:7b, llama3.2:latest)`);
+    expect(cli.out()).toContain(`model: llama3.2:latest (openai-compatible) at ${ollama.url}/v1`);
+    expect(modelOf(config)).toMatchObject({ baseUrl: `${ollama.url}/v1`, model: 'llama3.2:latest' });
+  }, 90_000);
 });
 
 describe('a first real run in two commands after the install', () => {
