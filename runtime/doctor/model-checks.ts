@@ -137,7 +137,7 @@ export async function modelChecks(
       name: 'model',
       status: 'warn',
       detail: 'no agent has a model, so snotra run has nothing to ask',
-      fix: 'add agents.<id>.model to the config (provider, baseUrl, model, apiKey; see the README, Models)',
+      fix: 'snotra init --force --provider ollama|llama.cpp|openai|anthropic|openai-compatible writes one; or add agents.<id>.model to the config (docs/models.md)',
     });
   for (const [id, a] of agents) {
     const m = a.model;

@@ -127,6 +127,7 @@ describe('doctor: the model answers and its key resolves', () => {
         name: 'model',
         status: 'warn',
         detail: 'no agent has a model, so snotra run has nothing to ask',
+        fix: expect.stringContaining('snotra init --force --provider ollama|llama.cpp|openai'),
       }),
     ]);
   });

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The package as a user gets it: `npm pack` of a copy of this checkout, installed with npm into a
- * temporary project, its bin run, the README "Embedding" example compiled with tsc against the
+ * temporary project, its bin run, the "Embedding" example (docs/embedding.md) compiled with tsc against the
  * shipped .d.ts and run on embedded defaults (its own nats-server) with the scripted model. npm
  * fetches the dependencies from the registry (its cache first); install scripts are skipped and
  * better-sqlite3's binary is the one this checkout built (its script would download or compile
@@ -290,11 +290,12 @@ describe('the packed package', () => {
     expect(held(check.files).filter((f) => f.startsWith('store/'))).toEqual([]);
   }, 120_000);
 
-  it('the README "Embedding" example compiles against the shipped types and runs: chat, approve, deny, done', () => {
+  it('the "Embedding" example (docs/embedding.md) compiles against the shipped types and runs: chat, approve, deny, done', () => {
     const example = readFileSync(join(ROOT, 'examples', 'embedding.ts'), 'utf8');
-    // The README shows the very file the test runs.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('\n## Embedding'));
+    // The Embedding page shows the very file the test runs.
+    const page = readFileSync(join(ROOT, 'docs', 'embedding.md'), 'utf8');
+    expect(page.startsWith('# Embedding\n')).toBe(true);
+    const section = page;
     expect(
       section.slice(section.indexOf('```ts\n') + 6, section.indexOf('\n```', section.indexOf('```ts\n')) + 1),
     ).toBe(example);
