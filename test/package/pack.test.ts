@@ -125,13 +125,16 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
-  it('holds the build, the bin, the schema, the web app, README and package.json, and nothing else', () => {
+  it('holds the build, the bin, the schema, the web app, README, its docs/ pages and package.json, and nothing else', () => {
     const allowed =
-      /^(dist\/.+\.(js|d\.ts|mjs|d\.mts)|dist\/surfaces\/sidecar\/app\/(index\.html|assets\/[^/]+\.(js|css|svg|png|ico))|bin\/snotra\.js|schema\/snotra\.config\.schema\.json|README\.md|package\.json)$/;
+      /^(dist\/.+\.(js|d\.ts|mjs|d\.mts)|dist\/surfaces\/sidecar\/app\/(index\.html|assets\/[^/]+\.(js|css|svg|png|ico))|bin\/snotra\.js|schema\/snotra\.config\.schema\.json|README\.md|docs\/[A-Za-z0-9-]+\.md|package\.json)$/;
     expect(packed.filter((f) => !allowed.test(f))).toEqual([]);
     for (const f of [
       'package.json',
       'README.md',
+      // The README's links go to docs/: they resolve in the installed package too.
+      'docs/embedding.md',
+      'docs/security.md',
       'bin/snotra.js',
       'schema/snotra.config.schema.json',
       'dist/index.js',
