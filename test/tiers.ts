@@ -90,6 +90,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/sessions/context-window.test.ts',
   'test/provenance/approval-binding.test.ts',
   'test/provenance/policy-examples.test.ts',
+  'test/provenance/taken-over-chain.test.ts',
   'test/store/approvals.test.ts',
   'test/store/audit-deferred.test.ts',
   'test/store/audit.test.ts',

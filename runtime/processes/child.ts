@@ -17,6 +17,11 @@ export interface SpawnRequest {
   readonly stdin?: 'pipe' | 'ignore';
   /** A name for listings and logs (never secret). */
   readonly label?: string;
+  /**
+   * The command takes its stdin and stdout on fds 4 and 5 (set by the sandbox's wrapping of a
+   * stdio server, not by callers): the child's pipes are put there, its fds 0 and 1 are /dev/null.
+   */
+  readonly handedStdio?: boolean;
 }
 
 /** How the main program of a child ended. */

@@ -31,11 +31,26 @@ grace=$1; shift
 exec "$@" 3<&-
 `;
 
+/**
+ * The same wrapper for a program that takes its stdin and stdout on fds 4 and 5 (a stdio server
+ * in bubblewrap, see `bwrapStdioArgs`): the pipes move there and fds 0 and 1 become /dev/null.
+ */
+export const LIFELINE_WRAPPER_HANDED_STDIO = LIFELINE_WRAPPER.replace(
+  'exec "$@" 3<&-',
+  'exec "$@" 3<&- 4<&0 5>&1 0</dev/null 1>/dev/null',
+);
+
 /** The `argv[0]` the wrapper shell runs under (visible in `ps`). */
 export const LIFELINE_ARGV0 = 'snotra-child';
 
 /** The arguments of `/bin/sh` that start `command args…` behind the lifeline. */
-export function lifelineArgs(command: string, args: readonly string[], graceMs: number): string[] {
+export function lifelineArgs(
+  command: string,
+  args: readonly string[],
+  graceMs: number,
+  options: { readonly handedStdio?: boolean } = {},
+): string[] {
   const seconds = Math.max(0.1, graceMs / 1000).toFixed(1);
-  return ['-c', LIFELINE_WRAPPER, LIFELINE_ARGV0, seconds, command, ...args];
+  const wrapper = options.handedStdio === true ? LIFELINE_WRAPPER_HANDED_STDIO : LIFELINE_WRAPPER;
+  return ['-c', wrapper, LIFELINE_ARGV0, seconds, command, ...args];
 }

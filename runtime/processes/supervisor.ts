@@ -19,7 +19,7 @@ import { buildChildEnv } from './env.ts';
 import { killGroup, signalGroup } from './group.ts';
 import { lifelineArgs } from './lifeline.ts';
 import { runToCompletion } from './run.ts';
-import { SandboxError, type Sandbox } from '../sandbox/index.ts';
+import { SandboxError, type Sandbox, type WrapOptions } from '../sandbox/index.ts';
 
 /** Construction options of `ProcessSupervisor`. */
 export interface ProcessSupervisorOptions {
@@ -83,7 +83,7 @@ export class ProcessSupervisor implements ProcessRunner {
     let child: ChildProcess;
     try {
       child = posix
-        ? spawn('/bin/sh', lifelineArgs(request.command, request.args, this.graceMs), {
+        ? spawn('/bin/sh', lifelineArgs(request.command, request.args, this.graceMs, request), {
             cwd: request.cwd,
             env,
             detached: true,
@@ -158,7 +158,9 @@ export class ProcessSupervisor implements ProcessRunner {
    * `ProcessRunError` (`sandbox_failed` and the codes of `spawn`) before anything runs.
    */
   async spawnConfined(request: SpawnRequest & { readonly confine: Confinement }): Promise<SupervisedChild> {
-    const launch = await this.confined(request.confine, request.cwd, request.command, request.args);
+    const launch = await this.confined(request.confine, request.cwd, request.command, request.args, {
+      stdioServer: request.stdin === 'pipe',
+    });
     return this.spawn({ ...request, label: request.label ?? request.command, ...launch });
   }
 
@@ -178,14 +180,15 @@ export class ProcessSupervisor implements ProcessRunner {
     cwd: string,
     command: string,
     args: readonly string[],
-  ): Promise<{ command: string; args: readonly string[] }> {
-    if (this.backend === null) return { command, args };
+    options: WrapOptions = {},
+  ): Promise<{ command: string; args: readonly string[]; handedStdio: boolean }> {
+    if (this.backend === null) return { command, args, handedStdio: false };
     if (this.closed) {
       throw new ProcessRunError(ProcessRunErrorCode.supervisorClosed, 'the process supervisor is shut down');
     }
     try {
-      const wrapped = await this.backend.wrap(confine, cwd, command, args);
-      return { command: wrapped.command, args: wrapped.args };
+      const wrapped = await this.backend.wrap(confine, cwd, command, args, options);
+      return { command: wrapped.command, args: wrapped.args, handedStdio: wrapped.handedStdio === true };
     } catch (error) {
       if (error instanceof SandboxError) {
         throw new ProcessRunError(ProcessRunErrorCode.sandboxFailed, error.message, { cause: error });

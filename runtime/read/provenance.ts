@@ -45,6 +45,13 @@ export interface ProvenanceSources {
   readonly approval: ApprovalRecord | null;
   /** The `standing_approval_granted` event of the grant that allowed the call, when one did. */
   readonly grant: AuditEvent | null;
+  /**
+   * The last `run_taken_over` event of the run in this log (a cluster node took it over from
+   * another), or null. With it, the links recorded on the node it came from (proposed, decided,
+   * approval requested) are read from the approval record this node brought in from the shared
+   * Inbox instead of this log.
+   */
+  readonly takenOver?: AuditEvent | null;
   readonly verification: ChainVerification;
 }
 
@@ -53,6 +60,52 @@ const END_KINDS = new Set(['completed', 'failed', 'interrupted', 'call_elsewhere
 function detailOf(e: AuditEvent | undefined): Record<string, unknown> {
   const d = e?.detail;
   return typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
+}
+
+/**
+ * The links recorded on the node a run was taken over from, as the approval record brought in
+ * from the shared Inbox states them (no seq in this log: `recordedOn` names that node's log).
+ */
+function adoptedLinks(
+  approval: ApprovalRecord,
+  takenOver: AuditEvent,
+  withRequest: boolean,
+): ProvenanceStep[] {
+  const from = typeof detailOf(takenOver).from === 'string' ? (detailOf(takenOver).from as string) : null;
+  const where = from === null ? 'another node' : `node ${from}`;
+  const source = { recordedOn: from, source: 'the shared Inbox’s approval record' };
+  const at = approval.createdAt;
+  const links: ProvenanceStep[] = [
+    {
+      step: 'proposed',
+      seq: null,
+      at,
+      summary: `the model proposed ${approval.tool} (recorded on ${where})`,
+      facts: source,
+    },
+    {
+      step: 'decided',
+      seq: null,
+      at,
+      summary: `policy: approval-required by rule ${approval.ruleId} (recorded on ${where})`,
+      facts: { decision: 'approval-required', rule: approval.ruleId, ...source },
+    },
+  ];
+  if (withRequest)
+    links.push({
+      step: 'approval_requested',
+      seq: null,
+      at,
+      summary: `approval ${approval.id} requested (recorded on ${where})`,
+      facts: {
+        approvalId: approval.id,
+        argsHash: approval.argsHash ?? null,
+        policyHash: approval.policyHash ?? null,
+        expiresAt: approval.expiresAt,
+        ...source,
+      },
+    });
+  return links;
 }
 
 function step(
@@ -74,18 +127,29 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
   const problems: string[] = [];
   const steps: ProvenanceStep[] = [];
   const first = (kind: string) => src.events.find((e) => e.kind === kind);
+  // Taken over from another node: its first links are in that node's log, not this one.
+  const taken = src.takenOver ?? null;
   const proposed = first('proposed');
   const decided = first('policy_decided');
   const requested = first('approval_requested');
+  // This log's `approval_requested`, when it has one, is the request as it was brought in.
+  const adopted =
+    taken !== null && src.approval !== null && proposed === undefined && decided === undefined
+      ? adoptedLinks(src.approval, taken, requested === undefined)
+      : null;
   const resolved = first('approval_resolved');
   const started = first('started');
   const refused = first('call_refused');
   const end = src.events.find((e) => END_KINDS.has(e.kind));
 
-  if (proposed) steps.push(step('proposed', proposed, `the model proposed ${proposed.tool ?? 'a call'}`));
+  if (adopted !== null) steps.push(...adopted);
+  else if (proposed)
+    steps.push(step('proposed', proposed, `the model proposed ${proposed.tool ?? 'a call'}`));
   else problems.push('no `proposed` event: the call was never recorded as proposed');
-  const decision = decided?.status ?? null;
-  if (decided) {
+  const decision = adopted !== null ? 'approval-required' : (decided?.status ?? null);
+  if (adopted !== null) {
+    // Its links are above.
+  } else if (decided) {
     const d = detailOf(decided);
     steps.push(
       step('decided', decided, `policy: ${decision ?? '?'} by rule ${decided.ruleId ?? '?'}`, {
@@ -108,7 +172,8 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
           expiresAt: d.expiresAt ?? null,
         }),
       );
-    } else problems.push('the call needed an approval and no `approval_requested` event records one');
+    } else if (adopted === null)
+      problems.push('the call needed an approval and no `approval_requested` event records one');
     if (resolved) {
       const d = detailOf(resolved);
       const node = (d.through as string | undefined) ?? src.approval?.decidedNode ?? null;
@@ -127,7 +192,8 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
           reason: d.decisionReason ?? null,
         }),
       );
-    } else if (requested) problems.push('the approval was requested and nothing records its decision');
+    } else if (requested || adopted !== null)
+      problems.push('the approval was requested and nothing records its decision');
   }
 
   if (decided?.ruleId != null && detailOf(decided).ruleSource === 'standing-approval') {
@@ -186,6 +252,21 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
   if (end) {
     steps.push(step(end.kind, end, end.kind, { status: end.status }));
   }
+  if (adopted !== null && taken !== null) {
+    const d = detailOf(taken);
+    const link = step('taken_over', taken, `this node took the run over from node ${String(d.from ?? '?')}`, {
+      from: d.from ?? null,
+      why: d.why ?? null,
+    });
+    // Everything this log holds of the call comes after the take-over that brought it here.
+    if (src.events.some((e) => e.seq < taken.seq))
+      problems.push(
+        `the run was taken over at event #${taken.seq}, after this log's first event of the call`,
+      );
+    // In seq order among this log's links, after the ones recorded on the other node.
+    const at = steps.findIndex((s, i) => i >= adopted.length && s.seq !== null && s.seq > taken.seq);
+    steps.splice(at === -1 ? steps.length : at, 0, link);
+  }
   const runs = decision === 'allow' || (decision === 'approval-required' && resolved?.status === 'approved');
   if (runs && !refused) {
     if (!started && end?.kind !== 'call_elsewhere')
@@ -206,7 +287,7 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
   return {
     runId: src.runId,
     callId: src.callId,
-    tool: proposed?.tool ?? decided?.tool ?? null,
+    tool: proposed?.tool ?? decided?.tool ?? (adopted === null ? null : (src.approval?.tool ?? null)),
     closed: problems.length === 0,
     problems: [...new Set(problems)],
     steps,
@@ -219,8 +300,10 @@ export function buildProvenance(src: ProvenanceSources): Provenance {
  * of that call. Walks the whole hash chain (a call's events verify only as part of it).
  */
 export function provenanceOf(store: Store, runId: string, callId: string): Provenance | null {
-  const events = store.audit.list({ runId }).filter((e) => e.callId === callId);
+  const all = store.audit.list({ runId });
+  const events = all.filter((e) => e.callId === callId);
   if (events.length === 0) return null;
+  const takenOver = all.filter((e) => e.kind === 'run_taken_over').at(-1) ?? null;
   const decided = events.find((e) => e.kind === 'policy_decided');
   const grantId = detailOf(decided).ruleSource === 'standing-approval' ? decided?.ruleId : null;
   let grant: AuditEvent | null = null;
@@ -237,6 +320,7 @@ export function provenanceOf(store: Store, runId: string, callId: string): Prove
     events,
     approval: store.approvals.getByCall(`${runId}:${callId}`),
     grant,
+    takenOver,
     verification: store.audit.verifyChain(),
   });
 }

@@ -135,3 +135,26 @@ export function bwrapArgs(plan: SandboxPlan, argv: readonly string[]): string[] 
   args.push('--chdir', plan.cwd, '--', ...argv);
   return args;
 }
+
+/**
+ * The fds a confined stdio server's pipes reach bwrap on (its stdin and stdout are /dev/null).
+ * bwrap's own processes (the monitor outside, pid 1 inside) keep their fds 0–2 for their whole
+ * life but close every other inherited fd; were the pipes on bwrap's 0 and 1, a server that
+ * closes its stdin or stdout while it lives on would break no pipe, and the runtime would learn
+ * of it only by a timeout. Handed on fds 4 and 5, the server alone holds them.
+ */
+export const HANDED_STDIN_FD = 4;
+export const HANDED_STDOUT_FD = 5;
+
+/** Run inside the sandbox: puts the handed pipes on the program's fds 0 and 1, then `exec`s it. */
+const TAKE_HANDED_STDIO = `exec "$@" 0<&${HANDED_STDIN_FD} 1>&${HANDED_STDOUT_FD} ${HANDED_STDIN_FD}<&- ${HANDED_STDOUT_FD}<&-`;
+
+/**
+ * `bwrapArgs` for a stdio server whose pipes are handed to bwrap on `HANDED_STDIN_FD` and
+ * `HANDED_STDOUT_FD`: inside the sandbox `/bin/sh` moves them to fds 0 and 1 and `exec`s `argv`
+ * (same pid, nothing left between). The host's `/bin/sh` is visible there (the host is bound
+ * read-only).
+ */
+export function bwrapStdioArgs(plan: SandboxPlan, argv: readonly string[]): string[] {
+  return bwrapArgs(plan, ['/bin/sh', '-c', TAKE_HANDED_STDIO, 'snotra-stdio', ...argv]);
+}

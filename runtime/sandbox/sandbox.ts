@@ -5,7 +5,7 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import type { Confinement } from '../../actors/tools/process-runner.ts';
-import { bwrapArgs } from './bwrap.ts';
+import { bwrapArgs, bwrapStdioArgs } from './bwrap.ts';
 import { DEFAULT_WALK_LIMITS, findProtectedPaths, type HostRules, type WalkLimits } from './host.ts';
 import { SandboxError, type SandboxPlan } from './plan.ts';
 
@@ -19,6 +19,18 @@ export interface WrappedCommand {
   readonly command: string;
   readonly args: readonly string[];
   readonly plan: SandboxPlan;
+  /** The command takes its stdin and stdout on fds 4 and 5 (`HANDED_STDIN_FD`, `HANDED_STDOUT_FD`). */
+  readonly handedStdio?: boolean;
+}
+
+/** Options of `Sandbox.wrap`. */
+export interface WrapOptions {
+  /**
+   * The command is a server spoken to over its stdin and stdout: they are to reach it so that
+   * it alone holds them (a server that closes either is seen at once). The result's
+   * `handedStdio` says how.
+   */
+  readonly stdioServer?: boolean;
 }
 
 /** An OS sandbox. */
@@ -28,7 +40,13 @@ export interface Sandbox {
    * The command line that runs `command args…` in `cwd` confined to `scope`. Rejects with a
    * `SandboxError` when the scope cannot be mounted (no root exists, `cwd` is outside the roots).
    */
-  wrap(scope: Confinement, cwd: string, command: string, args: readonly string[]): Promise<WrappedCommand>;
+  wrap(
+    scope: Confinement,
+    cwd: string,
+    command: string,
+    args: readonly string[],
+    options?: WrapOptions,
+  ): Promise<WrappedCommand>;
 }
 
 async function canonicalDir(path: string): Promise<string | null> {
@@ -94,8 +112,16 @@ export interface BubblewrapOptions {
 export function createBubblewrapSandbox(options: BubblewrapOptions): Sandbox {
   return {
     name: 'bubblewrap',
-    async wrap(scope, cwd, command, args) {
+    async wrap(scope, cwd, command, args, wrapOptions) {
       const plan = await planFor(scope, cwd, options.rules, options.walkLimits);
+      if (wrapOptions?.stdioServer === true) {
+        return {
+          command: options.bwrap,
+          args: bwrapStdioArgs(plan, [command, ...args]),
+          plan,
+          handedStdio: true,
+        };
+      }
       return { command: options.bwrap, args: bwrapArgs(plan, [command, ...args]), plan };
     },
   };

@@ -14,6 +14,8 @@ import { hostMcp } from './hosted.ts';
 import { REPO, eventually, mcpFixture } from './support.ts';
 
 const FRAGILE = join(REPO, 'test/fixtures/mcp-sdk-fragile.mjs');
+/** A call time limit no test waits for: a call that ends did so because the runtime saw why. */
+const HOUR = 3_600_000;
 
 interface Started {
   readonly host: McpHost;
@@ -121,40 +123,85 @@ describe('MCP call failures, told apart (a real SDK server)', () => {
     expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call crash', 'call echo queued']);
   }, 120_000);
 
-  // Bare, not in bubblewrap: bwrap's own processes keep the read end of the server's stdin open,
-  // so there a server that closes its stdin and lives on breaks no pipe (see the report of
-  // issue 36); a server that dies between calls takes bwrap with it and breaks it the same way.
-  it('a call written to a server whose stdin is already closed (a broken pipe) is mcp_server_unavailable and never reached it', async () => {
-    const s = await start({ restartBaseMs: 500, restartMaxMs: 500 }, { sandbox: false });
+  // In bubblewrap and bare: bwrap's own processes keep their fds 0–2 open for their whole life,
+  // so the server's pipes reach it on other fds (see `bwrapStdioArgs`); were they on bwrap's 0
+  // and 1, the closed stdin would break no pipe and the call would wait for its time limit —
+  // which is an hour here, so only a pipe that breaks ends it within the test's deadline.
+  it.each([
+    ['in bubblewrap', true],
+    ['bare', false],
+  ])(
+    'a call written to a server whose stdin is already closed (a broken pipe) is mcp_server_unavailable and never reached it (%s)',
+    async (_, sandbox) => {
+      const s = await start({ restartBaseMs: 500, restartMaxMs: 500, callTimeoutMs: HOUR }, { sandbox });
+      await ready(s.host);
+      const pid = s.host.status()[0]?.pid;
+      await expect(s.call('hangup', {})).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'hanging up' }],
+      });
+      // The server closed its end of the pipe and is still running: nothing tells the runtime
+      // until its next write fails.
+      await eventually(() => s.log().includes('stdin closed'), 60_000, 'server closed its stdin');
+      expect(s.host.status()[0]).toMatchObject({ state: 'ready', pid });
+      await expect(s.call('echo', { text: 'into the closed pipe' })).rejects.toMatchObject({
+        code: 'mcp_server_unavailable',
+        message: expect.stringContaining('did not run'),
+      });
+      // The server's own journal: the echo never arrived.
+      expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup']);
+      // Safe to retry: a fresh process runs it, once.
+      await eventually(
+        () => s.host.status()[0]?.state === 'ready' && s.host.status()[0]?.pid !== pid,
+        60_000,
+        'a new server process',
+      );
+      // The live process without a connection was ended, not left as a server that answers nothing.
+      expect(s.host.status()[0]).toMatchObject({
+        restarts: 1,
+        lastError: { message: expect.stringContaining('closed its connection') },
+      });
+      await expect(s.call('echo', { text: 'again' })).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'echo again' }],
+      });
+      expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup', 'call echo again']);
+    },
+    120_000,
+  );
+
+  it('a server in bubblewrap that closes its stdout and lives on is seen at once: ended, and a call made then never reaches it', async () => {
+    const s = await start({ restartBaseMs: HOUR, restartMaxMs: HOUR, callTimeoutMs: HOUR });
     await ready(s.host);
-    const pid = s.host.status()[0]?.pid;
-    await expect(s.call('hangup', {})).resolves.toMatchObject({
-      content: [{ type: 'text', text: 'hanging up' }],
+    await expect(s.call('closeout', {})).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'closing stdout' }],
     });
-    // The server closed its end of the pipe and is still running: nothing tells the runtime
-    // until its next write fails.
-    await eventually(() => s.log().includes('stdin closed'), 60_000, 'server closed its stdin');
-    expect(s.host.status()[0]).toMatchObject({ state: 'ready', pid });
-    await expect(s.call('echo', { text: 'into the closed pipe' })).rejects.toMatchObject({
+    await eventually(() => s.log().includes('stdout closed'), 60_000, 'server closed its stdout');
+    // The end of its stdout reaches the runtime (bwrap holds no copy of it): the live process
+    // without a connection is ended. Nothing else would tell the runtime: the server still reads.
+    await eventually(
+      () => s.host.status()[0]?.lastError?.message.includes('closed its connection') === true,
+      60_000,
+      'the closed connection seen',
+    );
+    await expect(s.call('echo', { text: 'after the close' })).rejects.toMatchObject({
       code: 'mcp_server_unavailable',
       message: expect.stringContaining('did not run'),
     });
-    // The server's own journal: the echo never arrived.
-    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup']);
-    // Safe to retry: a fresh process runs it, once.
-    await eventually(
-      () => s.host.status()[0]?.state === 'ready' && s.host.status()[0]?.pid !== pid,
-      60_000,
-      'a new server process',
-    );
-    // The live process without a connection was ended, not left as a server that answers nothing.
-    expect(s.host.status()[0]).toMatchObject({
-      restarts: 1,
-      lastError: { message: expect.stringContaining('closed its connection') },
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call closeout']);
+    expect(s.host.status()[0]).toMatchObject({ restarts: 0 });
+  }, 120_000);
+
+  it('a server in bubblewrap that exits between calls: the next call is mcp_server_unavailable, not a wait', async () => {
+    const s = await start({ restartBaseMs: HOUR, restartMaxMs: HOUR, callTimeoutMs: HOUR });
+    await ready(s.host);
+    await expect(s.call('quit', {})).resolves.toMatchObject({
+      content: [{ type: 'text', text: 'quitting' }],
     });
-    await expect(s.call('echo', { text: 'again' })).resolves.toMatchObject({
-      content: [{ type: 'text', text: 'echo again' }],
+    await eventually(() => s.host.status()[0]?.state !== 'ready', 60_000, 'the exit seen');
+    expect(s.host.status()[0]?.lastError?.message).toContain('exited with code 0');
+    await expect(s.call('echo', { text: 'after the exit' })).rejects.toMatchObject({
+      code: 'mcp_server_unavailable',
+      message: expect.stringContaining('did not run'),
     });
-    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call hangup', 'call echo again']);
+    expect(s.log().filter((l) => l.startsWith('call'))).toEqual(['call quit']);
   }, 120_000);
 });
