@@ -98,7 +98,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/store/fast-parse.test.ts',
   'test/store/forbidden-key.test.ts',
   'test/store/grants.test.ts',
-  'test/store/inbox-conformance.test.ts',
+  'test/store/store-conformance.test.ts',
   'test/store/join-each-commit.test.ts',
   'test/store/ledger.test.ts',
   'test/store/migration-008.test.ts',

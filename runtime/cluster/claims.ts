@@ -24,6 +24,14 @@ export const ClaimRecord = z.strictObject({
 });
 export type ClaimRecord = z.infer<typeof ClaimRecord>;
 
+/** What a claim is made with, named as the ledger names it (a refusal names the field). */
+const ClaimInput = z.strictObject({
+  idempotencyKey: z.string().min(1),
+  runId: z.string().min(1),
+  callId: z.string().min(1),
+  tool: z.string().min(1),
+});
+
 /**
  * Exactly-once claims across nodes (DESIGN.md §3 extended to a cluster): before an external or
  * non-idempotent call runs, its idempotency key is created in the `claims` bucket; only the node
@@ -43,6 +51,14 @@ export class ClusterClaims implements CallClaims {
   ) {}
 
   async claim(key: string, call: { runId: string; callId: string; tool: string }): Promise<ClaimOutcome> {
+    // Bad input is never claimed (so never run): refused before anything is written.
+    const input = ClaimInput.safeParse({ idempotencyKey: key, ...call });
+    if (!input.success) {
+      return {
+        state: 'unavailable',
+        message: `cluster claim: invalid input: ${z.prettifyError(input.error)}`,
+      };
+    }
     const record: ClaimRecord = {
       v: 1,
       key,
