@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CallClaims, ClaimOutcome } from '../../actors/run/execute.ts';
 import type { BusLogger } from '../bus/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Bucket } from './kv.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 
 /** The claim of one call: written with `create` before the call runs, its outcome after. */
 export const ClaimRecord = z.strictObject({
@@ -80,7 +80,7 @@ export class ClusterClaims implements CallClaims {
           if (found.value.nonce === record.nonce) return { state: 'claimed' } as const;
           return outcomeOf(found.value);
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {
@@ -121,7 +121,7 @@ export class ClusterClaims implements CallClaims {
             if (now !== null && now.value.nonce !== next.nonce) return outcomeOf(now.value);
           }
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {
@@ -147,7 +147,7 @@ export class ClusterClaims implements CallClaims {
             if ((await updateAt(this.kv, key, next, found.revision)) !== null) return;
           }
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {
