@@ -56,6 +56,68 @@ const layerRules = Object.entries(forbidden).map(([layer, banned]) => ({
   },
 }));
 
+/**
+ * Time is the runtime's injected `Clock` (runtime/time/): no product file reads wall time or arms
+ * Node's timers itself, so a test that advances a simulated clock moves every deadline, expiry and
+ * schedule at once. The files below wait on something that is not the runtime's time — a real
+ * process, server, socket or HTTP peer, a human at a terminal — or stamp or measure a moment of
+ * the machine; each says why. A new file joins this list only for such a reason.
+ */
+const wallTimeFiles = [
+  // Waits on real child processes and servers (start, stop grace, ports files, health).
+  'runtime/bus/embedded.ts',
+  'runtime/bus/processes.ts',
+  'runtime/bus/ports-file.ts',
+  'runtime/processes/group.ts',
+  'runtime/processes/run.ts',
+  'runtime/cluster/local-cluster.ts',
+  'surfaces/app/runtime-child.ts',
+  // JetStream and NATS: retries while a quorum forms, lease refresh against the bucket's max age,
+  // in-progress acks, a consumer reopened, a server probe, a flush bounded on shutdown.
+  'runtime/cluster/retry.ts',
+  'runtime/cluster/leases.ts',
+  'runtime/cluster/work-queue.ts',
+  'runtime/cluster/resume-worker.ts',
+  'runtime/cluster/run-mirror.ts',
+  'runtime/bus/consume-forever.ts',
+  'runtime/bus/auth/actor-bus.ts',
+  // Sockets and HTTP peers: keep-alives, close grace, joins, MCP servers, a model's Retry-After.
+  'runtime/control/actor-stream.ts',
+  'runtime/control/goals.ts',
+  'surfaces/sidecar/sse.ts',
+  'surfaces/join/server.ts',
+  'surfaces/client/joined.ts',
+  'surfaces/mcp/service.ts',
+  'surfaces/platforms/gateway.ts',
+  'actors/mcp/connection.ts',
+  'actors/mcp/call.ts',
+  'actors/model/http.ts',
+  // A measured duration or a machine-local moment (search time budget, keyring probe name,
+  // the bus envelope's send time, a CLI's "since", its own output stamps and its exit grace).
+  'actors/tools/search/search-files.ts',
+  'runtime/secrets/keyring.ts',
+  'runtime/bus/envelope.ts',
+  'surfaces/cli/policy-replay.ts',
+  'surfaces/cli/run/resume-check.ts',
+  'surfaces/cli/main.ts',
+  // The demo script paces itself for a person watching.
+  'runtime/demo.ts',
+];
+
+/** Wall time and Node's timers, read or armed directly. */
+const wallTimeSyntax = [
+  ['CallExpression[callee.object.name="Date"][callee.property.name="now"]', 'Date.now()'],
+  ['NewExpression[callee.name="Date"][arguments.length=0]', 'new Date()'],
+  ['CallExpression[callee.name=/^(setTimeout|setInterval)$/]', "Node's setTimeout/setInterval"],
+  [
+    'CallExpression[callee.object.name="globalThis"][callee.property.name=/^(setTimeout|setInterval)$/]',
+    "Node's setTimeout/setInterval",
+  ],
+].map(([selector, what]) => ({
+  selector,
+  message: `${what}: use the injected Clock (runtime/time/clock.ts: now, setTimeout, setInterval), so a simulated clock moves it; a wait on a real process or server is listed with its reason in eslint.config.mjs (wallTimeFiles).`,
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -78,6 +140,11 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    files: ['{policy,machines,actors,runtime,store,surfaces}/**/*.ts', 'index.ts'],
+    ignores: ['runtime/time/**', ...wallTimeFiles],
+    rules: { 'no-restricted-syntax': ['error', ...wallTimeSyntax] },
+  },
   {
     // No import cycles in product code. Imports here name their `.ts` file, so the node resolver
     // finds every relative import as written; packages are not walked. Type-only imports are not

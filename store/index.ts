@@ -92,6 +92,8 @@ export type {
 
 export { ApprovalInbox } from './approvals/inbox.ts';
 export { sqliteInboxBackend, type InboxBackend } from './approvals/inbox-backend.ts';
+export { sqliteClaimBackend } from './ledger/claim-backend.ts';
+export type { ClaimBackend, ClaimCall, ClaimState, ClaimView } from './ledger/claim-backend.ts';
 export { checkDecisionInput } from './approvals/decision-input.ts';
 export { ApprovalStatus } from './approvals/types.ts';
 export type {

@@ -1,6 +1,6 @@
 import { Kvm } from '@nats-io/kv';
 import type { Bucket } from './kv.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 import type { NatsConnection } from '@nats-io/transport-node';
 
 /** The KV buckets of cluster mode (each a replicated JetStream stream). */
@@ -50,7 +50,7 @@ export async function openBuckets(nc: NatsConnection, options: BucketOptions): P
             allow_direct: false,
             ...extra,
           }),
-        Date.now() + 30_000,
+        retryDeadline(30_000),
       );
       return { kv, name, nc };
     } catch (err) {

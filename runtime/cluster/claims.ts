@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CallClaims, ClaimOutcome } from '../../actors/run/execute.ts';
 import type { BusLogger } from '../bus/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Bucket } from './kv.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 
 /** The claim of one call: written with `create` before the call runs, its outcome after. */
 export const ClaimRecord = z.strictObject({
@@ -24,6 +24,14 @@ export const ClaimRecord = z.strictObject({
 });
 export type ClaimRecord = z.infer<typeof ClaimRecord>;
 
+/** What a claim is made with, named as the ledger names it (a refusal names the field). */
+const ClaimInput = z.strictObject({
+  idempotencyKey: z.string().min(1),
+  runId: z.string().min(1),
+  callId: z.string().min(1),
+  tool: z.string().min(1),
+});
+
 /**
  * Exactly-once claims across nodes (DESIGN.md §3 extended to a cluster): before an external or
  * non-idempotent call runs, its idempotency key is created in the `claims` bucket; only the node
@@ -43,6 +51,14 @@ export class ClusterClaims implements CallClaims {
   ) {}
 
   async claim(key: string, call: { runId: string; callId: string; tool: string }): Promise<ClaimOutcome> {
+    // Bad input is never claimed (so never run): refused before anything is written.
+    const input = ClaimInput.safeParse({ idempotencyKey: key, ...call });
+    if (!input.success) {
+      return {
+        state: 'unavailable',
+        message: `cluster claim: invalid input: ${z.prettifyError(input.error)}`,
+      };
+    }
     const record: ClaimRecord = {
       v: 1,
       key,
@@ -64,7 +80,7 @@ export class ClusterClaims implements CallClaims {
           if (found.value.nonce === record.nonce) return { state: 'claimed' } as const;
           return outcomeOf(found.value);
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {
@@ -105,7 +121,7 @@ export class ClusterClaims implements CallClaims {
             if (now !== null && now.value.nonce !== next.nonce) return outcomeOf(now.value);
           }
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {
@@ -131,7 +147,7 @@ export class ClusterClaims implements CallClaims {
             if ((await updateAt(this.kv, key, next, found.revision)) !== null) return;
           }
         },
-        this.clock() + this.timeoutMs,
+        retryDeadline(this.timeoutMs),
         this.stopped,
       );
     } catch (err) {

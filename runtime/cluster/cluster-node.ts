@@ -12,7 +12,7 @@ import { checkClusterServer, type ServerFacts } from './feature-check.ts';
 import { ClusterInbox } from './inbox.ts';
 import { NodeLease, nodeAlive } from './leases.ts';
 import { ResumeWorker } from './resume-worker.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 import { RunMirror } from './run-mirror.ts';
 import { RunRecords } from './run-records.ts';
 import type { ClusterRuntimeView } from './runtime-view.ts';
@@ -155,7 +155,7 @@ export class ClusterNode {
       () => onLost(),
     );
     await lease.acquire();
-    const until = Date.now() + 30_000;
+    const until = retryDeadline(30_000);
     let queue: WorkQueue;
     try {
       queue = await withRetry(
@@ -237,7 +237,7 @@ export class ClusterNode {
       .then(async () => {
         const stored = await withRetry(
           () => this.inbox.open(approval),
-          this.clock.now() + 30_000,
+          retryDeadline(30_000),
           () => this.#stopping,
         );
         // Opened again by a replay after a take-over, and decided meanwhile: resume it.
@@ -264,7 +264,7 @@ export class ClusterNode {
     this.inbox.checkDecision(id, decision, user, now, reason);
     const result = await withRetry(
       () => this.inbox.decide(id, decision, user, now, reason),
-      now + 30_000,
+      retryDeadline(30_000),
       () => this.#stopping,
     );
     if (result.ok) this.#auditDecision(result.approval, user, reason);

@@ -3,7 +3,7 @@ import { storedContext } from '../runs/stored-run.ts';
 import type { ClusterBuckets } from './buckets.ts';
 import { approvalOf, type ClusterInbox } from './inbox.ts';
 import { nodeAlive } from './leases.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 import { type RunRecord, TERMINAL_STATUSES } from './run-records.ts';
 import type { RunMirror, RunMirrorDeps } from './run-mirror.ts';
 import type { ClusterRuntimeView } from './runtime-view.ts';
@@ -45,7 +45,7 @@ export class ResumeWorker {
     const { queue, clock } = this.deps;
     await withRetry(
       () => queue.publish({ v: 1, runId, why, at: clock() }, dedupId),
-      clock() + 30_000,
+      retryDeadline(30_000),
       () => this.deps.stopping(),
     );
   }

@@ -1,7 +1,7 @@
 import type { ApprovalRecord, Store } from '../../store/index.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import type { BusLogger } from '../bus/index.ts';
-import { withRetry } from './retry.ts';
+import { retryDeadline, withRetry } from './retry.ts';
 import { type RunRecord, type RunRecords, TERMINAL_STATUSES } from './run-records.ts';
 import type { ClusterRuntimeView } from './runtime-view.ts';
 
@@ -107,7 +107,7 @@ export class RunMirror {
       .then(() =>
         withRetry(
           () => this.#writeRecord(runId, state),
-          this.deps.clock() + 30_000,
+          retryDeadline(30_000),
           () => this.deps.stopping(),
         ),
       )

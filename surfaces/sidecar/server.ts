@@ -87,7 +87,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const user = `sidecar:${userInfo().username}`;
   let peers: Peers = { port: options.port, allowedOrigins: options.allowedOrigins };
   const files = options.staticFiles ?? staticTable();
-  const logins = new LoginCodes(options.now ?? (() => Date.now()));
+  const logins = new LoginCodes(options.now ?? Date.now);
 
   const corsOf = (origin: string | undefined): Record<string, string> =>
     origin === undefined
