@@ -131,16 +131,21 @@ export function sessionHeader() {
   return { el, show };
 }
 
+/** How many of an opened session's last runs are read back (each is one request to the sidecar). */
+const SHOWN_RUNS = 20;
+
 /**
- * An opened session's earlier runs, in the order they were added to it, each as its conversation
- * (sub-agents nested in place). A run whose record is gone is named, not skipped silently.
+ * An opened session's last runs, in the order they were added to it, each as its conversation
+ * (sub-agents nested in place); older ones are counted, not read. A run whose record is gone is
+ * named, not skipped silently.
  */
 export async function sessionHistory(s: SessionSummary): Promise<HTMLElement[]> {
   const { messages } = await getJson<{ messages: SessionMessage[] }>(paths.sessionMessages(s.sessionId));
   const runIds = [...new Set(messages.map((m) => m.runId))];
   if (s.activeRunId !== null && !runIds.includes(s.activeRunId)) runIds.push(s.activeRunId);
-  return Promise.all(
-    runIds.map((runId) =>
+  const hidden = Math.max(0, runIds.length - SHOWN_RUNS);
+  const past = await Promise.all(
+    runIds.slice(hidden).map((runId) =>
       getJson<RunConversation>(paths.conversation(runId)).then(
         (c) => h('div', { class: 'run past', 'data-run': runId }, conversationView(c)),
         (err: unknown) =>
@@ -148,4 +153,14 @@ export async function sessionHistory(s: SessionSummary): Promise<HTMLElement[]> 
       ),
     ),
   );
+  return hidden === 0
+    ? past
+    : [
+        h(
+          'p',
+          { class: 'status-line' },
+          `${hidden} earlier ${hidden === 1 ? 'run' : 'runs'} of this conversation are in the Runs tab`,
+        ),
+        ...past,
+      ];
 }
