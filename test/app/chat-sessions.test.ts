@@ -72,6 +72,7 @@ beforeAll(async () => {
       agents: {
         notes: { mode: 'ask', model: { provider: 'scripted', script: 'notes.json' } },
         talker: { mode: 'ask', model: { provider: 'scripted', script: 'talker.json' } },
+        keeper: { mode: 'ask', model: { provider: 'scripted', script: 'keeper.json' } },
         lead: { mode: 'ask', model: { provider: 'scripted', script: 'lead.json' } },
         helper: {
           mode: 'ask',
@@ -87,6 +88,10 @@ beforeAll(async () => {
       // Each run of an agent starts at its script's first step.
       notes: [final('Noted: the blue folder')],
       talker: [final('Sunny all week')],
+      keeper: [
+        calls('k1', 'write_file', { path: 'kept.txt', content: 'kept\n' }),
+        { expect: { kind: 'tool.result', tool: 'write_file' }, ...final('kept it') },
+      ],
       lead: [
         calls('s1', 'spawn_agent', { profile: 'helper', task: 'have the note written' }),
         { expect: { kind: 'tool.result', tool: 'spawn_agent' }, ...final('all delegated') },
@@ -238,6 +243,39 @@ describe('the Chat tab (real runtime, Chromium)', () => {
     expect(await page.locator('[data-testid=session-title]').innerText()).toBe('New conversation');
     expect(await list.locator('button[aria-current]').count()).toBe(0);
   }, 150_000);
+
+  it('a conversation opened while its run waits for an approval follows that run to its end', async () => {
+    const sent = await api<{ runId: string }>('POST', '/v1/chat/keeper/messages', {
+      text: 'Keep this note',
+      sessionId: 'keeper-notes',
+    });
+    expect(sent.status).toBe(202);
+    const approval = await until(
+      async () =>
+        (await api<{ approvals: { id: string; agentId: string }[] }>('GET', '/v1/inbox')).body.approvals.find(
+          (a) => a.agentId === 'keeper',
+        ),
+      30_000,
+      'the keeper approval',
+    );
+    const row = page.locator('.chat [data-testid=session-list] li[data-key="keeper-notes"]');
+    await row.locator('.badge', { hasText: /^running$/ }).waitFor({ timeout: 15_000 });
+    await row.locator('button').click();
+    const past = page.locator(`.chat [data-testid=transcript] .run.past[data-run="${sent.body.runId}"]`);
+    const chip = past.locator('.call[data-call=k1] [data-testid=decision]');
+    await chip.filter({ hasText: /^waiting for you$/ }).waitFor({ timeout: 15_000 });
+    expect(await past.locator('.status-line').count()).toBe(0);
+    expect(
+      (await api('POST', `/v1/inbox/${encodeURIComponent(approval.id)}/decision`, { decision: 'approve' }))
+        .status,
+    ).toBe(200);
+    await past.locator('.status-line.done').waitFor({ timeout: 30_000 });
+    expect(await chip.innerText()).toMatch(/^approved by /);
+    expect(await past.locator('[data-testid=answer]').innerText()).toBe('kept it');
+    expect(readFileSync(join(dir, 'project', 'kept.txt'), 'utf8')).toBe('kept\n');
+    await row.locator('.badge', { hasText: /^idle$/ }).waitFor({ timeout: 15_000 });
+    await page.click('[data-testid=new-session]');
+  }, 90_000);
 
   it('a run that delegates to a sub-agent that delegates again is nested in place, and the approval inside the innermost run is answered from the page', async () => {
     await page.selectOption('[data-testid=agent]', 'lead');

@@ -6,7 +6,7 @@ import { conversationView } from './conversation.ts';
 import { h, syncList } from './dom.ts';
 import { refreshRuns, refreshSessions, state } from './state.ts';
 import { dateTime } from './when.ts';
-import type { RunConversation, SessionMessage, SessionSummary } from './wire.ts';
+import type { FeedEvent, RunConversation, SessionMessage, SessionSummary } from './wire.ts';
 
 /** A session's name in lists: its title (the first message, or a human's edit), else its agent. */
 export function sessionTitle(s: SessionSummary): string {
@@ -131,6 +131,44 @@ export function sessionHeader() {
   return { el, show };
 }
 
+/** A past run's block, read back from its conversation. */
+function pastRun(runId: string, c: RunConversation): HTMLElement {
+  return h('div', { class: 'run past', 'data-run': runId }, conversationView(c));
+}
+
+/**
+ * Keeps an opened session's runs current: a run shown read back (one still going when it was
+ * opened, or one continued elsewhere) is read again after each event of it or its sub-agents.
+ * One read at a time per run; events meanwhile cause one more.
+ */
+export function pastRunFollower(transcript: HTMLElement): (e: FeedEvent) => void {
+  const reading = new Map<string, boolean>();
+  const read = (runId: string) => {
+    reading.set(runId, false);
+    getJson<RunConversation>(paths.conversation(runId))
+      .then((c) => {
+        const shown = transcript.querySelector(`.run.past[data-run="${CSS.escape(runId)}"]`);
+        shown?.replaceWith(pastRun(runId, c));
+      })
+      .catch(() => {
+        // What is shown stays; the next event reads again.
+      })
+      .finally(() => {
+        const again = reading.get(runId) === true;
+        reading.delete(runId);
+        if (again) read(runId);
+      });
+  };
+  return (e) => {
+    if (e.type === 'model.delta' || e.type === 'model.usage') return;
+    // A sub-agent's run id is its top-level run's, "/", and the calls that lead to it.
+    const runId = e.runId.split('/')[0] as string;
+    if (transcript.querySelector(`.run.past[data-run="${CSS.escape(runId)}"]`) === null) return;
+    if (reading.has(runId)) reading.set(runId, true);
+    else read(runId);
+  };
+}
+
 /** How many of an opened session's last runs are read back (each is one request to the sidecar). */
 const SHOWN_RUNS = 20;
 
@@ -147,7 +185,7 @@ export async function sessionHistory(s: SessionSummary): Promise<HTMLElement[]> 
   const past = await Promise.all(
     runIds.slice(hidden).map((runId) =>
       getJson<RunConversation>(paths.conversation(runId)).then(
-        (c) => h('div', { class: 'run past', 'data-run': runId }, conversationView(c)),
+        (c) => pastRun(runId, c),
         (err: unknown) =>
           h('p', { class: 'status-line error' }, `a run of this conversation: ${errorText(err)}`),
       ),

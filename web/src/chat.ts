@@ -3,7 +3,7 @@
 // beside it the conversations (sessions), one of which is open and continued by the next message.
 import { ApiError, paths, postJson } from './api.ts';
 import { approvalCard, fromRequested } from './card.ts';
-import { sessionHeader, sessionHistory, sessionList } from './chat-sessions.ts';
+import { pastRunFollower, sessionHeader, sessionHistory, sessionList } from './chat-sessions.ts';
 import { whyOf } from './conversation.ts';
 import { h } from './dom.ts';
 import { state } from './state.ts';
@@ -72,6 +72,7 @@ export function chatView(): {
   });
   const form = h('form', { class: 'composer' }, agent, text, send);
   const header = sessionHeader();
+  const followPast = pastRunFollower(transcript);
   const currentSession = () => state.sessions.find((x) => x.sessionId === sessions.get(agent.value)) ?? null;
   const sessionsChanged = () => {
     list.update(sessions.get(agent.value) ?? null);
@@ -204,6 +205,7 @@ export function chatView(): {
     sessionsChanged,
     onEvent(e) {
       if (adopt(e.runId)) render(e.runId);
+      else followPast(e);
     },
   };
 }
