@@ -228,6 +228,8 @@ export class Delegation implements SubAgentSpawner {
       mode: args.mode ?? def.mode,
       ...(tools ? { tools: [...tools] } : {}),
       rules: def.rules,
+      // Asked for only when the profile says so; intersect keeps it only when the parent may delegate.
+      ...(def.mayDelegate === true ? { mayDelegate: true } : {}),
       ...(args.roots
         ? { roots: args.roots.map((r) => ({ path: r.path, ...(r.access ? { access: r.access } : {}) })) }
         : {}),

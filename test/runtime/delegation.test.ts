@@ -161,6 +161,71 @@ describe('delegation', () => {
     expect(parentCtx?.used.toolCalls).toBeGreaterThanOrEqual(1 + 6);
   });
 
+  it('a sub-agent delegates again only when its profile says mayDelegate; one without it, and the model asking for it, are refused', async () => {
+    fx = runtimeFixture({
+      agents: {
+        lead: { mode: 'allow' },
+        relay: { mode: 'allow', tools: ['spawn_agent', 'list_dir'], mayDelegate: true },
+        plain: { mode: 'allow', tools: ['spawn_agent', 'list_dir'] },
+        leaf: { mode: 'allow', tools: ['list_dir'] },
+      },
+    });
+    const spawned = (id: string): ScriptedStep['expect'] => ({
+      kind: 'tool.result',
+      tool: 'spawn_agent',
+      contains: id,
+    });
+    const model = new ScriptedModel({
+      lead: [
+        // The model cannot grant delegation itself: the argument does not exist.
+        { respond: call('x0', 'spawn_agent', { profile: 'plain', task: 'go', mayDelegate: true }) },
+        {
+          expect: { kind: 'tool.denied', tool: 'spawn_agent', reason: 'invalid_arguments' },
+          respond: call('s1', 'spawn_agent', { profile: 'relay', task: 'go deeper' }),
+        },
+        {
+          expect: spawned('completed'),
+          respond: call('s2', 'spawn_agent', { profile: 'plain', task: 'try' }),
+        },
+        { expect: spawned('delegation_not_granted'), respond: { kind: 'final', text: 'done' } },
+      ],
+      relay: [
+        { respond: call('r1', 'spawn_agent', { profile: 'leaf', task: 'list' }) },
+        { expect: spawned('completed'), respond: { kind: 'final', text: 'relayed' } },
+      ],
+      plain: [
+        { respond: call('p1', 'spawn_agent', { profile: 'leaf', task: 'list' }) },
+        {
+          expect: { kind: 'tool.denied', tool: 'spawn_agent' },
+          respond: { kind: 'final', text: 'could not' },
+        },
+      ],
+      leaf: [
+        { respond: call('l1', 'list_dir', { path: '.' }) },
+        { expect: { kind: 'tool.result', tool: 'list_dir' }, respond: { kind: 'final', text: 'listed' } },
+      ],
+    });
+    rt = await fx.start(model);
+    const { runId, outcome } = await rt.chat('lead', 'delegate twice');
+    expect(outcome).toEqual({ status: 'completed', reason: 'final_answer', text: 'done' });
+    const store = runtimeInternals(rt).store;
+    expect(store.snapshots.get(`${runId}/x0`)).toBeNull();
+    // relay may delegate: its child runs, nested under it.
+    expect(store.snapshots.get(`${runId}/s1/r1`)).toMatchObject({ agentId: 'leaf', status: 'completed' });
+    model.assertConsumed('leaf', `${runId}/s1/r1`);
+    const grantOf = (child: string) =>
+      (store.audit.list({ runId: child }).find((e) => e.kind === 'agent_spawned')?.detail ?? {}) as {
+        granted?: { tools?: string[] };
+      };
+    expect(grantOf(`${runId}/s1`).granted?.tools).toContain('spawn_agent');
+    expect(grantOf(`${runId}/s1/r1`).granted?.tools).not.toContain('spawn_agent');
+    // plain may not: spawn_agent is taken from it and its try is denied; nothing runs below it.
+    expect(grantOf(`${runId}/s2`).granted?.tools).not.toContain('spawn_agent');
+    const denied = observations(rt, `${runId}/s2`).find((o) => o.kind === 'tool.denied');
+    expect(denied).toMatchObject({ tool: 'spawn_agent' });
+    expect(store.snapshots.get(`${runId}/s2/p1`)).toBeNull();
+  });
+
   it('live narrowing: removing a root from the parent while a child runs makes the child’s next call under it deny', async () => {
     fx = runtimeFixture(
       {

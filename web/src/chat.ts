@@ -1,7 +1,9 @@
 // Chat: messages to an agent, its answers streamed as they are written, a thinking indicator,
-// each call with its decision, inline approval cards, and sub-agents' runs nested in place.
+// each call with its decision, inline approval cards, and sub-agents' runs nested in place;
+// beside it the conversations (sessions), one of which is open and continued by the next message.
 import { ApiError, paths, postJson } from './api.ts';
 import { approvalCard, fromRequested } from './card.ts';
+import { pastRunFollower, sessionHeader, sessionHistory, sessionList } from './chat-sessions.ts';
 import { whyOf } from './conversation.ts';
 import { h } from './dom.ts';
 import { state } from './state.ts';
@@ -18,8 +20,6 @@ interface RunBlock {
   streaming: HTMLElement | null;
   /** Each call's line, by call id (a sub-agent's run is placed after its spawn_agent call). */
   readonly calls: Map<string, HTMLElement>;
-  /** spawn_agent calls whose sub-agent run has not appeared yet, in order. */
-  readonly spawns: HTMLElement[];
 }
 
 /** The events after which the run waits for its model. */
@@ -35,10 +35,15 @@ const MODEL_DONE = new Set([
   'run.failed',
 ]);
 
-export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEvent): void } {
-  // One session per agent and page load: "for this session" approvals last as long as this
-  // window and cover only the agent they were given to (a grant is bound to its session, and a
-  // session shared by every agent of the window would hand one agent's grant to the others).
+export function chatView(): {
+  el: HTMLElement;
+  update(): void;
+  sessionsChanged(): void;
+  onEvent(e: FeedEvent): void;
+} {
+  // One session per agent until another is opened: "for this session" approvals last as long as
+  // the conversation and cover only the agent they were given to (a grant is bound to its
+  // session, and a session shared by every agent would hand one agent's grant to the others).
   const sessions = new Map<string, string>();
   const sessionOf = (agentId: string): string => {
     let id = sessions.get(agentId);
@@ -66,13 +71,85 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     'aria-label': 'conversation',
   });
   const form = h('form', { class: 'composer' }, agent, text, send);
-  const el = h('section', { class: 'view chat' }, h('h2', null, 'Chat'), transcript, error, form);
+  const header = sessionHeader();
+  const followPast = pastRunFollower(transcript);
+  const currentSession = () => state.sessions.find((x) => x.sessionId === sessions.get(agent.value)) ?? null;
+  const sessionsChanged = () => {
+    list.update(sessions.get(agent.value) ?? null);
+    header.show(currentSession());
+  };
+  // Opening another conversation: its runs so far, then the next message continues it.
+  let opening = 0;
+  const list = sessionList(
+    (session) => {
+      const mine = ++opening;
+      error.textContent = '';
+      if (![...agent.options].some((o) => o.value === session.agentId))
+        agent.append(h('option', { value: session.agentId }, session.agentId));
+      agent.value = session.agentId;
+      sessions.set(session.agentId, session.sessionId);
+      transcript.replaceChildren(h('p', { class: 'empty' }, 'Reading the conversation…'));
+      sessionsChanged();
+      sessionHistory(session)
+        .then((past) => {
+          if (mine !== opening) return;
+          transcript.replaceChildren(...past);
+          transcript.scrollTop = transcript.scrollHeight;
+        })
+        .catch((err: unknown) => {
+          if (mine !== opening) return;
+          transcript.replaceChildren();
+          error.textContent = err instanceof ApiError ? `${err.code}: ${err.message}` : String(err);
+        });
+      text.focus();
+    },
+    () => {
+      ++opening;
+      if (agent.value !== '') sessions.delete(agent.value);
+      transcript.replaceChildren();
+      error.textContent = '';
+      sessionsChanged();
+      text.focus();
+    },
+  );
+  agent.addEventListener('change', sessionsChanged);
+  const el = h(
+    'section',
+    { class: 'view chat' },
+    h('h2', null, 'Chat'),
+    h(
+      'div',
+      { class: 'split' },
+      list.el,
+      h('div', { class: 'chat-main' }, header.el, transcript, error, form),
+    ),
+  );
 
   const blockFor = (block: HTMLElement): RunBlock => {
     const thinking = thinkingIndicator();
     const body = h('div', { class: 'run-body' });
     block.append(body, thinking.el);
-    return { block, body, thinking, shown: 0, streaming: null, calls: new Map(), spawns: [] };
+    return { block, body, thinking, shown: 0, streaming: null, calls: new Map() };
+  };
+
+  // A sub-agent's run is placed in its parent's block, after the spawn_agent call that started it
+  // (a child's id is its parent's, "/", and that call's id). True when the run has a block.
+  const adopt = (runId: string): boolean => {
+    if (runs.has(runId)) return true;
+    const first = state.byRun.get(runId)?.[0];
+    const parent = first?.parentRunId == null ? undefined : runs.get(first.parentRunId);
+    if (first === undefined || parent === undefined) return false;
+    const block = h(
+      'div',
+      { class: 'run sub', 'data-run': runId, 'data-testid': 'sub-run' },
+      h('div', { class: 'label' }, `sub-agent ${first.agentId}`),
+    );
+    const prefix = `${first.parentRunId}/`;
+    const at = runId.startsWith(prefix) ? parent.calls.get(runId.slice(prefix.length)) : undefined;
+    if (at !== undefined) at.after(block);
+    else parent.body.appendChild(block);
+    runs.set(runId, blockFor(block));
+    return true;
   };
 
   const render = (runId: string) => {
@@ -93,12 +170,15 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     transcript.appendChild(block);
     postJson<{ runId: string }>(paths.chat(agent.value), { text: message, sessionId: sessionOf(agent.value) })
       .then(({ runId }) => {
+        sessionsChanged();
         block.dataset.run = runId;
         const r = blockFor(block);
         runs.set(runId, r);
         r.thinking.start();
         text.value = '';
         render(runId);
+        // Its sub-agents' runs whose events came before this answer (parents come first in the map).
+        for (const id of state.byRun.keys()) if (!runs.has(id) && adopt(id)) render(id);
       })
       .catch((err: unknown) => {
         block.remove();
@@ -117,23 +197,15 @@ export function chatView(): { el: HTMLElement; update(): void; onEvent(e: FeedEv
     el,
     update() {
       if (agent.options.length === state.agents.length) return;
+      const chosen = agent.value;
       agent.replaceChildren(...state.agents.map((a) => h('option', { value: a.id }, `${a.id} (${a.mode})`)));
+      if (state.agents.some((a) => a.id === chosen)) agent.value = chosen;
+      sessionsChanged();
     },
+    sessionsChanged,
     onEvent(e) {
-      // A sub-agent's run is placed in its parent's block, after the spawn_agent call that started it.
-      if (!runs.has(e.runId) && e.parentRunId !== null && runs.has(e.parentRunId)) {
-        const parent = runs.get(e.parentRunId)!;
-        const block = h(
-          'div',
-          { class: 'run sub', 'data-run': e.runId, 'data-testid': 'sub-run' },
-          h('div', { class: 'label' }, `sub-agent ${e.agentId}`),
-        );
-        const at = parent.spawns.shift();
-        if (at !== undefined) at.after(block);
-        else parent.body.appendChild(block);
-        runs.set(e.runId, blockFor(block));
-      }
-      render(e.runId);
+      if (adopt(e.runId)) render(e.runId);
+      else followPast(e);
     },
   };
 }
@@ -181,7 +253,6 @@ function itemOf(r: RunBlock, e: FeedEvent): HTMLElement | null {
         ' proposed',
       );
       r.calls.set(e.callId, line);
-      if (e.tool === 'spawn_agent') r.spawns.push(line);
       return line;
     }
     case 'tool.decided': {

@@ -8,7 +8,16 @@ import { goalsView } from './goals.ts';
 import { inboxView, markResolved } from './inbox.ts';
 import { notifier } from './notify.ts';
 import { runsView } from './runs.ts';
-import { applyFrame, onChange, refreshAgents, refreshInbox, refreshRuns, setFeed, state } from './state.ts';
+import {
+  applyFrame,
+  onChange,
+  refreshAgents,
+  refreshInbox,
+  refreshRuns,
+  refreshSessions,
+  setFeed,
+  state,
+} from './state.ts';
 import { tabList } from './tabs.ts';
 
 type Tab = 'inbox' | 'chat' | 'runs' | 'goals' | 'actors';
@@ -80,6 +89,7 @@ onChange((what, event) => {
     inbox.update();
   } else if (what === 'runs') runs.update();
   else if (what === 'agents') chat.update();
+  else if (what === 'sessions') chat.sessionsChanged();
   else if (what === 'actors') {
     if (!actors.el.hidden) actors.refresh();
   } else if (what === 'goals') {
@@ -112,3 +122,4 @@ connectEvents(applyFrame, setFeed);
 void refreshAgents();
 void refreshInbox();
 void refreshRuns();
+void refreshSessions();

@@ -8,6 +8,7 @@ import type {
   ApprovalRequested,
   FeedEvent,
   RunSummary,
+  SessionSummary,
 } from './wire.ts';
 
 export interface State {
@@ -16,6 +17,8 @@ export interface State {
   inbox: ApprovalRecord[];
   inboxError: string | null;
   runs: RunSummary[];
+  /** The durable conversations (GET /v1/sessions), most recently used first. */
+  sessions: SessionSummary[];
   /** The approval.requested events seen live, by approval id: targets, options and the diff. */
   requested: Map<string, ApprovalRequested>;
   /** GET /v1/inbox/:id for approvals not seen live (parked before this window opened). */
@@ -32,13 +35,17 @@ export const state: State = {
   inbox: [],
   inboxError: null,
   runs: [],
+  sessions: [],
   requested: new Map(),
   details: new Map(),
   byRun: new Map(),
   actorSeq: 0,
 };
 
-type Listener = (what: 'feed' | 'inbox' | 'runs' | 'agents' | 'actors' | 'goals', event?: FeedEvent) => void;
+type Listener = (
+  what: 'feed' | 'inbox' | 'runs' | 'sessions' | 'agents' | 'actors' | 'goals',
+  event?: FeedEvent,
+) => void;
 const listeners = new Set<Listener>();
 
 export function onChange(l: Listener): void {
@@ -55,6 +62,7 @@ function message(err: unknown): string {
 
 let inboxRequests = 0;
 let runsRequests = 0;
+let sessionsRequests = 0;
 
 /** Runs whose events are kept (the oldest run's are dropped beyond this). */
 const KEPT_RUNS = 500;
@@ -98,6 +106,18 @@ export async function refreshRuns(): Promise<void> {
   emit('runs');
 }
 
+export async function refreshSessions(): Promise<void> {
+  const mine = ++sessionsRequests;
+  try {
+    const sessions = (await getJson<{ sessions: SessionSummary[] }>(paths.sessions)).sessions;
+    if (mine !== sessionsRequests) return;
+    state.sessions = [...sessions].sort((a, b) => b.updatedAt - a.updatedAt);
+  } catch {
+    // The list shows what it had; the next run event refreshes again.
+  }
+  emit('sessions');
+}
+
 export async function refreshAgents(): Promise<void> {
   try {
     state.agents = (await getJson<{ agents: { id: string; mode: string }[] }>(paths.agents)).agents;
@@ -115,11 +135,14 @@ export function setFeed(s: FeedStatus): void {
   if (s === 'live') {
     void refreshInbox();
     void refreshRuns();
+    void refreshSessions();
   }
 }
 
 const INBOX_EVENTS = new Set(['approval.requested', 'approval.resolved', 'run.parked']);
 const RUN_EVENTS = new Set(['run.started', 'run.parked', 'run.completed', 'run.failed', 'approval.resolved']);
+
+const SESSION_EVENTS = new Set(['run.started', 'run.completed', 'run.failed']);
 
 export function applyFrame(f: Frame): void {
   if (f.type.startsWith('actor.')) {
@@ -144,4 +167,6 @@ export function applyFrame(f: Frame): void {
   emit('feed', e);
   if (INBOX_EVENTS.has(e.type)) void refreshInbox();
   if (RUN_EVENTS.has(e.type)) void refreshRuns();
+  // A top-level run starting or ending changes its session's title, count and last activity.
+  if (e.parentRunId === null && SESSION_EVENTS.has(e.type)) void refreshSessions();
 }

@@ -173,6 +173,23 @@ export interface RunSummary {
   readonly title?: string | null;
 }
 
+/** A durable conversation as `GET /v1/sessions` lists it (no transcript). */
+export interface SessionSummary {
+  readonly sessionId: string;
+  readonly agentId: string;
+  readonly surface: string;
+  readonly title: string | null;
+  readonly runs: number;
+  readonly activeRunId: string | null;
+  readonly updatedAt: number;
+}
+
+/** One entry of a session's transcript (`GET /v1/sessions/:id/messages`): only the run it came from is read. */
+export interface SessionMessage {
+  readonly seq: number;
+  readonly runId: string;
+}
+
 /** One call of a conversation, in place (GET /v1/runs/:id/conversation). */
 export interface ConversationCall {
   readonly id: string;

@@ -57,6 +57,12 @@ const Agent = z.strictObject({
   interaction: Interaction.optional().describe(
     'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',
   ),
+  mayDelegate: z
+    .boolean()
+    .optional()
+    .describe(
+      'As a sub-agent (a `spawn_agent` profile): whether it may start sub-agents of its own (default false). Never beyond its parent: the child of a parent that may not delegate may not either.',
+    ),
 });
 
 /** The `agents` section: the agents by id (default: one agent "assistant" in mode "ask"). */
