@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { makeSessionId } from '../../machines/run/run-id.ts';
-import type { RunContext, TranscriptEntry } from '../../machines/run/types.ts';
+import type { ModelUsage, RunContext, TranscriptEntry } from '../../machines/run/types.ts';
 import type { SessionRecord, Store } from '../../store/index.ts';
 import type { RunHost } from '../runs/run-host.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import { SessionBusyError, SessionNotFoundError } from './errors.ts';
 import { summaryEntry, toHistory } from './history.ts';
+import { sessionUsage } from './usage.ts';
 
 /** Who starts a run in a session, and its message (the title of a session that has none yet). */
 export interface RunMeta {
@@ -162,6 +163,14 @@ export class Sessions {
   forget(sessionId: string): void {
     for (const key of [...this.#history.keys()])
       if (key.endsWith(`\u0000${sessionId}`)) this.#history.delete(key);
+  }
+
+  /** The tokens and cost of a session's runs so far, summed (null when none reported any). */
+  usage(sessionId: string): ModelUsage | null {
+    const { store } = this.deps;
+    return sessionUsage(store.sessions.runIds(sessionId), (runId) =>
+      storedContext(store.snapshots.get(runId)),
+    );
   }
 
   /** Creates an empty session; false when the id is taken. */
