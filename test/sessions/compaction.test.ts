@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFromConfig } from '../../runtime/config/adapters/models.ts';
-import { CompactionError, SessionNotFoundError } from '../../runtime/index.ts';
+import { CompactionError, SessionNotFoundError, showSession } from '../../runtime/index.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { MemorySecretStore } from '../../runtime/secrets/index.ts';
 import { COMPACT_INSTRUCTION, COMPACT_SYSTEM } from '../../runtime/sessions/compact-plan.ts';
@@ -125,6 +125,10 @@ describe('compaction of a durable conversation (streaming OpenAI-compatible serv
     expect(audited).toHaveLength(1);
     expect(audited[0]).toMatchObject({ sessionId: 'long', agentId: 'assistant', status: 'compacted' });
     expect(audited[0]?.detail).toMatchObject({ throughSeq: 4, summarized: 4 });
+    // `snotra sessions show` reads the same from the state dir (read-only, beside the runtime).
+    const shown = showSession(fx.stateDir, 'long');
+    expect(shown?.compaction).toMatchObject({ throughSeq: 4, summarized: 4, summary: SUMMARY });
+    expect(shown?.messages.map((m) => m.compacted)).toEqual(stored.map((m) => m.compacted));
   });
 
   it('on demand (/compact) the whole conversation is summarized after the previous summary; again, nothing new is compacted; unknown and failing cases are clear errors that change nothing', async () => {
