@@ -39,6 +39,8 @@ export {
   SessionNotFoundError,
 } from './sessions/errors.ts';
 export type { SessionMessage, SessionsView, SessionView } from './sessions/view.ts';
+export { CompactionError } from './sessions/compact.ts';
+export type { CompactOptions, CompactResult } from './sessions/compact.ts';
 export type { ActorEvent, ActorFields, ActorNode, ActorTreeSnapshot } from './inspect/index.ts';
 export type { ApprovalDetails } from './approvals/approval-details.ts';
 export type { ApprovalPreview } from './approvals/preview.ts';

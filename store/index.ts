@@ -82,6 +82,7 @@ export type {
 } from './platforms/index.ts';
 
 export { SessionStore } from './sessions/sessions.ts';
+export type { SessionCompaction } from './sessions/compactions.ts';
 export type {
   AppendRunInput,
   ClaimSessionResult,

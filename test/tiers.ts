@@ -89,6 +89,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/sidecar/auth.test.ts',
   'test/sidecar/login-codes.test.ts',
   'test/sessions/context-window.test.ts',
+  'test/sessions/compaction-plan.test.ts',
   'test/provenance/approval-binding.test.ts',
   'test/provenance/policy-examples.test.ts',
   'test/provenance/taken-over-chain.test.ts',

@@ -67,11 +67,12 @@ export function budgetRequestIdFor(runId: string, n: number): string {
 
 /**
  * The request a run parks on when `dimension` is spent: approving it grants as much again as
- * the run's own budget of that dimension (what it started with, before any grant).
+ * the run's own budget of that dimension (what it started with, before any grant), or what
+ * `grants` says for it (a run cut to its session's budget).
  */
 export function budgetRequestFor(ctx: RunContext, dimension: BudgetDimension): BudgetRequest {
   const limit = ctx.budget[dimension] ?? 0;
-  const original = limit - (ctx.granted?.[dimension] ?? 0);
+  const original = ctx.grants?.[dimension] ?? limit - (ctx.granted?.[dimension] ?? 0);
   const grant = dimension === 'costUsd' ? Math.max(original, 0.01) : Math.max(1, Math.round(original));
   return { dimension, used: usedOf(ctx, dimension), limit, grant };
 }
@@ -113,4 +114,36 @@ export function sliceBudget(parent: ParentBudget, now: number): Budget {
     ...(budget.tokens === undefined ? {} : { tokens: left(budget.tokens, tokensOf(parent.tokens)) }),
     ...(budget.costUsd === undefined ? {} : { costUsd: left(budget.costUsd, parent.tokens?.costUsd ?? 0) }),
   };
+}
+
+/** A session's limits over all its runs (`agents.<id>.sessionBudget`). */
+export interface SessionLimits {
+  readonly tokens?: number;
+  readonly costUsd?: number;
+}
+
+/**
+ * The budget a run of a session starts with: its own, each of tokens and cost cut to what the
+ * session has left (never below 0, so a spent session parks the run before its first model
+ * call), and what approving a request of a cut dimension grants: the run's own budget of it, or
+ * the whole session budget when the run has none. Dimensions the session does not limit are
+ * left as they are. Pure.
+ */
+export function sessionSlice(
+  budget: Budget,
+  session: SessionLimits | undefined,
+  used: ModelUsage | null,
+): { budget: Budget; grants: Partial<Record<BudgetDimension, number>> } {
+  const out: { -readonly [K in keyof Budget]: Budget[K] } = { ...budget };
+  const grants: Partial<Record<BudgetDimension, number>> = {};
+  const spentOf = { tokens: tokensOf(used ?? undefined), costUsd: used?.costUsd ?? 0 };
+  for (const dimension of ['tokens', 'costUsd'] as const) {
+    const limit = session?.[dimension];
+    if (limit === undefined) continue;
+    const left = Math.max(0, limit - spentOf[dimension]);
+    const own = budget[dimension];
+    out[dimension] = own === undefined ? left : Math.min(own, left);
+    grants[dimension] = own ?? limit;
+  }
+  return { budget: out, grants };
 }

@@ -131,6 +131,11 @@ export interface RunInput {
   readonly historyUpTo?: number;
   readonly budget: Budget;
   /**
+   * What approving a budget request of a dimension grants, when not the run's own starting
+   * budget of it (a run whose tokens or cost were cut to what its session has left).
+   */
+  readonly grants?: Partial<Record<BudgetDimension, number>>;
+  /**
    * What a budget breach does: `ask` parks the run on an Inbox item of kind `budget` (attended:
    * asked inline) until a human extends the budget or declines; `fail` (the default, and a goal's
    * or a sub-agent's run) ends the run failed with the budget's reason code at once.

@@ -35,6 +35,7 @@ import { logRunEvent, logRunResumed, logSandbox } from '../run-log.ts';
 import { RunHost } from '../runs/run-host.ts';
 import { RunRouter } from '../runs/run-router.ts';
 import { RunWaiters } from '../runs/run-waiters.ts';
+import { Compactor } from '../sessions/compact.ts';
 import { createStepPreparer } from '../sessions/conversation.ts';
 import { Sessions } from '../sessions/sessions.ts';
 import { sessionsView, type SessionsView } from '../sessions/view.ts';
@@ -234,10 +235,20 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     send: (agentId, message) => agents.send(agentId, message),
     waitForRun,
   });
-  const sessions = new Sessions({
+  const sessions: Sessions = new Sessions({
     store,
     runs,
     workspace: () => details.primaryRoot() ?? '',
+    logger,
+    beforeMessage: (sessionId, agentId, text): Promise<void> =>
+      compactor.beforeMessage(sessionId, agentId, text),
+  });
+  const compactor: Compactor = new Compactor({
+    loaded,
+    store,
+    sessions,
+    model: options.model,
+    secrets,
     logger,
   });
   // Runs that ended without their append (a crash in between) are appended before any run starts.
@@ -357,7 +368,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     platforms,
     router,
     sessions,
-    sessionsView: sessionsView(sessions),
+    sessionsView: sessionsView(sessions, compactor),
     read,
     lifecycle,
   };

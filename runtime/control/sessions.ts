@@ -1,5 +1,5 @@
 import type { ModelUsage } from '../../machines/run/types.ts';
-import type { SessionEntry, SessionRecord } from '../../store/index.ts';
+import type { SessionCompaction, SessionEntry, SessionRecord } from '../../store/index.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import { sessionUsage } from '../sessions/usage.ts';
 import { SessionBusyError, SessionNotFoundError } from '../sessions/errors.ts';
@@ -18,13 +18,19 @@ export function listSessions(stateDir: string): SessionRecord[] {
 }
 
 /**
- * One session, its transcript (redacted) and its usage (the tokens and cost of its runs, summed;
- * null when none reported any), or null.
+ * One session, its transcript (redacted; each entry marked when it is compacted), its latest
+ * compaction (the summary the model is shown in place of the compacted entries; null when none)
+ * and its usage (the tokens and cost of its runs, summed; null when none reported any), or null.
  */
 export function showSession(
   stateDir: string,
   sessionId: string,
-): { session: SessionRecord; messages: SessionEntry[]; usage: ModelUsage | null } | null {
+): {
+  session: SessionRecord;
+  messages: (SessionEntry & { compacted: boolean })[];
+  compaction: SessionCompaction | null;
+  usage: ModelUsage | null;
+} | null {
   const store = openLocalStore(stateDir, true);
   try {
     const session = store.sessions.get(sessionId);
@@ -32,7 +38,10 @@ export function showSession(
     const usage = sessionUsage(store.sessions.runIds(sessionId), (runId) =>
       storedContext(store.snapshots.get(runId)),
     );
-    return { session, messages: store.sessions.entries(sessionId), usage };
+    const compaction = store.sessions.compactions.latest(sessionId);
+    const through = compaction?.throughSeq ?? 0;
+    const messages = store.sessions.entries(sessionId).map((e) => ({ ...e, compacted: e.seq < through }));
+    return { session, messages, compaction, usage };
   } finally {
     store.close();
   }

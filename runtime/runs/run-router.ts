@@ -1,4 +1,5 @@
 import type { AgentMessage } from '../../machines/agent/machine.ts';
+import { sessionSlice } from '../../machines/run/budget.ts';
 import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
 import { GOAL_SURFACE } from '../../policy/goal-tools.ts';
 import type { Interaction } from '../../policy/risk.ts';
@@ -66,6 +67,19 @@ export class RunRouter {
             firstMessage: message.text,
           })
         : undefined;
+    // A goal iteration runs on what its goal has left (recorded with the iteration); a platform
+    // message within its turn cap; a session's run within what its session has left.
+    const own = deps.platforms.limitBudget(
+      message,
+      (message.surface === GOAL_SURFACE ? deps.goals.budgetFor(runId) : null) ?? {
+        ...DEFAULT_BUDGET,
+        ...def?.budget,
+      },
+    );
+    const sliced =
+      historyUpTo === undefined || def?.sessionBudget === undefined
+        ? null
+        : sessionSlice(own, def.sessionBudget, deps.sessions.usage(message.sessionId));
     deps.runs.start({
       runId,
       agentId,
@@ -76,15 +90,8 @@ export class RunRouter {
       interaction: message.interaction,
       message: message.text,
       ...(historyUpTo === undefined ? {} : { historyUpTo }),
-      // A goal iteration runs on what its goal has left (recorded with the iteration); a platform
-      // message within its turn cap.
-      budget: deps.platforms.limitBudget(
-        message,
-        (message.surface === GOAL_SURFACE ? deps.goals.budgetFor(runId) : null) ?? {
-          ...DEFAULT_BUDGET,
-          ...def?.budget,
-        },
-      ),
+      budget: sliced?.budget ?? own,
+      ...(sliced === null || Object.keys(sliced.grants).length === 0 ? {} : { grants: sliced.grants }),
       // A goal's and a platform message's limits end the run; any other breach asks a human.
       onBudget:
         message.surface === GOAL_SURFACE ||

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TranscriptEntry } from '../../machines/run/types.ts';
-import type { SessionEntry } from '../../store/index.ts';
+import type { SessionCompaction, SessionEntry } from '../../store/index.ts';
 
 const Call = z.looseObject({ id: z.string(), tool: z.string(), args: z.unknown() });
 const Entry = z.union([
@@ -65,4 +65,12 @@ export function toHistory(sessionId: string, stored: readonly SessionEntry[]): T
     } else out.push(e);
   }
   return out;
+}
+
+/** The first line of the entry a compaction's summary is shown as (`summaryEntry`). */
+export const SUMMARY_HEADING = '[Summary of the earlier part of this conversation, compacted]';
+
+/** The user entry the model is shown in place of a session's compacted entries. Pure. */
+export function summaryEntry(c: Pick<SessionCompaction, 'summary'>): TranscriptEntry {
+  return { role: 'user', text: `${SUMMARY_HEADING}\n${c.summary}` };
 }

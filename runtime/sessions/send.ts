@@ -3,8 +3,9 @@ import { makeRunId } from '../../machines/run/run-id.ts';
 import type { Sessions } from './sessions.ts';
 
 /**
- * Sends a surface's message; a conversation's session is reserved for its run first (refused
- * with `SessionBusyError` while another run holds it) and given back when the send fails.
+ * Sends a surface's message; a conversation's session is compacted first when its history would
+ * not fit the model's window, then reserved for its run (refused with `SessionBusyError` while
+ * another run holds it) and given back when the send fails.
  */
 export async function sendInSession(
   sessions: Sessions,
@@ -13,6 +14,8 @@ export async function sendInSession(
   message: Omit<AgentMessage, 'type'>,
 ): Promise<void> {
   if (message.conversation !== true) return send(agentId, message);
+  // Compacted first when the history would not fit the model's window (never throws).
+  await sessions.beforeMessage(message.sessionId, agentId, message.text);
   const runId = makeRunId(agentId, message.messageId);
   sessions.reserve(message.sessionId, runId, {
     agentId,

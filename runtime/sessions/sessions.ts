@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { makeSessionId } from '../../machines/run/run-id.ts';
-import type { RunContext, TranscriptEntry } from '../../machines/run/types.ts';
+import type { ModelUsage, RunContext, TranscriptEntry } from '../../machines/run/types.ts';
 import type { SessionRecord, Store } from '../../store/index.ts';
 import type { RunHost } from '../runs/run-host.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import { SessionBusyError, SessionNotFoundError } from './errors.ts';
-import { toHistory } from './history.ts';
+import { summaryEntry, toHistory } from './history.ts';
+import { sessionUsage } from './usage.ts';
 
 /** Who starts a run in a session, and its message (the title of a session that has none yet). */
 export interface RunMeta {
@@ -22,6 +23,11 @@ export interface SessionsDeps {
   /** The primary root's path now: the workspace a new session belongs to. */
   readonly workspace: () => string;
   readonly logger: Logger;
+  /**
+   * Asked before a surface's message goes to a session (the automatic compaction); never throws.
+   * Called through `beforeMessage`, so it may be given after the sessions are made.
+   */
+  beforeMessage?: (sessionId: string, agentId: string, text: string) => Promise<void>;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'denied']);
@@ -65,6 +71,11 @@ export class Sessions {
       throw new SessionBusyError(sessionId, holder, this.#statusOf(holder));
     }
     this.#reserved.add(runId);
+  }
+
+  /** What happens before a surface's message goes to a session (see `SessionsDeps.beforeMessage`). */
+  async beforeMessage(sessionId: string, agentId: string, text: string): Promise<void> {
+    await this.deps.beforeMessage?.(sessionId, agentId, text);
   }
 
   /** Gives back a reservation whose message could not be sent. */
@@ -116,16 +127,50 @@ export class Sessions {
     return n;
   }
 
-  /** The session's transcript before entry `upTo`, as the model is shown it (history call ids). */
+  /**
+   * The session's transcript before entry `upTo`, as the model is shown it (history call ids):
+   * compacted entries are replaced by their summary (`summaryEntry`).
+   */
   history(sessionId: string, upTo: number): TranscriptEntry[] {
     const key = `${upTo}\u0000${sessionId}`;
     const hit = this.#history.get(key);
     if (hit !== undefined) return hit;
-    const history = toHistory(sessionId, this.deps.store.sessions.entries(sessionId, upTo));
+    const { store } = this.deps;
+    const compaction = store.sessions.compactions.latest(sessionId, upTo);
+    const from = compaction?.throughSeq ?? 0;
+    const rest = toHistory(sessionId, store.sessions.entries(sessionId, upTo, from));
+    const history = compaction === null ? rest : [summaryEntry(compaction), ...rest];
     if (this.#history.size >= HISTORY_CACHE)
       this.#history.delete(this.#history.keys().next().value as string);
     this.#history.set(key, history);
     return history;
+  }
+
+  /** The run holding a session now (one that has not ended), or null; throws `SessionNotFoundError`. */
+  holder(sessionId: string): string | null {
+    const s = this.get(sessionId);
+    if (s === null) throw new SessionNotFoundError(sessionId);
+    return s.activeRunId !== null && !this.#stale(s.activeRunId) ? s.activeRunId : null;
+  }
+
+  /** Throws `SessionBusyError` while a run holds the session (or `SessionNotFoundError`). */
+  assertIdle(sessionId: string): void {
+    const holder = this.holder(sessionId);
+    if (holder !== null) throw new SessionBusyError(sessionId, holder, this.#statusOf(holder));
+  }
+
+  /** Forgets a session's decoded histories (after it was compacted). */
+  forget(sessionId: string): void {
+    for (const key of [...this.#history.keys()])
+      if (key.endsWith(`\u0000${sessionId}`)) this.#history.delete(key);
+  }
+
+  /** The tokens and cost of a session's runs so far, summed (null when none reported any). */
+  usage(sessionId: string): ModelUsage | null {
+    const { store } = this.deps;
+    return sessionUsage(store.sessions.runIds(sessionId), (runId) =>
+      storedContext(store.snapshots.get(runId)),
+    );
   }
 
   /** Creates an empty session; false when the id is taken. */
@@ -148,10 +193,14 @@ export class Sessions {
     return this.deps.store.sessions.latest(this.deps.workspace());
   }
 
-  /** A session's transcript (redacted), in order; throws `SessionNotFoundError`. */
-  messages(sessionId: string): { seq: number; runId: string; entry: unknown }[] {
+  /**
+   * A session's transcript (redacted), in order, each entry marked when it is compacted (shown to
+   * the model as its compaction's summary); throws `SessionNotFoundError`.
+   */
+  messages(sessionId: string): { seq: number; runId: string; entry: unknown; compacted: boolean }[] {
     if (this.get(sessionId) === null) throw new SessionNotFoundError(sessionId);
-    return this.deps.store.sessions.entries(sessionId);
+    const through = this.deps.store.sessions.compactions.latest(sessionId)?.throughSeq ?? 0;
+    return this.deps.store.sessions.entries(sessionId).map((e) => ({ ...e, compacted: e.seq < through }));
   }
 
   /** Sets a session's title (a human's edit); throws `SessionNotFoundError`. */
@@ -166,13 +215,9 @@ export class Sessions {
 
   /** Removes a session; throws `SessionNotFoundError`, or `SessionBusyError` while a run holds it. */
   remove(sessionId: string): void {
-    const s = this.get(sessionId);
-    if (s === null) throw new SessionNotFoundError(sessionId);
-    if (s.activeRunId !== null && !this.#stale(s.activeRunId))
-      throw new SessionBusyError(sessionId, s.activeRunId, this.#statusOf(s.activeRunId));
+    this.assertIdle(sessionId);
     this.deps.store.sessions.remove(sessionId);
-    for (const key of [...this.#history.keys()])
-      if (key.endsWith(`\u0000${sessionId}`)) this.#history.delete(key);
+    this.forget(sessionId);
   }
 
   #claim(sessionId: string, runId: string, meta: RunMeta) {

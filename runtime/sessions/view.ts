@@ -1,5 +1,6 @@
 import type { SessionRecord } from '../../store/index.ts';
 import { checkSessionName, SessionNameError } from './errors.ts';
+import type { CompactOptions, CompactResult, Compactor } from './compact.ts';
 import type { Sessions } from './sessions.ts';
 
 /** A session as surfaces show it (redacted title; no transcript). */
@@ -10,6 +11,8 @@ export interface SessionMessage {
   readonly seq: number;
   readonly runId: string;
   readonly entry: unknown;
+  /** Whether it is compacted: the model is shown its compaction's summary in its place. */
+  readonly compacted: boolean;
 }
 
 /** What surfaces may do with sessions (`runtime.sessions`). */
@@ -34,10 +37,16 @@ export interface SessionsView {
   rename(sessionId: string, title: string): SessionView;
   /** Removes a session; throws `SessionNotFoundError`, or `SessionBusyError` while a run holds it. */
   remove(sessionId: string): void;
+  /**
+   * Summarizes the session's older entries with its agent's model into one summary the model is
+   * shown in their place (`/compact`); the entries stay, marked compacted. Throws
+   * `SessionNotFoundError`, `SessionBusyError` while a run holds it, or `CompactionError`.
+   */
+  compact(sessionId: string, options?: CompactOptions): Promise<CompactResult>;
 }
 
 /** The surfaces' view of the runtime's sessions. */
-export function sessionsView(sessions: Sessions): SessionsView {
+export function sessionsView(sessions: Sessions, compactor: Compactor): SessionsView {
   return {
     list: () => sessions.list(),
     get: (id) => sessions.get(id),
@@ -54,5 +63,6 @@ export function sessionsView(sessions: Sessions): SessionsView {
       return sessions.get(id) as SessionView;
     },
     remove: (id) => sessions.remove(id),
+    compact: (id, options) => compactor.compact(id, options),
   };
 }

@@ -56,6 +56,11 @@ export const AuditKind = {
    * were not rewindable).
    */
   rewind: 'rewind',
+  /**
+   * A session's older entries were summarized by its agent's model (`detail`: throughSeq, how
+   * many entries, the summary's length, the tokens used). The entries stay in the store.
+   */
+  sessionCompacted: 'session_compacted',
 } as const;
 export type AuditKind = (typeof AuditKind)[keyof typeof AuditKind];
 

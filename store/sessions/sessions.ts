@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { assertWritable, fromStoredJson, toStoredJson, toStoredText, type StoreContext } from '../context.ts';
+import { SessionCompactionStore } from './compactions.ts';
 import type {
   AppendRunInput,
   ClaimSessionResult,
@@ -77,8 +78,8 @@ function prepare(ctx: StoreContext) {
       'UPDATE sessions SET active_run_id = NULL WHERE session_id = ? AND active_run_id = ?',
     ),
     entries: db.prepare(
-      'SELECT seq, run_id, entry FROM session_entries WHERE session_id = ? AND seq < ? ORDER BY seq',
-    ) as Statement<[string, number], EntryRow>,
+      'SELECT seq, run_id, entry FROM session_entries WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
+    ) as Statement<[string, number, number], EntryRow>,
     appended: db.prepare('SELECT 1 FROM session_runs WHERE run_id = ?').pluck() as Statement<
       [string],
       number
@@ -109,8 +110,11 @@ function prepare(ctx: StoreContext) {
  */
 export class SessionStore {
   readonly #s: ReturnType<typeof prepare> | null;
+  /** Which of each session's entries are compacted, and the summary shown in their place. */
+  readonly compactions: SessionCompactionStore;
 
   constructor(private readonly ctx: StoreContext) {
+    this.compactions = new SessionCompactionStore(ctx);
     const present =
       (ctx.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'sessions'").pluck().get() as number) >
       0;
@@ -236,9 +240,9 @@ export class SessionStore {
     );
   }
 
-  /** A session's entries with `seq < upTo` (all of them by default), in order. */
-  entries(sessionId: string, upTo = Number.MAX_SAFE_INTEGER): SessionEntry[] {
-    return (this.#s?.entries.all(sessionId, upTo) ?? []).map((r) => ({
+  /** A session's entries with `from <= seq < upTo` (all of them by default), in order. */
+  entries(sessionId: string, upTo = Number.MAX_SAFE_INTEGER, from = 0): SessionEntry[] {
+    return (this.#s?.entries.all(sessionId, from, upTo) ?? []).map((r) => ({
       seq: r.seq,
       runId: r.run_id,
       entry: fromStoredJson(this.ctx, r.entry, `session_entries(${sessionId}, ${r.seq}).entry`),
@@ -257,6 +261,7 @@ export class SessionStore {
       () => {
         s.removeEntries.run(sessionId);
         s.removeRuns.run(sessionId);
+        this.compactions.removeAll(sessionId);
         return s.removeSession.run(sessionId).changes > 0;
       },
       { durable: true },

@@ -64,7 +64,10 @@ export async function sessionsCommand(argv: string[], io: CliIo, cwd: string): P
       io.stdout(
         `usage: input=${u.inputTokens} output=${u.outputTokens} tokens${u.costUsd === undefined ? '' : ` cost=${u.costUsd.toFixed(4)} USD`}\n`,
       );
-    for (const m of found.messages) io.stdout(`${m.seq}  ${entryLine(m.entry)}\n`);
+    const c = found.compaction;
+    if (c !== null)
+      io.stdout(`summary of entries 0–${c.throughSeq - 1} (compacted): ${oneLine(c.summary, 2000)}\n`);
+    for (const m of found.messages) io.stdout(`${m.seq}${m.compacted ? '~' : ''}  ${entryLine(m.entry)}\n`);
     return ExitCode.ok;
   }
   if (action === 'rm') {

@@ -123,6 +123,8 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
         return n === 1 || !String(server.requests[n]?.raw ?? '').includes('"role":"tool"')
           ? { sse: call('c1', 'write_file', { path: 'NOTE.md', content: 'one\ntwo\n' }) }
           : { sse: text('noted.') };
+      if (message.startsWith('Summarize the conversation above'))
+        return { sse: text('Said hello; wrote NOTE.md with two lines at the user’s request.') };
       if (message === 'take your time')
         // Held until the test lets it go: the first ask is interrupted; the resumed ask answers.
         return server.requests.filter((r) => r.raw.includes('take your time')).length === 1
@@ -153,7 +155,8 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
       cli.child.stdin?.write('/nope\r');
       await answered(cli, 'unknown command "/nope"', 'an unknown slash command');
       cli.child.stdin?.write('/compact\r');
-      await answered(cli, '/compact is not available yet', '/compact');
+      await answered(cli, 'summary: Said hello; wrote NOTE.md', '/compact');
+      expect(cli.out()).toMatch(/compacted \d+ entries of session pty-1 into a summary/);
 
       cli.child.stdin?.write('take your time\r');
       await seen(cli, 'Thinking', 1, 'the held answer begins');
@@ -163,6 +166,10 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
       // The interrupted run goes on from where it was saved (its model step is asked again).
       cli.child.stdin?.write('/resume\r');
       await answered(cli, 'resumed answer.', 'the resumed run');
+      // After /compact the model is shown the summary in place of the earlier messages.
+      const after = server.requests.filter((r) => r.raw.includes('take your time')).at(-1)?.raw ?? '';
+      expect(after).toContain('Said hello; wrote NOTE.md');
+      expect(after).not.toContain('stream please');
 
       cli.child.stdin?.write('/usage\r');
       await answered(cli, 'this chat: ', '/usage');

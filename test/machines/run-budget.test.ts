@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, toPromise, waitFor } from 'xstate';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
-import { sliceBudget, tokensOf, type ParentBudget } from '../../machines/run/budget.ts';
+import { sessionSlice, sliceBudget, tokensOf, type ParentBudget } from '../../machines/run/budget.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { Decision } from '../../policy/decision.ts';
+import { runs } from '../support/laws.ts';
 import type {
   ExecuteInput,
   ModelUsage,
@@ -91,6 +92,29 @@ describe('run budgets park instead of failing', () => {
     const ctx = actor.getSnapshot().context;
     expect(ctx.budget.modelCalls).toBe(2);
     expect(ctx.granted).toEqual({ modelCalls: 1 });
+    model.assertConsumed('a', 'r1');
+  });
+
+  it('a run whose session has nothing left parks before its first model call; approving grants what `grants` says, once', async () => {
+    const opened: OpenBudgetInput[] = [];
+    const usage = { inputTokens: 300, outputTokens: 100 };
+    const { machine, model } = wired([read('c1'), done], opened, usage);
+    const sliced = sessionSlice(
+      { modelCalls: 10, toolCalls: 10, wallTimeMs: 60_000 },
+      { tokens: 1000 },
+      { inputTokens: 900, outputTokens: 300 },
+    );
+    expect(sliced).toEqual({
+      budget: { modelCalls: 10, toolCalls: 10, wallTimeMs: 60_000, tokens: 0 },
+      grants: { tokens: 1000 },
+    });
+    const actor = createActor(machine, { input: input(sliced) }).start();
+    await waitFor(actor, (s) => s.matches('waiting_for_budget'));
+    expect(opened.map((o) => o.request)).toEqual([{ dimension: 'tokens', used: 0, limit: 0, grant: 1000 }]);
+    expect(actor.getSnapshot().context.used.modelCalls).toBe(0);
+    actor.send({ type: 'APPROVAL_DECIDED', approvalId: 'bud:r1:0', decision: 'approved', user: 'u' });
+    expect(await toPromise(actor)).toEqual({ status: 'completed', reason: 'final_answer', text: 'done' });
+    expect(actor.getSnapshot().context.budget.tokens).toBe(1000);
     model.assertConsumed('a', 'r1');
   });
 
@@ -272,6 +296,58 @@ describe('a sub-agent budget is a slice of what its parent has left (law)', () =
         expect(grand.wallTimeMs).toBeLessThanOrEqual(child.wallTimeMs);
         expect(grand.tokens ?? 0).toBeLessThanOrEqual(child.tokens ?? 0);
       }),
+    );
+  });
+});
+
+const sessionCase = fc.record({
+  own: fc.record(
+    {
+      tokens: fc.integer({ min: 1, max: 100_000 }),
+      costUsd: fc.double({ min: 0.01, max: 100, noNaN: true }),
+    },
+    { requiredKeys: [] },
+  ),
+  limits: fc.record(
+    {
+      tokens: fc.integer({ min: 1, max: 100_000 }),
+      costUsd: fc.double({ min: 0.01, max: 100, noNaN: true }),
+    },
+    { requiredKeys: [] },
+  ),
+  used: fc.option(
+    fc.record({
+      inputTokens: fc.nat(80_000),
+      outputTokens: fc.nat(80_000),
+      costUsd: fc.double({ min: 0, max: 200, noNaN: true }),
+    }),
+  ),
+});
+
+describe('a session run starts within what its session has left (law)', () => {
+  it('never more than the run budget nor the session left, never negative; other dimensions untouched; a cut dimension grants a positive amount', () => {
+    fc.assert(
+      fc.property(sessionCase, ({ own, limits, used }) => {
+        const budget = { modelCalls: 5, toolCalls: 7, wallTimeMs: 1000, ...own };
+        const { budget: out, grants } = sessionSlice(budget, limits, used);
+        expect([out.modelCalls, out.toolCalls, out.wallTimeMs]).toEqual([5, 7, 1000]);
+        const spent = { tokens: tokensOf(used ?? undefined), costUsd: used?.costUsd ?? 0 };
+        for (const d of ['tokens', 'costUsd'] as const) {
+          const limit = limits[d];
+          if (limit === undefined) {
+            expect(out[d]).toBe(own[d]);
+            expect(grants[d]).toBeUndefined();
+            continue;
+          }
+          const value = out[d] as number;
+          expect(value).toBeGreaterThanOrEqual(0);
+          expect(value).toBeLessThanOrEqual(Math.max(0, limit - spent[d]));
+          if (own[d] !== undefined) expect(value).toBeLessThanOrEqual(own[d] as number);
+          expect(grants[d]).toBe(own[d] ?? limit);
+          expect(grants[d]).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: runs(200) },
     );
   });
 });

@@ -6,6 +6,7 @@ import { AnthropicModel } from '../../actors/model/anthropic.ts';
 import { parseConfig } from '../../runtime/config/load.ts';
 import { DEFAULT_BASE_URLS, httpSettings, modelFromConfig } from '../../runtime/config/adapters/models.ts';
 import { secretStoreFromConfig } from '../../runtime/config/adapters/secrets.ts';
+import { ConfigError } from '../../runtime/config/errors.ts';
 import { FakeModelServer, fixture } from './fake-server.ts';
 import { API_KEY, stepRequest } from './helpers.ts';
 
@@ -103,6 +104,43 @@ describe('model config', () => {
         load({ provider: 'openai-compatible', model: 'm', baseUrl: 'http://10.0.0.5:8000/v1' }),
       ),
     ).not.toThrow();
+  });
+
+  it('refuses a config whose scheduled task or goal loop names an agent without a model, naming each place; a sub-agent without one is fine', () => {
+    const config = (agents: Record<string, unknown>) =>
+      parseConfig(
+        JSON.stringify({
+          agents,
+          surfaces: {
+            scheduled: [{ id: 'nightly', agent: 'cron', cron: '0 3 * * *', message: 'go' }],
+            goalLoops: [{ id: 'g', agent: 'looper', objective: 'keep going' }],
+          },
+        }),
+        join(CFG, 'snotra.config.json'),
+        CFG,
+      );
+    const model = { provider: 'openai-compatible', model: 'm', baseUrl: 'http://127.0.0.1:9/v1' };
+    const refused = (() => {
+      try {
+        modelFromConfig(config({ cron: {}, looper: {}, helper: {} }));
+        return null;
+      } catch (err) {
+        return err as ConfigError;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect(refused?.code).toBe('invalid_config');
+    expect(refused?.message).toContain('snotra.config.json');
+    expect(refused?.problems).toEqual([
+      expect.stringMatching(
+        /^surfaces\.scheduled\[0\]\.agent: agent "cron" has no model;.*set agents\.cron\.model/,
+      ),
+      expect.stringMatching(
+        /^surfaces\.goalLoops\[0\]\.agent: agent "looper" has no model;.*set agents\.looper\.model/,
+      ),
+    ]);
+    // With their models: accepted; `helper`, named by no task or loop (a sub-agent), needs none.
+    expect(() => modelFromConfig(config({ cron: { model }, looper: { model }, helper: {} }))).not.toThrow();
   });
 
   it('routes each agent to its own provider', async () => {

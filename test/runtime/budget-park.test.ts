@@ -25,6 +25,8 @@ let rt: Runtime;
 const model = new ScriptedModel({
   calls: [list('c1'), answer('listed')],
   tokens: [list('c1'), answer('within tokens')],
+  // One answer per run, each reporting 600 tokens; its sessions may use 1000 in all.
+  session: [{ respond: { kind: 'final', text: 'hi' } }],
 });
 const provider = withUsage(model);
 
@@ -33,6 +35,7 @@ beforeAll(async () => {
     agents: {
       calls: { mode: 'ask', budget: { modelCalls: 1, toolCalls: 5, wallTimeMs: 600_000 } },
       tokens: { mode: 'ask', budget: { tokens: 500 } },
+      session: { mode: 'ask', sessionBudget: { tokens: 1000 } },
     },
   });
   rt = await fx.start(provider);
@@ -117,5 +120,24 @@ describe('an unattended budget breach parks in the Inbox (kind budget)', () => {
         .store.approvals.listPending()
         .filter((a) => a.runId === runId),
     ).toEqual([]);
+  });
+
+  it('a session budget counts the tokens of all its runs: the run that starts with none left parks before asking the model; approved, it gets the session budget once', async () => {
+    const say = () => rt.runs.submit('session', 'hello', { sessionId: 'capped', interaction: 'unattended' });
+    // 600 tokens, then 600 more (the second run started with 400 left: a breach is seen before a call).
+    for (let i = 0; i < 2; i++)
+      expect(await rt.waitForRun(await say())).toMatchObject({ status: 'completed', text: 'hi' });
+    const third = await say();
+    const item = await parkedOn(third);
+    expect(item).toMatchObject({
+      kind: 'budget',
+      reason: 'budget_tokens',
+      args: { dimension: 'tokens', used: 0, limit: 0, grant: 1000 },
+    });
+    expect(rt.decide(item.id, 'approved', 'alice').ok).toBe(true);
+    expect(await rt.waitForRun(third)).toMatchObject({ status: 'completed', text: 'hi' });
+    // Another session of the same agent has its own 1000.
+    const other = await rt.runs.submit('session', 'hello', { sessionId: 'fresh', interaction: 'unattended' });
+    expect(await rt.waitForRun(other)).toMatchObject({ status: 'completed', text: 'hi' });
   });
 });

@@ -104,6 +104,7 @@ describe('audit log', () => {
       'run_taken_over',
       'call_refused',
       'rewind',
+      'session_compacted',
     ]);
   });
 

@@ -41,6 +41,28 @@ export function readScript(file: string): ScriptedStep[] {
   return parsed.data;
 }
 
+/**
+ * The agents a config starts runs of on its own (scheduled tasks, goal loops, platform chats)
+ * that have no model: such a run is never a sub-agent's, so it has no parent's model to use.
+ * One problem per reference, naming where it is. (Sub-agents, the Explorer included, use their
+ * parent's model; the agent of `snotra run` or `chat` without one fails its first step, naming
+ * `agents.<id>.model`.)
+ */
+export function topLevelWithoutModel(loaded: LoadedConfig): string[] {
+  const { agents, surfaces } = loaded.config;
+  const problems: string[] = [];
+  const check = (agent: string, where: string) => {
+    if (!Object.hasOwn(agents, agent) || agents[agent]?.model !== undefined) return;
+    problems.push(
+      `${where}: agent ${JSON.stringify(agent)} has no model; its runs are not a sub-agent's, so there is no parent model to use (set agents.${agent}.model)`,
+    );
+  };
+  surfaces.scheduled.forEach((t, i) => check(t.agent, `surfaces.scheduled[${i}].agent`));
+  surfaces.goalLoops.forEach((g, i) => check(g.agent, `surfaces.goalLoops[${i}].agent`));
+  surfaces.platforms.forEach((p, i) => check(p.agent, `surfaces.platforms[${i}].agent`));
+  return problems;
+}
+
 /** A provider for agents with no model configured: every step fails with a clear message. */
 class UnconfiguredModel implements ModelProvider {
   async step(request: { agentId: string }): Promise<never> {
@@ -127,6 +149,8 @@ export interface ModelFromConfigOptions {
  */
 export function modelFromConfig(loaded: LoadedConfig, options: ModelFromConfigOptions = {}): ModelProvider {
   const file = loaded.file ?? '(config)';
+  const orphans = topLevelWithoutModel(loaded);
+  if (orphans.length > 0) throw new ConfigError(file, orphans);
   const scripts: Record<string, ScriptedStep[]> = {};
   const network = new Map<string, ModelProvider>();
   for (const [agent, def] of Object.entries(loaded.config.agents)) {

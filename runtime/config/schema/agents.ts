@@ -24,6 +24,19 @@ const Budget = z.strictObject({
     .describe("Most one run may cost, in US dollars, by its model's price (default: no limit)."),
 });
 
+const SessionBudget = z.strictObject({
+  tokens: z
+    .int()
+    .positive()
+    .optional()
+    .describe('Most tokens (input and output together) all runs of one session may use together.'),
+  costUsd: z
+    .number()
+    .positive()
+    .optional()
+    .describe("Most all runs of one session may cost together, in US dollars, by its model's price."),
+});
+
 const Agent = z.strictObject({
   $comment: Comment,
   mode: Mode.default('ask').describe(
@@ -53,6 +66,9 @@ const Agent = z.strictObject({
     ),
   budget: Budget.optional().describe(
     'Limits of one run of this agent. A run that would go past one asks a human to extend it (attended: inline; unattended: an Inbox item of kind "budget"); denied, it ends failed with the budget\'s reason code.',
+  ),
+  sessionBudget: SessionBudget.optional().describe(
+    'Limits of one session (durable conversation) of this agent, over all its runs: each run starts with at most what the session has left; a run that would go past it asks a human to extend it like a run budget (approving grants the run budget of that dimension, or the session budget when the run has none).',
   ),
   interaction: Interaction.optional().describe(
     'Whether runs have a human at hand ("attended") or park approvals in the Inbox ("unattended").',

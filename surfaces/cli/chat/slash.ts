@@ -10,7 +10,7 @@ export const SLASH_HELP: readonly (readonly [string, string])[] = [
   ['/mode [allow|ask|deny]', 'the agent’s mode, or change it for this runtime'],
   ['/roots', 'the workspace roots'],
   ['/usage', 'tokens (and cost) used in this chat'],
-  ['/compact', 'summarize the conversation to free context (not available yet)'],
+  ['/compact', 'summarize the conversation so far to free context'],
   ['/resume', 'go on with the turn Ctrl-C interrupted'],
   ['/exit', 'leave (Ctrl-D too)'],
 ];
@@ -94,9 +94,7 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
       return null;
     }
     case '/compact':
-      ctx.say(
-        '/compact is not available yet: the runtime has no compaction call. Older turns are fitted to the model’s context window automatically (tool results elided first).',
-      );
+      await compactCommand(ctx);
       return null;
     case '/resume':
       return 'resume';
@@ -105,6 +103,28 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
         `unknown command ${JSON.stringify(oneLine(name, 40))}; commands: ${SLASH_HELP.map(([c]) => c.split(' ')[0]).join(' ')}`,
       );
       return null;
+  }
+}
+
+async function compactCommand(ctx: SlashContext): Promise<void> {
+  if (ctx.session === null) {
+    ctx.say('/compact: nothing to compact yet (this session has no messages)');
+    return;
+  }
+  try {
+    const done = await ctx.rt.sessions.compact(ctx.session, { surface: 'chat' });
+    if (!done.compacted) {
+      ctx.say(`/compact: nothing new to compact in session ${oneLine(ctx.session, 200)}`);
+      return;
+    }
+    const tokens =
+      done.usage === null ? '' : ` (${done.usage.inputTokens} tokens in, ${done.usage.outputTokens} out)`;
+    ctx.say(
+      `compacted ${done.summarized} entries of session ${oneLine(ctx.session, 200)} into a summary${tokens}; they stay in the session, marked compacted`,
+    );
+    ctx.say(ctx.paint.dim(`  summary: ${oneLine(done.summary ?? '', 300)}`));
+  } catch (err) {
+    ctx.say(`/compact: ${oneLine((err as Error).message, 500)}`);
   }
 }
 
