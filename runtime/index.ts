@@ -85,6 +85,7 @@ export {
   CheckpointError,
   CheckpointFormatError,
   CheckpointNotFoundError,
+  isCheckpointId,
   RestoreError,
 } from './checkpoints/index.ts';
 export type { Change, CheckpointSummary } from './checkpoints/index.ts';

@@ -45,7 +45,8 @@ function parse(argv: string[]) {
 
 const time = (at: number): string => new Date(at).toISOString();
 
-function changeLine(c: Change): string {
+/** One changed path of a rewind or a checkpoint, on one line. */
+export function changeLine(c: Change): string {
   const where = c.change === 'renamed' ? `${c.from ?? '?'} -> ${c.path}` : c.path;
   return oneLine(`  ${c.change.padEnd(8)} ${c.root}:${where}`, 2000);
 }
@@ -59,7 +60,8 @@ function listLine(c: CheckpointSummary): string {
   );
 }
 
-function effectLine(e: ExternalEffect): string {
+/** One call whose effect left the machine (not rewindable), on one line. */
+export function effectLine(e: ExternalEffect): string {
   const what = e.target === null ? e.tool : `${e.tool} -> ${e.target}`;
   const maybe = e.status === 'completed' ? '' : ' (may or may not have happened)';
   return oneLine(`  ${what} at ${time(e.at)}${maybe} (run ${e.runId ?? '-'}, call ${e.callId ?? '-'})`, 2000);
