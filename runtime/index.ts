@@ -81,10 +81,13 @@ export { listGrants, readActiveGrants, revokeGrant } from './control/grants.ts';
 export type { GrantView } from './control/grants.ts';
 export { AgentRewindError, rewindCheckpoint, rewindList } from './control/rewind.ts';
 export type { ExternalEffect, RewindOutcome } from './control/rewind.ts';
+export { RewindBlockedError } from './runs/rewinds.ts';
+export type { RewindRequest } from './runs/rewinds.ts';
 export {
   CheckpointError,
   CheckpointFormatError,
   CheckpointNotFoundError,
+  isCheckpointId,
   RestoreError,
 } from './checkpoints/index.ts';
 export type { Change, CheckpointSummary } from './checkpoints/index.ts';

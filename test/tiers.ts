@@ -20,6 +20,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/checkpoints/before-run.test.ts',
   'test/checkpoints/restore-safety.test.ts',
   'test/checkpoints/retention.test.ts',
+  'test/checkpoints/rewind-lock.test.ts',
   'test/cli/plain-command-line.test.ts',
   'test/cli/completion.test.ts',
   'test/config/config.test.ts',

@@ -44,6 +44,7 @@ import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts'
 import { Checkpointer, mayChangeRoots, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
+import { Rewinds } from '../runs/rewinds.ts';
 import { openBus } from './open-bus.ts';
 import type { Lifecycle } from './shutdown.ts';
 import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, type RuntimeOptions } from './options.ts';
@@ -65,6 +66,7 @@ export interface RuntimeParts {
   readonly authority: AuthorityState;
   readonly feed: RunFeed;
   readonly runs: RunHost;
+  readonly rewinds: Rewinds;
   readonly waiters: RunWaiters;
   readonly approvals: ApprovalService;
   readonly agents: AgentPool;
@@ -343,6 +345,17 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   });
   writeRuntimeFiles(loaded, clock, cluster);
   runtimeFileWritten = true;
+  // The rewind lock: a live run's roots, from its envelope (runs/rewinds.ts).
+  const rewinds = new Rewinds({
+    stateDir,
+    now,
+    store,
+    liveRuns: () =>
+      runs.liveRuns().flatMap((runId) => {
+        const status = runs.liveStatus(runId);
+        return status === null ? [] : [{ runId, status, roots: runAuthority.scopeOf(runId).roots }];
+      }),
+  });
   return {
     loaded,
     clock,
@@ -359,6 +372,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     authority,
     feed,
     runs,
+    rewinds,
     waiters,
     approvals,
     agents,

@@ -142,7 +142,8 @@ export function rewindTo(
     extra = all;
   } else {
     const taken = checkpoints.take(
-      { runId: null, callId: null, sessionId: null, tool: 'rewind' },
+      // The undo checkpoint belongs to the run rewound (listed with it), but to no call.
+      { runId: record.runId, callId: null, sessionId: record.sessionId, tool: 'rewind' },
       record.roots.map((r) => ({ id: r.id, path: r.path, deny: r.deny })),
     );
     undo = taken.record.id;

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { resolveDbPath, type AuditEvent } from '../../store/index.ts';
+import { resolveDbPath, type AuditEvent, type Store } from '../../store/index.ts';
 import {
   listCheckpoints,
   rewindTo,
@@ -44,12 +44,15 @@ export class AgentRewindError extends Error {
 export function externalEffectsSince(stateDir: string, at: number): ExternalEffect[] {
   if (!existsSync(resolveDbPath({ stateDir }))) return [];
   const store = openLocalStore(stateDir, true);
-  let events: AuditEvent[];
   try {
-    events = store.audit.list();
+    return externalEffectsIn(store.audit.list(), at);
   } finally {
     store.close();
   }
+}
+
+/** The external calls among `events` started since `at` (one per call, its latest status). */
+export function externalEffectsIn(events: readonly AuditEvent[], at: number): ExternalEffect[] {
   const byCall = new Map<string, ExternalEffect>();
   for (const e of events) {
     if (e.at < at || e.risk !== 'external' || (e.kind !== 'started' && e.kind !== 'completed')) continue;
@@ -64,6 +67,37 @@ export function externalEffectsSince(stateDir: string, at: number): ExternalEffe
     });
   }
   return [...byCall.values()];
+}
+
+/** Appends the audit event `rewind` of a rewind done by `user` through `surface`. */
+export function auditRewind(
+  store: Pick<Store, 'audit'>,
+  report: RewindReport,
+  who: { readonly user: string; readonly surface: string },
+  notRewindable: number,
+): void {
+  const counts: Record<string, number> = {};
+  for (const c of report.changes) counts[c.change] = (counts[c.change] ?? 0) + 1;
+  store.audit.append({
+    kind: 'rewind',
+    surface: who.surface,
+    sessionId: report.checkpoint.sessionId,
+    runId: report.checkpoint.runId,
+    callId: report.checkpoint.callId,
+    status: 'restored',
+    resource: report.checkpoint.roots
+      .map((r) => r.path)
+      .join(', ')
+      .slice(0, 4000),
+    detail: {
+      checkpoint: report.checkpoint.id,
+      undo: report.undo,
+      by: who.user,
+      changes: counts,
+      paths: report.changes.slice(0, 200).map((c) => ({ root: c.root, path: c.path, change: c.change })),
+      notRewindable,
+    },
+  });
 }
 
 /** The checkpoints of a state dir, oldest first, with what changed since each. */
@@ -87,28 +121,7 @@ export function rewindCheckpoint(stateDir: string, id: string, options: { dryRun
   if (!options.dryRun && existsSync(resolveDbPath({ stateDir }))) {
     const store = openLocalStore(stateDir, false);
     try {
-      const counts: Record<string, number> = {};
-      for (const c of report.changes) counts[c.change] = (counts[c.change] ?? 0) + 1;
-      store.audit.append({
-        kind: 'rewind',
-        surface: 'cli',
-        sessionId: report.checkpoint.sessionId,
-        runId: report.checkpoint.runId,
-        callId: report.checkpoint.callId,
-        status: 'restored',
-        resource: report.checkpoint.roots
-          .map((r) => r.path)
-          .join(', ')
-          .slice(0, 4000),
-        detail: {
-          checkpoint: report.checkpoint.id,
-          undo: report.undo,
-          by: user,
-          changes: counts,
-          paths: report.changes.slice(0, 200).map((c) => ({ root: c.root, path: c.path, change: c.change })),
-          notRewindable: notRewindable.length,
-        },
-      });
+      auditRewind(store, report, { user, surface: 'cli' }, notRewindable.length);
     } finally {
       store.close();
     }

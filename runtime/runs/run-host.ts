@@ -124,6 +124,12 @@ export class RunHost {
     return this.#live.ids();
   }
 
+  /** A live run's status now; null when it has no live actor. */
+  liveStatus(runId: string): RunStatus | null {
+    const actor = this.#live.get(runId);
+    return actor === undefined ? null : statusOf(actor.getSnapshot());
+  }
+
   /** Whether a run has a live actor. */
   isLive(runId: string): boolean {
     return this.#live.has(runId);

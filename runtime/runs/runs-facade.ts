@@ -8,7 +8,10 @@ import type { RunFeedListener } from '../events.ts';
 import type { RunFeed } from '../run-feed.ts';
 import { sendInSession } from '../sessions/send.ts';
 import type { Sessions } from '../sessions/sessions.ts';
+import type { CheckpointFilter, CheckpointSummary } from '../checkpoints/index.ts';
+import type { RewindOutcome } from '../control/rewind.ts';
 import type { RunHost } from './run-host.ts';
+import type { RewindRequest, Rewinds } from './rewinds.ts';
 
 /** What {@link RunsFacade} hands its calls to. */
 export interface RunsFacadeDeps {
@@ -16,6 +19,7 @@ export interface RunsFacadeDeps {
   readonly sessions: Sessions;
   readonly feed: RunFeed;
   readonly runs: Pick<RunHost, 'interrupt' | 'restore' | 'cancel'>;
+  readonly rewinds: Rewinds;
 }
 
 /**
@@ -89,5 +93,19 @@ export class RunsFacade {
    */
   cancel(runId: string, reason: string): boolean {
     return this.#deps.runs.cancel(runId, reason);
+  }
+
+  /** The checkpoints taken before calls that could change a root (a run's, a session's, all), oldest first. */
+  checkpoints(filter: CheckpointFilter = {}): CheckpointSummary[] {
+    return this.#deps.rewinds.list(filter);
+  }
+
+  /**
+   * A human's rewind of the roots to checkpoint `id` (`dryRun`: the diff only), audited `rewind`
+   * with the surface and user, undoable through the checkpoint it takes first. Refused
+   * (`RewindBlockedError`, naming the run) while a live run can write a root it covers.
+   */
+  rewind(id: string, request: RewindRequest): RewindOutcome {
+    return this.#deps.rewinds.rewind(id, request);
   }
 }

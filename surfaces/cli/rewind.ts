@@ -14,7 +14,9 @@ import {
   type ExternalEffect,
   type RewindOutcome,
 } from '../../runtime/index.ts';
-import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { ClientError } from '../client/errors.ts';
+import { rewindThroughRunning } from '../client/rewind.ts';
+import { CommandFailure, ExitCode, UsageError, type CliIo } from './io.ts';
 import { oneLine } from './run/escape.ts';
 import { stateDirOf } from './state-dir.ts';
 
@@ -45,7 +47,8 @@ function parse(argv: string[]) {
 
 const time = (at: number): string => new Date(at).toISOString();
 
-function changeLine(c: Change): string {
+/** One changed path of a rewind or a checkpoint, on one line. */
+export function changeLine(c: Change): string {
   const where = c.change === 'renamed' ? `${c.from ?? '?'} -> ${c.path}` : c.path;
   return oneLine(`  ${c.change.padEnd(8)} ${c.root}:${where}`, 2000);
 }
@@ -59,7 +62,8 @@ function listLine(c: CheckpointSummary): string {
   );
 }
 
-function effectLine(e: ExternalEffect): string {
+/** One call whose effect left the machine (not rewindable), on one line. */
+export function effectLine(e: ExternalEffect): string {
   const what = e.target === null ? e.tool : `${e.tool} -> ${e.target}`;
   const maybe = e.status === 'completed' ? '' : ' (may or may not have happened)';
   return oneLine(`  ${what} at ${time(e.at)}${maybe} (run ${e.runId ?? '-'}, call ${e.callId ?? '-'})`, 2000);
@@ -106,7 +110,16 @@ export async function rewindCommand(argv: string[], io: CliIo, cwd: string): Pro
   const id = positionals[0];
   if (id === undefined || positionals.length > 1)
     throw new UsageError(`rewind needs one checkpoint id (or --list)\n${USAGE}`);
-  const report = rewindCheckpoint(stateDir, id, { dryRun: values['dry-run'] });
+  // Beside a running `snotra start`, that runtime rewinds (locked against its live runs).
+  let report: RewindOutcome;
+  try {
+    report =
+      (await rewindThroughRunning(stateDir, id, values['dry-run'])) ??
+      rewindCheckpoint(stateDir, id, { dryRun: values['dry-run'] });
+  } catch (err) {
+    if (err instanceof ClientError) throw new CommandFailure(err.code, err.message);
+    throw err;
+  }
   if (values.json) io.stdout(`${JSON.stringify(report)}\n`);
   else printReport(io, report);
   return ExitCode.ok;

@@ -52,6 +52,17 @@ export const JoinRequest = z.discriminatedUnion('type', [
     approvalId: Id,
     scope: z.enum(['session', 'standing']),
   }),
+  /**
+   * Rewinds the roots to a checkpoint as the local user (`dryRun`: the diff only), through the
+   * running runtime, so the rewind is locked against its live runs (`snotra rewind`).
+   */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('rewind'),
+    req: Req,
+    checkpoint: Id,
+    dryRun: z.boolean(),
+  }),
   /** A single-use login URL of the web app (`snotra open`). */
   z.strictObject({ v: z.literal(1), type: z.literal('login'), req: Req }),
 ]);

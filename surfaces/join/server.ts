@@ -39,7 +39,8 @@ class Refused extends Error {
  * Listens on `<stateDir>/join.sock` (mode 0600; the state dir is 0700) so that surfaces started
  * after `snotra start` join this runtime instead of failing `state_dir_locked`: they submit
  * messages, follow the run feed (redacted, `model.delta` included), wait for runs, decide
- * approvals as the local user and ask for a web app login URL. Only the user who runs the
+ * approvals as the local user, rewind to a checkpoint (locked against live runs) and ask for a
+ * web app login URL. Only the user who runs the
  * runtime can connect (the same boundary as the control socket and the store). A bad line gets
  * an error line naming what was wrong; it never stops the runtime.
  */
@@ -173,6 +174,11 @@ export async function startJoinServer(o: JoinServerOptions): Promise<JoinServer>
       case 'grant': {
         const result = runtime.approvals.approveWithGrant(r.approvalId, r.scope, user);
         c.reply(r.req, { result: runtime.read.redact(result) });
+        return;
+      }
+      case 'rewind': {
+        const outcome = runtime.runs.rewind(r.checkpoint, { dryRun: r.dryRun, user, surface: 'cli' });
+        c.reply(r.req, { outcome });
         return;
       }
       case 'login':

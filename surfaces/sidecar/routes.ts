@@ -11,6 +11,7 @@ import { readJsonBody } from './body.ts';
 import { SidecarError } from './errors.ts';
 import { parse, reply, type Handler, type RouteContext } from './route-context.ts';
 import { machineSvg } from './machine-svg.ts';
+import { rewindRun, runCheckpoints } from './rewind-routes.ts';
 import { createSession, listSessions, patchSession, sessionBusy, sessionMessages } from './session-routes.ts';
 
 export type { RouteContext } from './route-context.ts';
@@ -51,6 +52,8 @@ const ROUTES: readonly { method: string; pattern: readonly (string | null)[]; ha
   { method: 'GET', pattern: ['v1', 'runs', null, 'audit'], handler: audit },
   { method: 'GET', pattern: ['v1', 'runs', null, 'calls', null, 'provenance'], handler: provenance },
   { method: 'GET', pattern: ['v1', 'runs', null, 'conversation'], handler: conversation },
+  { method: 'GET', pattern: ['v1', 'runs', null, 'checkpoints'], handler: runCheckpoints },
+  { method: 'POST', pattern: ['v1', 'runs', null, 'rewind'], handler: rewindRun },
   { method: 'GET', pattern: ['v1', 'machines', null], handler: machine },
   { method: 'GET', pattern: ['v1', 'machines', null, 'svg'], handler: machineSvg },
   { method: 'GET', pattern: ['v1', 'actors'], handler: actors },

@@ -242,6 +242,51 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
     expect(cli.out()).not.toContain('"level"');
   }, 120_000);
 
+  it('/rewind lists the session’s checkpoints, shows the diff first, and puts the files back on confirm (undoable)', async () => {
+    const file = join(dir, 'project', 'RW.md');
+    writeFileSync(file, 'before\n');
+    replies = (message, n) =>
+      message === 'rewrite it'
+        ? String(server.requests[n]?.raw ?? '').includes('"role":"tool"')
+          ? { sse: text('rewritten.') }
+          : { sse: call('w1', 'write_file', { path: 'RW.md', content: 'after\n' }) }
+        : undefined;
+    const cli = onPty(['chat', '--config', config, '--session', 'pty-rewind'], { NO_COLOR: '1' });
+    try {
+      await answered(cli, 'with assistant, session pty-rewind', 'the banner');
+      cli.child.stdin?.write('rewrite it\r');
+      await seen(cli, '  answer ', 1, 'the approval prompt');
+      cli.child.stdin?.write('o\r');
+      await answered(cli, 'rewritten.', 'the answer after the write');
+      expect(readFileSync(file, 'utf8')).toBe('after\n');
+      cli.child.stdin?.write('/rewind\r');
+      await answered(cli, '/rewind ID shows the diff', 'the checkpoint list');
+      const id = /(ck-[0-9a-z]+-[0-9a-f]{8}) +\S+ +write_file +call \S+ +changed since: 1/.exec(
+        cli.out(),
+      )?.[1];
+      expect(id, cli.out()).toBeDefined();
+      cli.child.stdin?.write(`/rewind ${id}\r`);
+      await answered(cli, `to put the files back: /rewind ${id} confirm`, 'the diff');
+      expect(cli.out()).toContain(`rewind to ${id} would change (1 path):`);
+      expect(cli.out()).toMatch(/-after\r?\n\+before/);
+      expect(readFileSync(file, 'utf8')).toBe('after\n');
+      cli.child.stdin?.write('/rewind ck-00000000-00000000 confirm\r');
+      await answered(cli, 'no checkpoint "ck-00000000-00000000" in this session', 'an unknown checkpoint');
+      cli.child.stdin?.write(`/rewind ${id} confirm\r`);
+      await answered(cli, 'undo this rewind with: /rewind ', 'the rewind');
+      expect(readFileSync(file, 'utf8')).toBe('before\n');
+      const undo = /undo this rewind with: \/rewind (ck-[0-9a-z]+-[0-9a-f]{8}) confirm/.exec(cli.out())?.[1];
+      cli.child.stdin?.write(`/rewind ${undo} confirm\r`);
+      await answered(cli, `rewound to ${undo}`, 'the undo');
+      expect(readFileSync(file, 'utf8')).toBe('after\n');
+      cli.child.stdin?.write('/exit\r');
+      expect(await exitOf(cli)).toBe(0);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+    expect(cli.out()).not.toContain('"level"');
+  }, 180_000);
+
   it('a Ctrl-C that reaches the chat as a signal (the terminal in its normal mode) is a Ctrl-C: twice exits 0 with the runtime stopped', async () => {
     const cli = onPty(['chat', '--config', config, '--session', 'pty-signal']);
     try {

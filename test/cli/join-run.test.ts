@@ -56,6 +56,7 @@ beforeAll(async () => {
         },
         helper: { mode: 'ask', model: { provider: 'scripted', script: 'helper.json' } },
         typist: { mode: 'ask', model: { provider: 'scripted', script: 'typist.json' } },
+        blocker: { mode: 'ask', model: { provider: 'scripted', script: 'blocker.json' } },
       },
     },
     {
@@ -81,6 +82,15 @@ beforeAll(async () => {
         },
       ],
       helper: [{ respond: { kind: 'final', text: 'embedded again' } }],
+      blocker: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c3', tool: 'write_file', args: { path: 'blocked.txt', content: 'no' } }],
+          },
+        },
+        { respond: { kind: 'final', text: 'denied, fine' } },
+      ],
     },
   );
   config = join(dir, 'snotra.config.json');
@@ -136,6 +146,54 @@ describe('snotra run joins a running snotra start', () => {
     expect(types.at(-1)).toBe('run.completed');
     expect(cli.err()).not.toMatch(/state_dir_locked|in use by another/);
     // The run ran in the start's process: its write is there, and this CLI never opened the state dir's lock.
+    expect(readFileSync(join(dir, 'project', 'notes.txt'), 'utf8')).toBe('hello');
+    expect(readFileSync(join(dir, 'state', 'runtime.lock.owner'), 'utf8')).toBe(String(start.pid));
+  });
+
+  it('snotra rewind beside the start rewinds through it: refused naming a live run that can write the root, then exact and undoable', async () => {
+    const cliOf = async (args: string[]) => {
+      const cli = startCli(process.execPath, [BIN, 'rewind', ...args, '--config', config, '--json']);
+      const code = await exitOf(cli);
+      return { code, out: cli.out(), err: cli.err() };
+    };
+    const listed = await cliOf(['--list']);
+    expect(listed.code, listed.err).toBe(0);
+    const checkpoints = listed.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; tool: string; changedSince: { path: string }[] });
+    const ck = checkpoints.find(
+      (c) => c.tool === 'write_file' && c.changedSince.some((x) => x.path === 'notes.txt'),
+    );
+    expect(ck, listed.out).toBeDefined();
+    const id = String(ck?.id);
+
+    const blocker = run(['--agent', 'blocker', '--json', 'block the rewind']);
+    const asked = await eventOf(blocker, 'approval.requested', () => true, 60_000);
+    const blocked = await cliOf([id]);
+    expect(blocked.code).toBe(1);
+    expect(blocked.out).toContain('rewind_blocked_by_run');
+    expect(blocked.out).toContain(`run ${String(asked.runId)} is waiting for a human`);
+    expect(readFileSync(join(dir, 'project', 'notes.txt'), 'utf8')).toBe('hello');
+    const denied = await call(
+      port,
+      'POST',
+      `/v1/inbox/${encodeURIComponent(String(asked.approvalId))}/decision`,
+      {
+        headers: { ...AUTH, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ decision: 'deny' }),
+      },
+    );
+    expect(denied.status, denied.text).toBe(200);
+    await exitOf(blocker);
+
+    const done = await cliOf([id]);
+    expect(done.code, done.err + done.out).toBe(0);
+    const report = JSON.parse(done.out) as { undo: string; user: string };
+    expect(report.user).toMatch(/^local:/);
+    expect(existsSync(join(dir, 'project', 'notes.txt'))).toBe(false);
+    const undone = await cliOf([report.undo]);
+    expect(undone.code, undone.err + undone.out).toBe(0);
     expect(readFileSync(join(dir, 'project', 'notes.txt'), 'utf8')).toBe('hello');
     expect(readFileSync(join(dir, 'state', 'runtime.lock.owner'), 'utf8')).toBe(String(start.pid));
   });

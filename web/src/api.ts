@@ -63,6 +63,8 @@ export const paths = {
   machine: (name: string) => `/v1/machines/${seg(name)}`,
   machineSvg: (name: string) => `/v1/machines/${seg(name)}/svg`,
   conversation: (id: string) => `/v1/runs/${seg(id)}/conversation`,
+  checkpoints: (runId: string) => `/v1/runs/${seg(runId)}/checkpoints`,
+  rewind: (runId: string) => `/v1/runs/${seg(runId)}/rewind`,
   provenance: (runId: string, callId: string) => `/v1/runs/${seg(runId)}/calls/${seg(callId)}/provenance`,
   sessions: '/v1/sessions',
   session: (id: string) => `/v1/sessions/${seg(id)}`,

@@ -4,6 +4,7 @@
 import { reasonText } from '../../policy/reason-text.ts';
 import { ApiError, getJson, paths } from './api.ts';
 import { h, pretty } from './dom.ts';
+import { rewindOf } from './rewind.ts';
 import type { ConversationCall, Provenance, RunConversation } from './wire.ts';
 
 /** The outcome of an approval as a chip coloured by its decision (approved green, denied red, expired grey). */
@@ -116,6 +117,7 @@ function callOf(runId: string, c: ConversationCall): HTMLElement {
     h('details', null, h('summary', null, 'arguments'), h('pre', { class: 'args' }, pretty(c.args))),
     resultOf(c),
     provenanceOf(runId, c.id),
+    rewindOf(runId, c.id),
     c.child === null ? null : conversationView(c.child, true),
   );
 }

@@ -1,6 +1,7 @@
 import type { LoadedConfig, Runtime } from '../../../runtime/index.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
+import { rewindSlash } from './rewind.ts';
 
 /** The slash commands, as `/help` lists them. */
 export const SLASH_HELP: readonly (readonly [string, string])[] = [
@@ -10,6 +11,7 @@ export const SLASH_HELP: readonly (readonly [string, string])[] = [
   ['/mode [allow|ask|deny]', 'the agent’s mode, or change it for this runtime'],
   ['/roots', 'the workspace roots'],
   ['/usage', 'tokens (and cost) used in this chat'],
+  ['/rewind [ID [confirm]]', 'this session’s checkpoints; the diff back to one; confirm puts the files back'],
   ['/compact', 'summarize the conversation so far to free context'],
   ['/resume', 'go on with the turn Ctrl-C interrupted'],
   ['/exit', 'leave (Ctrl-D too)'],
@@ -95,6 +97,9 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     }
     case '/compact':
       await compactCommand(ctx);
+      return null;
+    case '/rewind':
+      rewindSlash(ctx, rest);
       return null;
     case '/resume':
       return 'resume';
