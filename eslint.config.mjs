@@ -87,6 +87,7 @@ const wallTimeFiles = [
   'surfaces/sidecar/sse.ts',
   'surfaces/join/server.ts',
   'surfaces/client/joined.ts',
+  'surfaces/client/rewind.ts',
   'surfaces/mcp/service.ts',
   'surfaces/platforms/gateway.ts',
   'actors/mcp/connection.ts',
