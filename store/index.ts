@@ -82,6 +82,7 @@ export type {
 } from './platforms/index.ts';
 
 export { SessionStore } from './sessions/sessions.ts';
+export { RunTraces, type RunTrace } from './traces/run-traces.ts';
 export type {
   AppendRunInput,
   ClaimSessionResult,

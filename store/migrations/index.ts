@@ -13,6 +13,7 @@ import { unfinishedRunsIndex } from './012-unfinished-runs-index.ts';
 import { sessions } from './013-sessions.ts';
 import { approvalKind } from './014-approval-kind.ts';
 import { approvalBinding } from './015-approval-binding.ts';
+import { runTraces } from './016-run-traces.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessions,
   approvalKind,
   approvalBinding,
+  runTraces,
 ];
 
 /** The schema version this code writes. */
