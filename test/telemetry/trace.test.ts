@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 import { OtlpReceiver, type ExportedSpan } from './otlp-receiver.ts';
+import { renderWaterfall } from './waterfall.ts';
 
 const KEY_VAR = 'OTLP_TRACE_TEST_API_KEY';
 const SECRET = `otel-secret-${randomBytes(12).toString('hex')}`;
@@ -194,6 +196,10 @@ describe('OpenTelemetry export', () => {
       expect(receiver.requests.every((r) => r.headers['x-api-key'] === SECRET)).toBe(true);
       expect(receiver.allBytes().includes(Buffer.from(SECRET))).toBe(false);
       expect(receiver.allBytes().includes(Buffer.from(SECRET.slice(0, 20)))).toBe(false);
+
+      // The picture in docs/telemetry.md: SNOTRA_TRACE_SVG=docs/screenshots/telemetry-trace.svg.
+      const svgPath = process.env.SNOTRA_TRACE_SVG;
+      if (svgPath !== undefined) writeFileSync(svgPath, renderWaterfall(ours));
 
       const metrics = receiver.metricNames();
       for (const m of [
