@@ -66,6 +66,10 @@ export class TelemetryObserver {
 
   constructor(private readonly deps: ObserverDeps) {}
 
+  #text(value: string): string {
+    return this.deps.redactor.redactString(value);
+  }
+
   #attrs(values: Record<string, string | number | boolean | null | undefined>) {
     return redactedAttributes(this.deps.redactor, values);
   }
@@ -97,7 +101,7 @@ export class TelemetryObserver {
           'gen_ai.usage.input_tokens': e.inputTokens,
           'gen_ai.usage.output_tokens': e.outputTokens,
         });
-        const attrs = this.#modelAttrs(run.agentId);
+        const attrs = this.#attrs(this.#modelAttrs(run.agentId));
         this.deps.metrics.tokens.record(e.inputTokens, { ...attrs, 'gen_ai.token.type': 'input' });
         this.deps.metrics.tokens.record(e.outputTokens, { ...attrs, 'gen_ai.token.type': 'output' });
         return;
@@ -119,10 +123,10 @@ export class TelemetryObserver {
               'snotra.policy.risk': d.risk,
             }),
           );
-        this.deps.metrics.decisions.add(1, {
-          'snotra.policy.decision': d.decision,
-          'snotra.policy.reason': d.reason,
-        });
+        this.deps.metrics.decisions.add(
+          1,
+          this.#attrs({ 'snotra.policy.decision': d.decision, 'snotra.policy.reason': d.reason }),
+        );
         return;
       }
       case 'approval.requested':
@@ -155,13 +159,14 @@ export class TelemetryObserver {
         run.span.setAttributes(
           this.#attrs({ 'snotra.run.outcome': e.outcome, 'snotra.run.reason': e.reason }),
         );
-        if (e.type === 'run.failed') run.span.setStatus({ code: SpanStatusCode.ERROR, message: e.reason });
+        if (e.type === 'run.failed')
+          run.span.setStatus({ code: SpanStatusCode.ERROR, message: this.#text(e.reason) });
         this.#close(run, e.ts, {}, {});
         this.#runs.delete(e.runId);
-        this.deps.metrics.runsEnded.add(1, {
-          'snotra.run.outcome': e.outcome,
-          'snotra.run.reason': e.reason,
-        });
+        this.deps.metrics.runsEnded.add(
+          1,
+          this.#attrs({ 'snotra.run.outcome': e.outcome, 'snotra.run.reason': e.reason }),
+        );
         return;
       }
       default: {
@@ -190,7 +195,7 @@ export class TelemetryObserver {
 
   #open(e: RunFeedEvent, parent: Context, attrs: Record<string, string>, resumed: boolean): RunSpans {
     const span = this.deps.tracer.startSpan(
-      `invoke_agent ${e.agentId}`,
+      this.#text(`invoke_agent ${e.agentId}`),
       {
         kind: SpanKind.INTERNAL,
         startTime: e.ts,
@@ -236,7 +241,7 @@ export class TelemetryObserver {
     };
     const run = this.#open(e, this.#parentContext(e.runId, e.parentRunId), attrs, false);
     this.deps.saveTrace(e.runId, toTraceparent(run.span.spanContext()), attrs);
-    this.deps.metrics.runsStarted.add(1, { 'gen_ai.agent.name': e.agentId });
+    this.deps.metrics.runsStarted.add(1, this.#attrs({ 'gen_ai.agent.name': e.agentId }));
   }
 
   /** The run's spans here; a run first seen now (resumed after a restart) continues its stored trace. */
@@ -263,7 +268,7 @@ export class TelemetryObserver {
     const name =
       attrs['gen_ai.request.model'] !== undefined ? `chat ${attrs['gen_ai.request.model']}` : 'chat';
     run.chat = this.deps.tracer.startSpan(
-      name,
+      this.#text(name),
       { kind: SpanKind.CLIENT, startTime: Math.min(run.chatStart, ts), attributes: this.#attrs(attrs) },
       run.ctx,
     );
@@ -277,7 +282,7 @@ export class TelemetryObserver {
 
   #toolSpan(run: RunSpans, callId: string, tool: string, ts: number): ToolSpan {
     const span = this.deps.tracer.startSpan(
-      `execute_tool ${tool}`,
+      this.#text(`execute_tool ${tool}`),
       {
         kind: SpanKind.INTERNAL,
         startTime: ts,
@@ -355,10 +360,10 @@ export class TelemetryObserver {
       if (!e.ok) entry.span.setStatus({ code: SpanStatusCode.ERROR, message: 'tool_error' });
       if (this.deps.captureContent)
         entry.span.setAttribute('gen_ai.tool.call.result', this.deps.redactor.redactString(e.content));
-      this.deps.metrics.toolDuration.record(seconds(e.ts - entry.start), {
-        'gen_ai.tool.name': entry.tool,
-        'snotra.tool.ok': e.ok,
-      });
+      this.deps.metrics.toolDuration.record(
+        seconds(e.ts - entry.start),
+        this.#attrs({ 'gen_ai.tool.name': entry.tool, 'snotra.tool.ok': e.ok }),
+      );
     }
     entry.span.end(e.ts);
     run.chatStart = e.ts;
