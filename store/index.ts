@@ -83,6 +83,7 @@ export type {
 
 export { SessionStore } from './sessions/sessions.ts';
 export type { SessionCompaction } from './sessions/compactions.ts';
+export { RunTraces, type RunTrace } from './traces/run-traces.ts';
 export type {
   AppendRunInput,
   ClaimSessionResult,

@@ -22,6 +22,7 @@ import { ScheduleJournal } from './schedule/journal.ts';
 import { GoalStore } from './goals/goals.ts';
 import { PlatformStore } from './platforms/index.ts';
 import { SessionStore } from './sessions/sessions.ts';
+import { RunTraces } from './traces/run-traces.ts';
 
 /**
  * An open Snotra database: the durable state of the runtime. Obtain one with `openStore`.
@@ -48,6 +49,8 @@ export class Store {
   readonly platforms: PlatformStore;
   /** Durable conversations: each session's transcript and the run that holds it. */
   readonly sessions: SessionStore;
+  /** Each run's trace context, while telemetry is on (issue 39). */
+  readonly runTraces: RunTraces;
 
   readonly #sync: GroupSync;
 
@@ -103,6 +106,7 @@ export class Store {
     this.goals = new GoalStore(ctx);
     this.platforms = new PlatformStore(ctx, this.audit);
     this.sessions = new SessionStore(ctx);
+    this.runTraces = new RunTraces(ctx);
   }
 
   /** The absolute path of the database file. */

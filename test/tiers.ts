@@ -117,6 +117,8 @@ export const UNIT_FILES: readonly string[] = [
   'test/tools/fs-tools.test.ts',
   'test/tools/observation.test.ts',
   'test/tools/search.test.ts',
+  'test/telemetry/config.test.ts',
+  'test/telemetry/observer.test.ts',
   'test/viz/viz.test.ts',
   'test/web/words.test.ts',
 ];

@@ -151,6 +151,19 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   const feed = new RunFeed(details, now, logger);
   feed.on((e) => logRunEvent(logger, e));
   if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
+  // OpenTelemetry (issue 39): its modules are imported only when the config has `telemetry`.
+  if (loaded.config.telemetry !== undefined) {
+    const { startTelemetry } = await import('../telemetry/start.ts');
+    const telemetry = await startTelemetry({
+      telemetry: loaded.config.telemetry,
+      agents: loaded.config.agents,
+      secrets,
+      store,
+      clock: now,
+    });
+    feed.on(telemetry.listener);
+    lifecycle.onStop('telemetry', () => telemetry.stop());
+  }
   // The run host first: every part below calls it. It is wired (its machine, who hears of its
   // runs) last, once every part those call exists; no run starts or is restored before.
   const runs = new RunHost(store, clock, undefined, (runId, s, e) => inspector.onRunSnapshot(runId, s, e));

@@ -10,6 +10,7 @@ import { SecretsSection } from './schema/secrets.ts';
 import { SensitivePathsSection } from './schema/sensitive-paths.ts';
 import { SidecarSection } from './schema/sidecar.ts';
 import { SurfacesSection } from './schema/surfaces.ts';
+import { TelemetrySection } from './schema/telemetry.ts';
 import { ToolsSection } from './schema/tools.ts';
 import { WorkspaceSection } from './schema/workspace.ts';
 
@@ -19,6 +20,7 @@ export type { AgentConfig } from './schema/agents.ts';
 export { DEFAULT_CONTEXT_TOKENS } from './schema/model.ts';
 export type { GoalLoopConfig } from './schema/goal-loops.ts';
 export type { PlatformConfig } from './schema/platforms.ts';
+export type { TelemetryConfig } from './schema/telemetry.ts';
 
 /**
  * The shape of `snotra.config.json` (DESIGN.md §12). Strict: an unknown key is an error, so a
@@ -48,6 +50,7 @@ export const ConfigSchema = z.strictObject({
   http: HttpSection,
   approvals: ApprovalsSection,
   sensitivePaths: SensitivePathsSection,
+  telemetry: TelemetrySection,
 });
 /** A loaded config: paths absolute, the state dir resolved (configured or default). */
 export type Config = Omit<z.infer<typeof ConfigSchema>, 'stateDir'> & { stateDir: string };

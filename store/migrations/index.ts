@@ -14,6 +14,7 @@ import { sessions } from './013-sessions.ts';
 import { approvalKind } from './014-approval-kind.ts';
 import { approvalBinding } from './015-approval-binding.ts';
 import { sessionCompactions } from './016-session-compactions.ts';
+import { runTraces } from './017-run-traces.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   approvalKind,
   approvalBinding,
   sessionCompactions,
+  runTraces,
 ];
 
 /** The schema version this code writes. */
