@@ -270,7 +270,7 @@ describe('model-based restart tests of the goal machine over its generated paths
     // The figures in the README (175 paths, 886 restore points): at least this much.
     expect(paths.length).toBeGreaterThanOrEqual(170);
     expect(restores).toBeGreaterThanOrEqual(850);
-  }, 300_000);
+  }, 600_000);
 });
 
 describe('the goal suite finds a broken machine', () => {
