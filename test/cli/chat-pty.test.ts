@@ -251,7 +251,15 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
           ? { sse: text('rewritten.') }
           : { sse: call('w1', 'write_file', { path: 'RW.md', content: 'after\n' }) }
         : undefined;
-    const cli = onPty(['chat', '--config', config, '--session', 'pty-rewind'], { NO_COLOR: '1' });
+    // A state dir of its own: a run an earlier test left interrupted on the shared one comes back
+    // with its runtime and, live, holds the rewind lock on the same root.
+    const own = join(dir, 'snotra.rewind.config.json');
+    writeFileSync(
+      own,
+      readFileSync(config, 'utf8').replace('"stateDir":"state"', '"stateDir":"state-rewind"'),
+    );
+    expect(readFileSync(own, 'utf8')).toContain('"stateDir":"state-rewind"');
+    const cli = onPty(['chat', '--config', own, '--session', 'pty-rewind'], { NO_COLOR: '1' });
     try {
       await answered(cli, 'with assistant, session pty-rewind', 'the banner');
       cli.child.stdin?.write('rewrite it\r');
