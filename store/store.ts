@@ -231,6 +231,11 @@ export class Store {
     this.ctx.db.pragma('wal_checkpoint(PASSIVE)');
   }
 
+  /** Whether the connection is open (false once closed, by `close` or from outside). */
+  get open(): boolean {
+    return this.ctx.db.open;
+  }
+
   /** Closes the connection (checkpointing the WAL when this is the last connection). */
   close(): void {
     if (!this.ctx.db.open) return;

@@ -56,10 +56,24 @@ export async function startServices(
     },
   );
   lifecycle.onStop('control socket', () => control.close());
+  // A timer's callback never throws into the process: an error is logged; a store closed under
+  // the runtime (its file gone, or a test's simulated crash) ends the sync instead of failing
+  // every second.
   const syncTimer: TimerHandle = clock.setInterval(() => {
-    approvals.syncAll();
-    goals.applyControls();
+    if (!store.open) {
+      clock.clearInterval(syncTimer);
+      return;
+    }
+    try {
+      approvals.syncAll();
+      goals.applyControls();
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'approval and goal sync failed');
+    }
   }, syncIntervalMs);
+  // Its teardown is on the stack before anything below can fail the boot (a bad cron makes the
+  // Scheduler throw): left armed, it went on syncing a closed store every second.
+  lifecycle.onStop('sync timer', () => clock.clearInterval(syncTimer));
   const scheduler = new Scheduler(loaded.config.surfaces.scheduled, {
     journal: store.schedule,
     clock,
@@ -69,10 +83,7 @@ export async function startServices(
     runActive: (firing) => firingActive(parts, firing),
     log: (level, fields, msg) => logger[level](fields, msg),
   });
-  lifecycle.onStop('timers', () => {
-    clock.clearInterval(syncTimer);
-    scheduler.stop();
-  });
+  lifecycle.onStop('scheduler', () => scheduler.stop());
   scheduler.start();
   // Goals after the runs they drive were restored; requests made while down are applied now.
   lifecycle.onStop('goals', () => goals.stop());

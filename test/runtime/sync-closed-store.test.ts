@@ -1,0 +1,28 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../actors/model/scripted.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { runtimeInternals } from '../../runtime/testing.ts';
+import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
+import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+
+let fx: RuntimeFixture | null = null;
+let rt: Runtime | null = null;
+afterEach(async () => {
+  await rt?.stop().catch(() => {});
+  fx?.cleanup();
+});
+
+describe('the runtime’s periodic sync when its store is gone', () => {
+  it('a store closed under a live runtime (a simulated crash) ends the sync: no timer throws into the process', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'ask' } } });
+    const clock = new SimulatedClock(Date.UTC(2026, 11, 6, 12));
+    rt = await fx.start(new ScriptedModel({ worker: [] }), { clock });
+    // The sync runs on the runtime's clock while the store is open.
+    expect(() => clock.advance(3_000)).not.toThrow();
+    runtimeInternals(rt).store.close();
+    // It threw "The database connection is not open" out of its timer every second, an uncaught
+    // exception in the runtime's process, until the process ended.
+    expect(() => clock.advance(10_000)).not.toThrow();
+    expect(() => clock.advance(10_000)).not.toThrow();
+  });
+});
