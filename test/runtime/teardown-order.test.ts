@@ -1,5 +1,5 @@
 // A started runtime stops in one order, the reverse of how it was built: no new work first (goals,
-// timers, the control socket, the agents and their queue), then the live runs parked, then what
+// the scheduler and the sync timer, the control socket, the agents and their queue), then the live runs parked, then what
 // they used (approvals, tools, the bus), the store last.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
@@ -27,7 +27,7 @@ describe('the stop order of a started runtime', () => {
       return i;
     };
     // No new work before the runs are parked; the runs parked before what they use closes.
-    for (const first of ['goals', 'timers', 'control socket', 'agents'])
+    for (const first of ['goals', 'scheduler', 'sync timer', 'control socket', 'agents'])
       expect(at(first)).toBeLessThan(at('runs'));
     for (const after of ['approvals', 'agent buses', 'bus', 'runtime file', 'store'])
       expect(at(after)).toBeGreaterThan(at('runs'));
