@@ -14,9 +14,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeModelServer, type FakeReply } from '../model/fake-server.ts';
 import { eventually } from '../support/runtime.ts';
-import { BIN, exitOf, startCli, type LiveCli } from './run-helpers.ts';
+import { BIN, exitOf, startOnPty, type LiveCli } from './run-helpers.ts';
 
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const text = (...parts: string[]): string[] => [
@@ -72,9 +71,7 @@ afterAll(async () => {
 
 /** `snotra ARGS` on a pseudo-terminal (util-linux `script`), with `env` set for it. */
 function onPty(args: string[], env: Record<string, string> = {}): LiveCli {
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  const command = ['env', ...vars, process.execPath, BIN, ...args].map(sh).join(' ');
-  return startCli('script', ['-qefc', command, '/dev/null']);
+  return startOnPty([process.execPath, BIN, ...args], env);
 }
 
 const count = (s: string, needle: string) => s.split(needle).length - 1;

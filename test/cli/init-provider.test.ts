@@ -16,7 +16,7 @@ import type { ApprovalTerminal } from '../../surfaces/cli/run/prompt.ts';
 import { FakeModelServer, fixture, type FakeReply } from '../model/fake-server.ts';
 import { eventually } from '../support/runtime.ts';
 import { startSnotra } from '../support/snotra-process.ts';
-import { BIN, startCli, type LiveCli } from './run-helpers.ts';
+import { BIN, startOnPty, type LiveCli } from './run-helpers.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-init-provider-')));
 let ollama: FakeModelServer;
@@ -274,7 +274,6 @@ describe('snotra init on a terminal: the provider question', () => {
 });
 
 describe('snotra init on a real terminal (pseudo-terminal, util-linux script)', () => {
-  const sh = (t: string) => `'${t.replace(/'/g, `'\\''`)}'`;
   async function seen(cli: LiveCli, needle: string): Promise<void> {
     try {
       await eventually(() => cli.out().includes(needle), 60_000, needle);
@@ -287,25 +286,11 @@ describe('snotra init on a real terminal (pseudo-terminal, util-linux script)', 
     tags = models('qwen2.5:7b', 'llama3.2:latest');
     const dir = folder();
     const config = join(dir, 'snotra.config.json');
-    const vars = [
-      `SNOTRA_INIT_OLLAMA_URL=${ollama.url}`,
-      `SNOTRA_INIT_LLAMACPP_URL=${dead}`,
-      `XDG_STATE_HOME=${base}`,
-    ];
-    const command = [
-      'env',
-      ...vars,
-      process.execPath,
-      BIN,
-      'init',
-      '--config',
-      config,
-      '--state-dir',
-      'state',
-    ]
-      .map(sh)
-      .join(' ');
-    const cli = startCli('script', ['-qefc', command, '/dev/null']);
+    const cli = startOnPty([process.execPath, BIN, 'init', '--config', config, '--state-dir', 'state'], {
+      SNOTRA_INIT_OLLAMA_URL: ollama.url,
+      SNOTRA_INIT_LLAMACPP_URL: dead,
+      XDG_STATE_HOME: base,
+    });
     await seen(cli, 'Choose [1-5, Enter for 1]: ');
     cli.child.stdin?.write('\r');
     await seen(cli, 'Which model? [1-2, Enter for 1] ');

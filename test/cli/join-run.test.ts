@@ -6,7 +6,7 @@ import { FakeModelServer } from '../model/fake-server.ts';
 import { startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 import { eventually } from '../support/runtime.ts';
 import { call, configDir, until } from '../sidecar/client.ts';
-import { BIN, eventOf, exitOf, startCli, type LiveCli } from './run-helpers.ts';
+import { BIN, eventOf, exitOf, startCli, startOnPty, type LiveCli } from './run-helpers.ts';
 
 const TOKEN = randomBytes(32).toString('base64url');
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -21,7 +21,6 @@ let model: FakeModelServer;
 const chunk = (content: string): string =>
   `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** `snotra run ARGS` beside the running start, stdin a pipe (no terminal). */
 function run(args: string[]): LiveCli {
@@ -214,10 +213,7 @@ describe('snotra run joins a running snotra start', () => {
   });
 
   it('on a terminal (pseudo-terminal) the joined run asks its approval there and the answer goes to the start', async () => {
-    const command = [process.execPath, BIN, 'run', '--config', config, '--agent', 'typist', 'write on tty']
-      .map(sh)
-      .join(' ');
-    const cli = startCli('script', ['-qefc', command, '/dev/null']);
+    const cli = startOnPty([process.execPath, BIN, 'run', '--config', config, '--agent', 'typist', 'write on tty']);
     await eventually(
       () => /approve\?|\[o\]nce|once/i.test(cli.out()),
       60_000,

@@ -6,17 +6,16 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../support/runtime.ts';
-import { BIN } from './run-helpers.ts';
+import { BIN, ptyScriptArgs } from './run-helpers.ts';
 
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * `snotra start` on a pseudo-terminal (util-linux `script`: stdout and stderr are the terminal),
  * stopped with SIGTERM at its ready line; returns everything the terminal showed.
  */
 async function startOnTerminal(config: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const command = [process.execPath, BIN, 'start', '--config', config].map(sh).join(' ');
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const args = ptyScriptArgs([process.execPath, BIN, 'start', '--config', config]);
+  const child = spawn('script', args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, SHELL: '/bin/sh' } });
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   child.stderr.on('data', (d) => (out += String(d)));

@@ -81,8 +81,8 @@ export interface LiveCli {
   exited: Promise<number | null>;
 }
 
-export function startCli(command: string, args: string[]): LiveCli {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' } });
+export function startCli(command: string, args: string[], env: NodeJS.ProcessEnv = {}): LiveCli {
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC', ...env } });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => (out += String(d)));
@@ -135,4 +135,24 @@ export async function exitOf(cli: LiveCli, timeoutMs = 60_000): Promise<number |
     clearTimeout(timer);
     if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
   }
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The arguments of util-linux `script` that run `argv` on a pseudo-terminal (stdin, stdout and
+ * stderr through it; `script -e` exits with the command's status). The command is `exec`ed by the
+ * shell `script` starts, always /bin/sh: a shell left between them (dash does not exec a `-c`
+ * command by itself; bash does) is in the terminal's foreground group, so a Ctrl-C typed while the
+ * terminal is in its normal mode reaches it too, and it ends by SIGINT once the command has
+ * exited, whatever the command's status (script then says 130).
+ */
+export function ptyScriptArgs(argv: readonly string[], env: Record<string, string> = {}): string[] {
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  return ['-qefc', `exec ${['env', ...vars, ...argv].map(shQuote).join(' ')}`, '/dev/null'];
+}
+
+/** Runs `argv` on a pseudo-terminal (see `ptyScriptArgs`), its output collected as it comes. */
+export function startOnPty(argv: readonly string[], env: Record<string, string> = {}): LiveCli {
+  return startCli('script', ptyScriptArgs(argv, env), { SHELL: '/bin/sh' });
 }

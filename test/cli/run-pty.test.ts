@@ -7,7 +7,7 @@ import {
   exitOf,
   runWorkspace,
   snotra,
-  startCli,
+  startOnPty,
   type LiveCli,
   type RunWorkspace,
 } from './run-helpers.ts';
@@ -17,12 +17,10 @@ afterAll(() => {
   for (const s of spaces) s.cleanup();
 });
 
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs `snotra ARGS` on a pseudo-terminal (util-linux `script`), stdin and output through it. */
 function onPty(args: string[]): LiveCli {
-  const command = [process.execPath, BIN, ...args].map(sh).join(' ');
-  return startCli('script', ['-qefc', command, '/dev/null']);
+  return startOnPty([process.execPath, BIN, ...args]);
 }
 
 function count(text: string, needle: string): number {
