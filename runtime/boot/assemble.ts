@@ -43,6 +43,7 @@ import { CLUSTER_FILE, RUNTIME_FILE } from '../runtime-file.ts';
 import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts';
 import { Checkpointer, mayChangeRoots, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
+import { guardTimers } from '../time/guarded-clock.ts';
 import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { Rewinds } from '../runs/rewinds.ts';
 import { openBus } from './open-bus.ts';
@@ -93,8 +94,8 @@ export interface RuntimeParts {
 export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): Promise<RuntimeParts> {
   const { loaded } = options;
   // One clock for the whole runtime: components with timers get the Clock, the others its `now`.
-  const clock = toClock(options.clock);
-  const now = (): number => clock.now();
+  const given = toClock(options.clock);
+  const now = (): number => given.now();
   const stateDir = loaded.config.stateDir;
   const redactor = new Redactor();
   const logger = createLogger(redactor, (options.logDestination ?? process.stderr) as never, {
@@ -110,6 +111,11 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   if (options.platforms === true) await preflightPlatformTokens(loaded, options.secretStore, redactor);
   const store = openStore({ path: join(stateDir, 'snotra.db'), redactor, clock: now });
   lifecycle.onStop('store', () => store.close());
+  const clock = guardTimers(
+    given,
+    () => store.open,
+    (err, kind) => logger.error({ err: (err as Error).message ?? String(err), kind }, 'a runtime timer failed'),
+  );
   // Written last (see `writeRuntimeFiles`) and removed just before the store closes; a boot that
   // failed before writing it leaves the state dir's file as it was.
   let runtimeFileWritten = false;

@@ -56,14 +56,9 @@ export async function startServices(
     },
   );
   lifecycle.onStop('control socket', () => control.close());
-  // A timer's callback never throws into the process: an error is logged; a store closed under
-  // the runtime (its file gone, or a test's simulated crash) ends the sync instead of failing
-  // every second.
+  // The runtime's clock ends it once the store is closed (see `guardTimers`); an error is
+  // logged here, naming what failed.
   const syncTimer: TimerHandle = clock.setInterval(() => {
-    if (!store.open) {
-      clock.clearInterval(syncTimer);
-      return;
-    }
     try {
       approvals.syncAll();
       goals.applyControls();

@@ -157,6 +157,9 @@ export class RunRouter {
     if (ctx.interaction === 'unattended') {
       // Park once the approval row is committed: the snapshot is persisted and the actor stopped.
       const park = (): void => {
+        // Called outside any caller that could catch (a later turn of the event loop): a store
+        // closed meanwhile (a test's simulated crash) leaves it there.
+        if (!deps.store.open) return;
         if (deps.store.approvals.get(approval.id)?.status !== 'pending') return;
         // Ended meanwhile (cancelled or past its deadline while the approval was being synced).
         if (!deps.runs.isLive(ctx.runId)) return;

@@ -3,7 +3,7 @@ import { ScriptedModel } from '../../actors/model/scripted.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
 import { SimulatedClock } from '../../runtime/time/simulated-clock.ts';
-import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 let fx: RuntimeFixture | null = null;
 let rt: Runtime | null = null;
@@ -24,5 +24,29 @@ describe('the runtime’s periodic sync when its store is gone', () => {
     // exception in the runtime's process, until the process ended.
     expect(() => clock.advance(10_000)).not.toThrow();
     expect(() => clock.advance(10_000)).not.toThrow();
+  });
+
+  it('a store closed while an approval waits: its expiry timer fires on the closed store and does nothing (no uncaught error)', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'ask' } }, approvals: { ttlMs: 45_000 } });
+    const clock = new SimulatedClock(Date.UTC(2026, 11, 6, 12));
+    const model = new ScriptedModel({
+      worker: [
+        {
+          respond: {
+            kind: 'calls',
+            calls: [{ id: 'c1', tool: 'write_file', args: { path: 'a.txt', content: 'x' } }],
+          },
+        },
+      ],
+    });
+    rt = await fx.start(model, { clock });
+    const live = rt;
+    const runId = await live.runs.runTask('worker', 'nightly', 'write it');
+    await eventually(() => runtimeInternals(live).store.approvals.getByCall(`${runId}:c1`), 10_000, 'the approval');
+    runtimeInternals(live).store.close();
+    // The approval's expiry timer and the sync both fire after this: each wrote to the closed
+    // store out of a timer, an uncaught exception.
+    expect(() => clock.advance(60_000)).not.toThrow();
+    expect(() => clock.advance(60_000)).not.toThrow();
   });
 });
