@@ -114,7 +114,8 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   const clock = guardTimers(
     given,
     () => store.open,
-    (err, kind) => logger.error({ err: (err as Error).message ?? String(err), kind }, 'a runtime timer failed'),
+    (err, kind) =>
+      logger.error({ err: (err as Error).message ?? String(err), kind }, 'a runtime timer failed'),
   );
   // Written last (see `writeRuntimeFiles`) and removed just before the store closes; a boot that
   // failed before writing it leaves the state dir's file as it was.

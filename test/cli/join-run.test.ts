@@ -21,7 +21,6 @@ let model: FakeModelServer;
 const chunk = (content: string): string =>
   `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
-
 /** `snotra run ARGS` beside the running start, stdin a pipe (no terminal). */
 function run(args: string[]): LiveCli {
   return startCli(process.execPath, [BIN, 'run', '--config', config, ...args]);
@@ -213,7 +212,16 @@ describe('snotra run joins a running snotra start', () => {
   });
 
   it('on a terminal (pseudo-terminal) the joined run asks its approval there and the answer goes to the start', async () => {
-    const cli = startOnPty([process.execPath, BIN, 'run', '--config', config, '--agent', 'typist', 'write on tty']);
+    const cli = startOnPty([
+      process.execPath,
+      BIN,
+      'run',
+      '--config',
+      config,
+      '--agent',
+      'typist',
+      'write on tty',
+    ]);
     await eventually(
       () => /approve\?|\[o\]nce|once/i.test(cli.out()),
       60_000,

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { eventually } from '../support/runtime.ts';
 import { BIN, ptyScriptArgs } from './run-helpers.ts';
 
-
 /**
  * `snotra start` on a pseudo-terminal (util-linux `script`: stdout and stderr are the terminal),
  * stopped with SIGTERM at its ready line; returns everything the terminal showed.

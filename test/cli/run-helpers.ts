@@ -82,7 +82,10 @@ export interface LiveCli {
 }
 
 export function startCli(command: string, args: string[], env: NodeJS.ProcessEnv = {}): LiveCli {
-  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC', ...env } });
+  const child = spawn(command, args, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TZ: 'UTC', ...env },
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => (out += String(d)));

@@ -17,7 +17,6 @@ afterAll(() => {
   for (const s of spaces) s.cleanup();
 });
 
-
 /** Runs `snotra ARGS` on a pseudo-terminal (util-linux `script`), stdin and output through it. */
 function onPty(args: string[]): LiveCli {
   return startOnPty([process.execPath, BIN, ...args]);

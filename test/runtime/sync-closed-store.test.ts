@@ -42,7 +42,11 @@ describe('the runtime’s periodic sync when its store is gone', () => {
     rt = await fx.start(model, { clock });
     const live = rt;
     const runId = await live.runs.runTask('worker', 'nightly', 'write it');
-    await eventually(() => runtimeInternals(live).store.approvals.getByCall(`${runId}:c1`), 10_000, 'the approval');
+    await eventually(
+      () => runtimeInternals(live).store.approvals.getByCall(`${runId}:c1`),
+      10_000,
+      'the approval',
+    );
     runtimeInternals(live).store.close();
     // The approval's expiry timer and the sync both fire after this: each wrote to the closed
     // store out of a timer, an uncaught exception.
