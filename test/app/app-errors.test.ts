@@ -22,14 +22,14 @@ describe('snotra app: clear errors before anything starts', () => {
     expect(p.stderr()).toContain('CHROME_PATH');
     expect(p.stderr()).toContain('no-such-chrome');
     expect(existsSync(join(dir, 'state'))).toBe(false);
-  }, 30_000);
+  });
 
   it('the test-only DevTools endpoint is refused for a visible window', async () => {
     const p = startSnotra(['app', '--config', config], { SNOTRA_APP_DEVTOOLS: '1' });
     expect(await p.exited).toBe(1);
     expect(p.stderr()).toContain('SNOTRA_APP_DEVTOOLS=1 is for tests and needs --headless');
     expect(existsSync(join(dir, 'state'))).toBe(false);
-  }, 30_000);
+  });
 
   it('a visible window with no display says to use --headless, not the launch error of Chromium', async () => {
     const p = startSnotra(['app', '--config', config], { DISPLAY: '', WAYLAND_DISPLAY: '' });
@@ -38,7 +38,7 @@ describe('snotra app: clear errors before anything starts', () => {
     expect(p.stderr()).toContain('snotra app --headless');
     expect(p.stderr()).not.toContain('Playwright');
     expect(existsSync(join(dir, 'state'))).toBe(false);
-  }, 30_000);
+  });
 
   it('an unknown flag is a usage error; --help shows the flags and examples', async () => {
     const bad = startSnotra(['app', '--headles']);
@@ -48,7 +48,7 @@ describe('snotra app: clear errors before anything starts', () => {
     expect(await help.exited).toBe(0);
     expect(help.stdout()).toContain('--headless');
     expect(help.stdout()).toContain('$ snotra app --config ./snotra.config.json');
-  }, 30_000);
+  });
 });
 
 describe('isApiRequest: only the sidecar origin’s /v1 requests get the token', () => {

@@ -109,7 +109,7 @@ export function eventOf(
   cli: LiveCli,
   type: string,
   where: (e: Record<string, unknown>) => boolean = () => true,
-  timeoutMs = 30_000,
+  timeoutMs = 60_000,
 ) {
   return eventually(
     () => cli.events().find((e) => e.type === type && where(e)),

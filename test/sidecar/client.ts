@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MIN_WAIT_MS } from '../support/min-wait.ts';
 
 /** An answer as the wire carried it. */
 export interface Answer {
@@ -64,7 +65,8 @@ export async function until<T>(
   timeoutMs: number,
   what: string,
 ): Promise<T> {
-  const end = Date.now() + timeoutMs;
+  // The same floor as every polling wait of the tests (see MIN_WAIT_MS).
+  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
