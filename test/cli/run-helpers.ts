@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEachTest } from '../support/cleanup.ts';
 import { eventually } from '../support/runtime.ts';
 
 export const BIN = new URL('../../bin/snotra.js', import.meta.url).pathname;
@@ -81,11 +82,21 @@ export interface LiveCli {
   exited: Promise<number | null>;
 }
 
+/** CLI children of the running test: one a failed test left running is killed after it. */
+const running = new Set<ChildProcess>();
+afterEachTest(() => {
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  running.clear();
+});
+
 export function startCli(command: string, args: string[], env: NodeJS.ProcessEnv = {}): LiveCli {
   const child = spawn(command, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, TZ: 'UTC', ...env },
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => (out += String(d)));
