@@ -101,6 +101,8 @@ export class TelemetryObserver {
           'gen_ai.usage.input_tokens': e.inputTokens,
           'gen_ai.usage.output_tokens': e.outputTokens,
         });
+        if (e.responseModel !== undefined)
+          chat.setAttribute('gen_ai.response.model', this.#text(e.responseModel));
         const attrs = this.#attrs(this.#modelAttrs(run.agentId));
         this.deps.metrics.tokens.record(e.inputTokens, { ...attrs, 'gen_ai.token.type': 'input' });
         this.deps.metrics.tokens.record(e.outputTokens, { ...attrs, 'gen_ai.token.type': 'output' });
@@ -175,6 +177,21 @@ export class TelemetryObserver {
       }
     }
   };
+
+  /**
+   * The run's trace context for the messages sent about it: its open `invoke_agent` span here,
+   * else the context stored when it started (a parked run); null when telemetry never saw it.
+   */
+  traceOf(runId: string): { traceparent: string; tracestate?: string } | null {
+    const live = this.#runs.get(runId);
+    if (live === undefined) {
+      const stored = this.deps.loadTrace(runId);
+      return stored === null ? null : { traceparent: stored.traceparent };
+    }
+    const ctx = live.span.spanContext();
+    const state = ctx.traceState?.serialize() ?? '';
+    return { traceparent: toTraceparent(ctx), ...(state !== '' ? { tracestate: state } : {}) };
+  }
 
   /** Ends every open span (the runtime is stopping): each run continues its trace at the next start. */
   suspendAll(ts: number): void {
@@ -254,10 +271,12 @@ export class TelemetryObserver {
       remote !== null
         ? trace.setSpanContext(ROOT_CONTEXT, remote)
         : this.#parentContext(e.runId, e.parentRunId);
-    const attrs = stored?.attrs ?? {
+    // A context that came in a message's headers has no attributes: the run's own fill in.
+    const attrs = {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': e.agentId,
       'snotra.run.id': e.runId,
+      ...stored?.attrs,
     };
     return this.#open(e, parent, attrs, true);
   }
