@@ -19,6 +19,7 @@ import { ActorBusFactory } from '../bus/auth/index.ts';
 import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
 import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
 import { NO_TRACE, type TraceOf } from '../bus/trace-headers.ts';
+import type { Telemetry } from '../telemetry/start.ts';
 import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
 import { removeClusterInbox, startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
@@ -161,6 +162,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
   // OpenTelemetry (issue 39): its modules are imported only when the config has `telemetry`.
   let traceOf: TraceOf = NO_TRACE;
+  let traceArrived: Telemetry['traceArrived'] | null = null;
   if (loaded.config.telemetry !== undefined) {
     const { startTelemetry } = await import('../telemetry/start.ts');
     const telemetry = await startTelemetry({
@@ -171,7 +173,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       clock: now,
     });
     feed.on(telemetry.listener);
-    traceOf = telemetry.traceOf;
+    ({ traceOf, traceArrived } = telemetry);
     lifecycle.onStop('telemetry', () => telemetry.stop());
   }
   // The run host first: every part below calls it. It is wired (its machine, who hears of its
@@ -223,6 +225,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     mode: (agentId) => authority.mode(agentId),
     inspect: (e) => inspector.onAgentInspection(e),
     stopping,
+    traceArrived,
   });
   lifecycle.onStop('agent buses', () => agents.closeBuses());
   const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);

@@ -136,6 +136,35 @@ describe('telemetry observer', () => {
     });
   });
 
+  it('a run whose message came with a traceparent starts under it; a malformed one, or another run’s, is ignored', () => {
+    const { obs, exporter, send } = observer(new Map());
+    const parent = `00-${'12'.repeat(16)}-${'34'.repeat(8)}-01`;
+    obs.parentArrived('lead:r1', parent);
+    obs.parentArrived('lead:other', `00-${'56'.repeat(16)}-${'78'.repeat(8)}-01`);
+    send(1, { type: 'run.started', sessionId: 's1', taskId: null, interaction: 'attended', surface: 'cli' });
+    send(2, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const bad = observer(new Map());
+    for (const v of [
+      '',
+      `00-${'0'.repeat(32)}-${'34'.repeat(8)}-01`,
+      `00-${'AB'.repeat(16)}-${'34'.repeat(8)}-01`,
+    ])
+      bad.obs.parentArrived('lead:r1', v);
+    bad.send(1, {
+      type: 'run.started',
+      sessionId: 's1',
+      taskId: null,
+      interaction: 'attended',
+      surface: 'cli',
+    });
+    bad.send(2, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.spanContext().traceId).toBe('12'.repeat(16));
+    expect(span?.parentSpanContext?.spanId).toBe('34'.repeat(8));
+    const [root] = bad.exporter.getFinishedSpans();
+    expect(root?.parentSpanContext).toBeUndefined();
+  });
+
   it('gen_ai.response.model is the model the server named, redacted; absent when it named none', () => {
     const { exporter, send } = observer(new Map());
     send(1, { type: 'run.started', sessionId: 's1', taskId: null, interaction: 'attended', surface: 'chat' });
