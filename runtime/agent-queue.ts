@@ -3,10 +3,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import {
   decodeEnvelope,
   encodeEnvelope,
+  readTraceHeaders,
   subject,
   subjectPattern,
   Wildcard,
   type BusLogger,
+  type TraceContextValues,
 } from './bus/index.ts';
 import type { AgentMessage } from '../machines/agent/machine.ts';
 import { RUNTIME_KINDS } from './messages.ts';
@@ -153,10 +155,14 @@ export class AgentQueue {
     });
   }
 
-  /** Delivers an agent's messages, validated, one at a time, to `handler`; invalid ones are dropped and counted. */
+  /**
+   * Delivers an agent's messages, validated, one at a time, to `handler`, with the trace context
+   * a message's `traceparent` header carries (null when none or malformed); invalid ones are
+   * dropped and counted.
+   */
   async consume(
     agentId: string,
-    handler: (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>,
+    handler: (message: Omit<AgentMessage, 'type'>, trace: TraceContextValues | null) => Promise<Verdict>,
   ): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
     const durable = `agent_${agentId}`;
@@ -194,7 +200,10 @@ export class AgentQueue {
         }
         let verdict: Verdict;
         try {
-          verdict = await handler(decoded.envelope.payload as Omit<AgentMessage, 'type'>);
+          verdict = await handler(
+            decoded.envelope.payload as Omit<AgentMessage, 'type'>,
+            readTraceHeaders(m.headers),
+          );
         } catch (err) {
           this.logger.error({ agentId, err: (err as Error).message }, 'agent message handler failed');
           verdict = 'nak';

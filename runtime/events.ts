@@ -61,6 +61,8 @@ export type RunFeedEventBody =
       readonly outputTokens: number;
       /** US dollars, when the model has a price in config. */
       readonly costUsd?: number;
+      /** The model the provider's server said answered, when it said (redacted). */
+      readonly responseModel?: string;
     }
   | { readonly type: 'tool.proposed'; readonly callId: string; readonly tool: string; readonly args: unknown }
   | {

@@ -138,6 +138,9 @@ export class RunFeed implements RunReporter {
         inputTokens: output.usage.inputTokens,
         outputTokens: output.usage.outputTokens,
         ...(output.usage.costUsd !== undefined ? { costUsd: output.usage.costUsd } : {}),
+        ...(output.responseModel !== undefined
+          ? { responseModel: this.#redactor.redactString(output.responseModel) }
+          : {}),
       });
   }
 

@@ -17,6 +17,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/bus-auth/grants.test.ts',
   'test/bus/envelope.test.ts',
   'test/bus/subjects.test.ts',
+  'test/bus/trace-headers.test.ts',
   'test/checkpoints/before-run.test.ts',
   'test/checkpoints/restore-safety.test.ts',
   'test/checkpoints/retention.test.ts',

@@ -118,6 +118,10 @@ class MessageStream implements AnswerAccumulator {
     return this.#tally.usage;
   }
 
+  get responseModel(): string | undefined {
+    return this.#tally.responseModel;
+  }
+
   sse(event: string, data: string): void {
     this.event(event, data);
   }
@@ -174,6 +178,7 @@ class MessageStream implements AnswerAccumulator {
       }
       case 'message_start':
         this.#tally.anthropic(isObject(ev.message) ? ev.message.usage : null);
+        this.#tally.model(isObject(ev.message) ? ev.message.model : null);
         return;
       case 'message_delta': {
         this.#tally.anthropic(ev.usage);
@@ -215,6 +220,7 @@ class MessageStream implements AnswerAccumulator {
     }
     if (!isObject(m)) throw protocol('the model server answered with JSON that is not an object');
     if (m.type === 'error') throw streamError(m.error);
+    this.event('', JSON.stringify({ type: 'message_start', message: { usage: m.usage, model: m.model } }));
     const content = Array.isArray(m.content) ? (m.content as unknown[]) : [];
     if (content.length > MODEL_LIMITS.toolCalls * 4)
       throw protocol('the model server sent too many content blocks');

@@ -100,6 +100,10 @@ class ChatStream implements AnswerAccumulator {
     return this.#tally.usage;
   }
 
+  get responseModel(): string | undefined {
+    return this.#tally.responseModel;
+  }
+
   sse(event: string, data: string): void {
     this.event(data, event);
   }
@@ -121,6 +125,7 @@ class ChatStream implements AnswerAccumulator {
     if (chunk.error !== undefined && chunk.error !== null) throw streamError(chunk.error);
     if (event === 'error') throw streamError(chunk);
     this.#tally.openAi(chunk.usage);
+    this.#tally.model(chunk.model);
     const choices = chunk.choices;
     if (!Array.isArray(choices)) return; // e.g. the usage chunk
     const choice = (choices.find((c) => (c as Json | null)?.index === 0) ?? choices[0]) as Json | undefined;
@@ -152,6 +157,8 @@ class ChatStream implements AnswerAccumulator {
     if (c === null || typeof c !== 'object')
       throw protocol('the model server answered with JSON that is not an object');
     if (c.error !== undefined && c.error !== null) throw streamError(c.error);
+    this.#tally.openAi(c.usage);
+    this.#tally.model(c.model);
     const choice = (Array.isArray(c.choices) ? c.choices[0] : undefined) as Json | undefined;
     const msg = (choice?.message ?? {}) as Json;
     const calls = Array.isArray(msg.tool_calls) ? (msg.tool_calls as unknown[]) : [];

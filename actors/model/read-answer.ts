@@ -17,15 +17,24 @@ export interface AnswerAccumulator {
   output(step: number, wire: WireNames, label: string): ModelStepOutput;
   /** The tokens the server said the answer used, if it said so. */
   readonly usage?: ModelUsage | undefined;
+  /** The model the server said answered, if it said so. */
+  readonly responseModel?: string | undefined;
 }
 
-/** The answer with the accumulator's usage (priced when the model has a price), when there is one. */
+/**
+ * The answer with the accumulator's usage (priced when the model has a price) and the model the
+ * server said answered, each when there is one.
+ */
 function withUsage(
   acc: AnswerAccumulator,
   output: ModelStepOutput,
   price: ModelPrice | undefined,
 ): ModelStepOutput {
-  return acc.usage === undefined ? output : { ...output, usage: priced(acc.usage, price) };
+  return {
+    ...output,
+    ...(acc.usage !== undefined ? { usage: priced(acc.usage, price) } : {}),
+    ...(acc.responseModel !== undefined ? { responseModel: acc.responseModel } : {}),
+  };
 }
 
 /**

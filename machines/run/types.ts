@@ -26,6 +26,8 @@ export type ModelStepOutput = (
 ) & {
   /** The tokens the provider says the step used, when it says so. */
   readonly usage?: ModelUsage;
+  /** The model the provider's server says answered (never the requested one filled in). */
+  readonly responseModel?: string;
 };
 
 /** Tokens of one model call (or, summed, of a run's calls), as the provider counted them. */

@@ -6,7 +6,7 @@ import type { Mode } from '../../policy/risk.ts';
 import type { Store } from '../../store/index.ts';
 import type { AgentQueue, Verdict } from '../agent-queue.ts';
 import { agentGrant, type ActorBusFactory } from '../bus/auth/index.ts';
-import type { Bus } from '../bus/index.ts';
+import type { Bus, TraceContextValues } from '../bus/index.ts';
 import type { RuntimeKinds } from '../messages.ts';
 import type { RunHost } from '../runs/run-host.ts';
 
@@ -28,6 +28,8 @@ export interface AgentPoolDeps {
   readonly inspect: (event: InspectionEvent) => void;
   /** Whether the runtime is stopping (a consumer that fails then is not an error). */
   readonly stopping: () => boolean;
+  /** A message came with a trace context (its `traceparent` header): the run it starts joins it (telemetry on). */
+  readonly traceArrived?: ((runId: string, trace: TraceContextValues) => void) | null;
 }
 
 /** The agent actors' slot cap. */
@@ -69,11 +71,15 @@ export class AgentPool {
       { input: { agentId, maxConcurrentRuns: MAX_CONCURRENT_RUNS }, inspect: deps.inspect },
     ).start();
     this.#agents.set(agentId, actor);
-    const handle = async (message: Omit<AgentMessage, 'type'>): Promise<Verdict> => {
+    const handle = async (
+      message: Omit<AgentMessage, 'type'>,
+      trace: TraceContextValues | null = null,
+    ): Promise<Verdict> => {
       const runId = makeRunId(agentId, message.messageId);
       if (deps.runs.isLive(runId) || deps.store.snapshots.has(runId)) return 'ack';
       // Stopping: no new run; the message stays durable for the next start.
       if (deps.stopping()) return 'nak';
+      if (trace !== null) deps.traceArrived?.(runId, trace);
       const refusedBefore = actor.getSnapshot().context.refused;
       actor.send({ type: 'MESSAGE', ...message });
       if (actor.getSnapshot().context.refused > refusedBefore) return 'nak';

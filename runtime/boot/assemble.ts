@@ -18,6 +18,8 @@ import { RunAuthority } from '../authority/run-authority.ts';
 import { ActorBusFactory } from '../bus/auth/index.ts';
 import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
 import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
+import { NO_TRACE, type TraceOf } from '../bus/trace-headers.ts';
+import type { Telemetry } from '../telemetry/start.ts';
 import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
 import { removeClusterInbox, startClusterFromConfig, type ClusterNode } from '../cluster/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
@@ -159,6 +161,8 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
   feed.on((e) => logRunEvent(logger, e));
   if (options.onRunEvent !== undefined) feed.on(options.onRunEvent);
   // OpenTelemetry (issue 39): its modules are imported only when the config has `telemetry`.
+  let traceOf: TraceOf = NO_TRACE;
+  let traceArrived: Telemetry['traceArrived'] | null = null;
   if (loaded.config.telemetry !== undefined) {
     const { startTelemetry } = await import('../telemetry/start.ts');
     const telemetry = await startTelemetry({
@@ -169,6 +173,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       clock: now,
     });
     feed.on(telemetry.listener);
+    ({ traceOf, traceArrived } = telemetry);
     lifecycle.onStop('telemetry', () => telemetry.stop());
   }
   // The run host first: every part below calls it. It is wired (its machine, who hears of its
@@ -185,11 +190,12 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
         feed.approvalResolved(a);
         inspector.approvalResolved(a);
         if (a.status !== 'pending') {
-          bus.publish(subject('approval', a.id, 'resolved'), 'approval.resolved', {
-            approvalId: a.id,
-            runId: a.runId,
-            status: a.status,
-          });
+          bus.publish(
+            subject('approval', a.id, 'resolved'),
+            'approval.resolved',
+            { approvalId: a.id, runId: a.runId, status: a.status },
+            { trace: a.runId === null ? null : traceOf(a.runId) },
+          );
         }
       },
     },
@@ -219,6 +225,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     mode: (agentId) => authority.mode(agentId),
     inspect: (e) => inspector.onAgentInspection(e),
     stopping,
+    traceArrived,
   });
   lifecycle.onStop('agent buses', () => agents.closeBuses());
   const delegation = new Delegation(loaded, store, registry, policyEnv, authority, runs, waitForRun, now);
@@ -291,6 +298,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     cluster,
     clock,
     stopping,
+    traceOf: (runId) => traceOf(runId),
   });
   const runAuthority = new RunAuthority({ loaded, registry, policyEnv, store, authority, delegation, runs });
   const executors = withMcpExecutors(

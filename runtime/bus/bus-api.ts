@@ -3,6 +3,7 @@ import type { Envelope } from './envelope.ts';
 import type { KindName, KindRegistry, KindSchemas, PayloadIn, PayloadOut } from './kinds.ts';
 import type { BusStats } from './stats.ts';
 import type { Subject, SubjectPattern } from './subjects.ts';
+import type { TraceContextValues } from './trace-headers.ts';
 
 /** Any kind registry (the type parameter of {@link Bus}). */
 export type AnyKindRegistry = KindRegistry<KindSchemas>;
@@ -41,6 +42,12 @@ export interface BusSubscription {
   readonly closed: Promise<void>;
 }
 
+/** Options of {@link Bus.publish}. */
+export interface PublishOptions {
+  /** The trace context of the run the message is about (none: no headers are sent). */
+  readonly trace?: TraceContextValues | null;
+}
+
 /** Options of {@link Bus.request}. */
 export interface RequestOptions<M extends string> {
   /** The reply kinds accepted; any other reply is `bus_invalid_reply`. */
@@ -68,8 +75,16 @@ export interface Bus<R extends AnyKindRegistry> {
   readonly nats: NatsConnection;
   /** Resolves when the connection is closed (by `close()` or for good by the server/network). */
   readonly closed: Promise<void>;
-  /** Publishes an envelope of `kind`; returns its id. Throws `bus_invalid_payload`, `bus_payload_too_large`, `bus_closed`. */
-  publish<N extends KindName<R>>(subject: Subject, kind: N, payload: PayloadIn<R, N>): string;
+  /**
+   * Publishes an envelope of `kind`; returns its id. With `trace`, the message carries it in the
+   * `traceparent`/`tracestate` headers. Throws `bus_invalid_payload`, `bus_payload_too_large`, `bus_closed`.
+   */
+  publish<N extends KindName<R>>(
+    subject: Subject,
+    kind: N,
+    payload: PayloadIn<R, N>,
+    options?: PublishOptions,
+  ): string;
   /** Delivers valid envelopes of the listed kinds on `subject` to `handler`, one at a time in arrival order. */
   subscribe<N extends KindName<R>>(
     subject: SubjectPattern,

@@ -6,6 +6,7 @@ import type {
   BusSubscription,
   EnvelopeOf,
   MessageContext,
+  PublishOptions,
   RequestOptions,
 } from './bus-api.ts';
 import { decodeEnvelope, encodeEnvelope, type EncodedEnvelope, type InvalidReason } from './envelope.ts';
@@ -15,6 +16,7 @@ import { loggableError, loggableSubject, type BusLogger } from './logger.ts';
 import { mapRequestError, mapUsageError } from './nats-errors.ts';
 import { copyStats, emptyStats, LogThrottle, type BusStats } from './stats.ts';
 import { isSubject, isSubjectPattern, type Subject, type SubjectPattern } from './subjects.ts';
+import { traceHeaders } from './trace-headers.ts';
 
 /** Internal settings of a {@link Bus}; built by `connectBus`. */
 export interface BusSettings<R extends AnyKindRegistry> {
@@ -66,11 +68,17 @@ class NatsBus<R extends AnyKindRegistry> implements Bus<R> {
     void this.watchStatus();
   }
 
-  publish<N extends KindName<R>>(subject: Subject, kind: N, payload: PayloadIn<R, N>): string {
+  publish<N extends KindName<R>>(
+    subject: Subject,
+    kind: N,
+    payload: PayloadIn<R, N>,
+    options: PublishOptions = {},
+  ): string {
     this.assertSubject(subject);
     const enc = this.encode(kind, payload);
+    const headers = traceHeaders(options.trace ?? null);
     try {
-      this.nats.publish(subject, enc.json);
+      this.nats.publish(subject, enc.json, headers === undefined ? undefined : { headers });
     } catch (err) {
       throw mapUsageError(err);
     }

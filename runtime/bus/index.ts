@@ -9,6 +9,7 @@ export {
   type BusSubscription,
   type EnvelopeOf,
   type MessageContext,
+  type PublishOptions,
   type RequestOptions,
 } from './bus-api.ts';
 export { connectBus, DEFAULT_MAX_MESSAGE_BYTES, type ConnectBusOptions } from './connect.ts';
@@ -49,3 +50,13 @@ export {
   type SubjectPattern,
 } from './subjects.ts';
 export { type BusCredentials, type BusTarget } from './target.ts';
+export {
+  isTraceparent,
+  NO_TRACE,
+  readTraceHeaders,
+  traceHeaders,
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+  type TraceContextValues,
+  type TraceOf,
+} from './trace-headers.ts';

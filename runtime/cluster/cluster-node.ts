@@ -220,7 +220,7 @@ export class ClusterNode {
   async attach(rt: ClusterRuntimeView): Promise<void> {
     this.#rt = rt;
     await this.#failover.start(Math.max(100, Math.floor(this.leaseTtlMs / 2)));
-    await this.queue.consume((item, deliveries) => this.#worker.process(item, deliveries));
+    await this.queue.consume((item, deliveries, trace) => this.#worker.process(item, deliveries, trace));
   }
 
   /** A run's status changed in this node's store: mirror its record (in order, per run). */

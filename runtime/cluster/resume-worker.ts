@@ -1,4 +1,5 @@
 import type { ApprovalRecord } from '../../store/index.ts';
+import type { TraceContextValues } from '../bus/index.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import type { ClusterBuckets } from './buckets.ts';
 import { approvalOf, type ClusterInbox } from './inbox.ts';
@@ -43,15 +44,28 @@ export class ResumeWorker {
 
   async enqueue(runId: string, why: WorkItem['why'], dedupId: string): Promise<void> {
     const { queue, clock } = this.deps;
+    const trace = await this.#traceOf(runId);
     await withRetry(
-      () => queue.publish({ v: 1, runId, why, at: clock() }, dedupId),
+      () => queue.publish({ v: 1, runId, why, at: clock() }, dedupId, trace),
       retryDeadline(30_000),
       () => this.deps.stopping(),
     );
   }
 
-  /** One resume item: see the class doc of ClusterNode. */
-  async process(item: WorkItem, deliveries: number): Promise<WorkVerdict> {
+  /** The run's trace context for its item's headers: this node's, else its shared record's. */
+  async #traceOf(runId: string): Promise<TraceContextValues | null> {
+    const local = this.deps.store.runTraces.get(runId);
+    if (local !== null) return { traceparent: local.traceparent };
+    const found = await this.deps.records.get(runId).catch(() => null);
+    return found?.value.trace !== undefined ? { traceparent: found.value.trace.traceparent } : null;
+  }
+
+  /** One resume item (`trace`: its headers' trace context): see the class doc of ClusterNode. */
+  async process(
+    item: WorkItem,
+    deliveries: number,
+    trace: TraceContextValues | null = null,
+  ): Promise<WorkVerdict> {
     const { records, inbox, nodes, nodeId, clock, logger, store, mirror } = this.deps;
     const rt = this.deps.rt();
     if (rt === null || this.deps.idle()) return { nakMs: 1000 };
@@ -87,6 +101,7 @@ export class ResumeWorker {
     const rev = await records.update(taken, found.revision);
     if (rev === null) return { nakMs: 0 };
     mirror.adopt(item.runId, rev);
+    this.#continueTrace(item.runId, rec, trace);
     logger.info(
       { runId: item.runId, from: rec.owner, why: item.why, status: rec.status },
       'cluster: run taken over',
@@ -126,12 +141,27 @@ export class ResumeWorker {
     return { ack: true };
   }
 
+  /**
+   * A run taken over continues the trace it began in: its context (from its record, else from
+   * the item's headers) is stored here before the run is restored, where telemetry finds it.
+   */
+  #continueTrace(runId: string, rec: RunRecord, header: TraceContextValues | null): void {
+    const { store } = this.deps;
+    if (store.runTraces.get(runId) !== null) return;
+    if (rec.trace !== undefined) store.runTraces.put(runId, rec.trace.traceparent, rec.trace.attrs);
+    else if (header !== null) store.runTraces.put(runId, header.traceparent, {});
+  }
+
   /** Brings a decided approval into this node's store and delivers it to the run here. */
   #deliver(rt: ClusterRuntimeView, approval: ApprovalRecord & { readonly decidedOn?: string | null }): void {
     const store = this.deps.store;
+    const fresh = store.approvals.get(approval.id) === null;
     this.#bringIn(approval);
     const local = store.approvals.get(approval.id);
     if (local === null) return;
+    // Its request was opened on another node: this node's feed hears the decision here (the
+    // approval wait's span, the surfaces), as the node that tracked the request would have.
+    if (fresh && local.status !== 'pending') rt.feed.approvalResolved(local);
     this.#delivering.add(approval.id);
     try {
       rt.approvals.track(local);

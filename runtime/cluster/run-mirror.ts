@@ -143,6 +143,7 @@ export class RunMirror {
       local = store.snapshots.get(runId);
     if (local === null) return;
     const ctx = storedContext(local);
+    const trace = store.runTraces.get(runId);
     const record: RunRecord = {
       v: 1,
       runId,
@@ -154,6 +155,7 @@ export class RunMirror {
           ? (this.#opened.get(runId) ?? null)
           : null,
       envelope: local,
+      ...(trace !== null ? { trace: { traceparent: trace.traceparent, attrs: { ...trace.attrs } } } : {}),
       updatedAt: clock(),
     };
     if (m.revision === null) {

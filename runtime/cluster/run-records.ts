@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunStatus, type ApprovalRecord } from '../../store/index.ts';
+import { isTraceparent } from '../bus/index.ts';
 import { createIfAbsent, readVersioned, updateAt, type Versioned, type Bucket } from './kv.ts';
 
 /** A run as every node sees it: who runs it now, its status and its (redacted) snapshot envelope. */
@@ -20,6 +21,16 @@ export const RunRecord = z.strictObject({
     .nullable(),
   /** The snapshot envelope exactly as the owner's store holds it (already redacted). */
   envelope: z.unknown(),
+  /**
+   * The run's trace context as its first node stored it (telemetry on; absent otherwise): a node
+   * that takes the run over continues this trace. Its attributes are redacted strings.
+   */
+  trace: z
+    .strictObject({
+      traceparent: z.string().refine(isTraceparent, 'a W3C traceparent'),
+      attrs: z.record(z.string().max(256), z.string().max(4096)),
+    })
+    .optional(),
   updatedAt: z.number().int().nonnegative(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;

@@ -17,5 +17,9 @@ export interface ClusterRuntimeView {
     sync(approvalId: string): void;
   };
   /** The live feed of run events (a run that ended on another node is reported here too). */
-  readonly feed: { ended(ctx: RunContext, outcome: RunOutcome): void };
+  readonly feed: {
+    ended(ctx: RunContext, outcome: RunOutcome): void;
+    /** A decision brought in with a run taken over (this node never tracked its request). */
+    approvalResolved(approval: ApprovalRecord): void;
+  };
 }

@@ -9,7 +9,7 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
-import type { BusLogger } from '../bus/index.ts';
+import { readTraceHeaders, traceHeaders, type BusLogger, type TraceContextValues } from '../bus/index.ts';
 import { consumeForever } from '../bus/consume-forever.ts';
 
 /** The work-queue stream of runs to resume, shared by every node. */
@@ -35,6 +35,13 @@ export type WorkItem = z.infer<typeof WorkItem>;
 
 /** What the handler decided: done, look again after `nak` ms, or drop a malformed item. */
 export type WorkVerdict = { readonly ack: true } | { readonly nakMs: number } | { readonly term: true };
+
+/** Takes one item: how often it was delivered, and the trace context its headers carry (or null). */
+export type WorkHandler = (
+  item: WorkItem,
+  deliveries: number,
+  trace: TraceContextValues | null,
+) => Promise<WorkVerdict>;
 
 /** Options of the queue (every node must use the same values). */
 export interface WorkQueueOptions {
@@ -108,9 +115,16 @@ export class WorkQueue {
     return this.#invalid;
   }
 
-  /** Publishes an item; `dedupId` makes the same item from several nodes (within two minutes) one. */
-  async publish(item: WorkItem, dedupId: string): Promise<void> {
-    await jetstream(this.nc).publish(WORK_SUBJECT, JSON.stringify(item), { msgID: dedupId });
+  /**
+   * Publishes an item; `dedupId` makes the same item from several nodes (within two minutes) one.
+   * With `trace` (the run's trace context), it travels in the message's `traceparent` header.
+   */
+  async publish(item: WorkItem, dedupId: string, trace: TraceContextValues | null = null): Promise<void> {
+    const headers = traceHeaders(trace);
+    await jetstream(this.nc).publish(WORK_SUBJECT, JSON.stringify(item), {
+      msgID: dedupId,
+      ...(headers !== undefined ? { headers } : {}),
+    });
   }
 
   /**
@@ -118,7 +132,7 @@ export class WorkQueue {
    * until it settles. A consumer that ends on its own (its server died, a leader moved) is opened
    * again until `stop`: a node never silently stops taking resume items.
    */
-  async consume(handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>): Promise<void> {
+  async consume(handler: WorkHandler): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     const consumer = await consumeForever({
       open: async () =>
@@ -139,10 +153,7 @@ export class WorkQueue {
     this.#stop = () => consumer.stop();
   }
 
-  async #handle(
-    m: JsMsg,
-    handler: (item: WorkItem, deliveries: number) => Promise<WorkVerdict>,
-  ): Promise<void> {
+  async #handle(m: JsMsg, handler: WorkHandler): Promise<void> {
     let item: WorkItem;
     try {
       item = WorkItem.parse(JSON.parse(new TextDecoder().decode(m.data)));
@@ -169,7 +180,7 @@ export class WorkQueue {
       'cluster: resume item taken',
     );
     try {
-      verdict = await handler(item, m.info.deliveryCount);
+      verdict = await handler(item, m.info.deliveryCount, readTraceHeaders(m.headers));
     } catch (err) {
       this.logger.error(
         { runId: item.runId, err: (err as Error).message },

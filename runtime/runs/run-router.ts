@@ -6,7 +6,7 @@ import type { Interaction } from '../../policy/risk.ts';
 import type { ApprovalRecord, Store } from '../../store/index.ts';
 import type { AgentPool } from '../agents/agent-pool.ts';
 import type { ApprovalService } from '../approvals/approval-service.ts';
-import { subject, type Bus } from '../bus/index.ts';
+import { subject, type Bus, type TraceOf } from '../bus/index.ts';
 import type { ClusterNode } from '../cluster/index.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import type { GoalHost } from '../goals/goal-host.ts';
@@ -42,6 +42,8 @@ export interface RunRouterDeps {
   readonly clock: Clock;
   /** Whether the runtime is stopping (a goal's run that ends then is not reported to it). */
   readonly stopping: () => boolean;
+  /** A run's trace context, sent in the headers of the bus messages about it (none without telemetry). */
+  readonly traceOf: TraceOf;
 }
 
 /**
@@ -137,16 +139,21 @@ export class RunRouter {
     const published = deps.cluster?.approvalOpened(approval);
     try {
       deps.inspector.approvalOpened(approval, ctx.interaction);
-      deps.bus.publish(subject('approval', approval.id, 'requested'), 'approval.requested', {
-        approvalId: approval.id,
-        runId: approval.runId,
-        agentId: approval.agentId,
-        parentRunId: approval.parentRunId,
-        tool: approval.tool,
-        risk: approval.risk,
-        reason: approval.reason,
-        expiresAt: approval.expiresAt,
-      });
+      deps.bus.publish(
+        subject('approval', approval.id, 'requested'),
+        'approval.requested',
+        {
+          approvalId: approval.id,
+          runId: approval.runId,
+          agentId: approval.agentId,
+          parentRunId: approval.parentRunId,
+          tool: approval.tool,
+          risk: approval.risk,
+          reason: approval.reason,
+          expiresAt: approval.expiresAt,
+        },
+        { trace: approval.runId === null ? null : deps.traceOf(approval.runId) },
+      );
       deps.feed.approvalRequested(approval, ctx);
       for (const l of this.#approvalListeners) l(approval, ctx.interaction);
     } finally {
@@ -178,12 +185,17 @@ export class RunRouter {
     const { deps } = this;
     if (deps.stopping()) return;
     if (ctx.surface === GOAL_SURFACE) deps.goals.runStatus(runId, status);
-    deps.bus.publish(subject('run', runId, 'status'), 'run.status', {
-      runId,
-      agentId: ctx.agentId,
-      status: status as 'running',
-      ...(ctx.outcome ? { reason: ctx.outcome.reason } : {}),
-    });
+    deps.bus.publish(
+      subject('run', runId, 'status'),
+      'run.status',
+      {
+        runId,
+        agentId: ctx.agentId,
+        status: status as 'running',
+        ...(ctx.outcome ? { reason: ctx.outcome.reason } : {}),
+      },
+      { trace: deps.traceOf(runId) },
+    );
   }
 
   /** A run ended: its requests leave the Inbox, its slot is freed, its goal and waiters are told. */

@@ -5,6 +5,7 @@ import {
   trace,
   type Context,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import type { RunFeedEvent } from '../events.ts';
@@ -63,6 +64,8 @@ const seconds = (ms: number): number => Math.max(0, ms) / 1000;
  */
 export class TelemetryObserver {
   readonly #runs = new Map<string, RunSpans>();
+  /** The context a run's starting message came with, until the run starts (bounded). */
+  readonly #arrived = new Map<string, SpanContext>();
 
   constructor(private readonly deps: ObserverDeps) {}
 
@@ -101,6 +104,8 @@ export class TelemetryObserver {
           'gen_ai.usage.input_tokens': e.inputTokens,
           'gen_ai.usage.output_tokens': e.outputTokens,
         });
+        if (e.responseModel !== undefined)
+          chat.setAttribute('gen_ai.response.model', this.#text(e.responseModel));
         const attrs = this.#attrs(this.#modelAttrs(run.agentId));
         this.deps.metrics.tokens.record(e.inputTokens, { ...attrs, 'gen_ai.token.type': 'input' });
         this.deps.metrics.tokens.record(e.outputTokens, { ...attrs, 'gen_ai.token.type': 'output' });
@@ -176,6 +181,33 @@ export class TelemetryObserver {
     }
   };
 
+  /**
+   * The run's trace context for the messages sent about it: its open `invoke_agent` span here,
+   * else the context stored when it started (a parked run); null when telemetry never saw it.
+   */
+  traceOf(runId: string): { traceparent: string; tracestate?: string } | null {
+    const live = this.#runs.get(runId);
+    if (live === undefined) {
+      const stored = this.deps.loadTrace(runId);
+      return stored === null ? null : { traceparent: stored.traceparent };
+    }
+    const ctx = live.span.spanContext();
+    const state = ctx.traceState?.serialize() ?? '';
+    return { traceparent: toTraceparent(ctx), ...(state !== '' ? { tracestate: state } : {}) };
+  }
+
+  /**
+   * The message that starts `runId` came with `traceparent` (a NATS header): the run's
+   * `invoke_agent` span is its child. A malformed one is ignored; at most 1024 wait at once.
+   */
+  parentArrived(runId: string, traceparent: string): void {
+    const remote = fromTraceparent(traceparent);
+    if (remote === null) return;
+    this.#arrived.delete(runId);
+    this.#arrived.set(runId, remote);
+    if (this.#arrived.size > 1024) this.#arrived.delete(this.#arrived.keys().next().value!);
+  }
+
   /** Ends every open span (the runtime is stopping): each run continues its trace at the next start. */
   suspendAll(ts: number): void {
     for (const run of this.#runs.values())
@@ -217,7 +249,11 @@ export class TelemetryObserver {
 
   /** The context a sub-agent's run starts under: its parent's `spawn_agent` call, else its parent run. */
   #parentContext(runId: string, parentRunId: string | null): Context {
-    if (parentRunId === null) return ROOT_CONTEXT;
+    if (parentRunId === null) {
+      const arrived = this.#arrived.get(runId);
+      this.#arrived.delete(runId);
+      return arrived === undefined ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, arrived);
+    }
     const parent = this.#runs.get(parentRunId);
     if (parent !== undefined) {
       const call = parent.tools.get(runId.slice(parentRunId.length + 1));
@@ -254,10 +290,12 @@ export class TelemetryObserver {
       remote !== null
         ? trace.setSpanContext(ROOT_CONTEXT, remote)
         : this.#parentContext(e.runId, e.parentRunId);
-    const attrs = stored?.attrs ?? {
+    // A context that came in a message's headers has no attributes: the run's own fill in.
+    const attrs = {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': e.agentId,
       'snotra.run.id': e.runId,
+      ...stored?.attrs,
     };
     return this.#open(e, parent, attrs, true);
   }

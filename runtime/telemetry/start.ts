@@ -1,6 +1,7 @@
 import type { SecretResolver } from '../../actors/tools/types.ts';
 import type { Config, TelemetryConfig } from '../config/schema.ts';
 import type { RunFeedListener } from '../events.ts';
+import type { TraceContextValues, TraceOf } from '../bus/index.ts';
 import type { Store } from '../../store/index.ts';
 import { createMetrics } from './metrics.ts';
 import { TelemetryObserver } from './observer.ts';
@@ -20,6 +21,10 @@ export interface TelemetryDeps {
 /** Running telemetry: the feed listener, and the stop that ends open spans and flushes. */
 export interface Telemetry {
   readonly listener: RunFeedListener;
+  /** A run's current trace context, for the NATS headers of the messages about it. */
+  readonly traceOf: TraceOf;
+  /** The trace context the message that starts a run came with: the run's span joins it. */
+  readonly traceArrived: (runId: string, trace: TraceContextValues) => void;
   stop(): Promise<void>;
 }
 
@@ -59,6 +64,8 @@ export async function startTelemetry(deps: TelemetryDeps): Promise<Telemetry> {
   });
   return {
     listener: observer.listener,
+    traceOf: (runId) => observer.traceOf(runId),
+    traceArrived: (runId, trace) => observer.parentArrived(runId, trace.traceparent),
     async stop() {
       observer.suspendAll(deps.clock());
       await sdk.shutdown();

@@ -40,6 +40,7 @@ describe('anthropic provider', () => {
     server.reply({ sse: fixture('anthropic/read-file.sse') });
     const out = await model().step(stepRequest());
     expect(out).toEqual({
+      responseModel: 'claude-sonnet-4-5-20250929',
       kind: 'calls',
       usage: FIXTURE_USAGE,
       text: "I'll read the file.",
@@ -69,6 +70,7 @@ describe('anthropic provider', () => {
   it('parallel tool_use blocks after a thinking block, in block order', async () => {
     server.reply({ sse: fixture('anthropic/parallel.sse') });
     expect(await model().step(stepRequest([{ role: 'user', text: 'x' }], 2))).toEqual({
+      responseModel: 'claude-sonnet-4-5-20250929',
       kind: 'calls',
       usage: FIXTURE_USAGE,
       calls: [
@@ -81,6 +83,7 @@ describe('anthropic provider', () => {
   it('final text on end_turn', async () => {
     server.reply({ sse: fixture('anthropic/final.sse', { TEXT: 'hello' }) });
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'claude-sonnet-4-5-20250929',
       kind: 'final',
       text: 'The file says: hello',
       usage: FIXTURE_USAGE,
@@ -104,6 +107,7 @@ describe('anthropic provider', () => {
       { sse: fixture('anthropic/final.sse', { TEXT: 'ok' }) },
     );
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'claude-sonnet-4-5-20250929',
       kind: 'final',
       text: 'The file says: ok',
       usage: FIXTURE_USAGE,
@@ -205,6 +209,31 @@ describe('anthropic provider', () => {
       text: 'Reading.',
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'n.txt' } }],
     });
+  });
+
+  it('names the model the server said answered (message_start.message.model), streamed or whole', async () => {
+    server.reply({
+      status: 200,
+      json: {
+        type: 'message',
+        model: 'claude-served-2026',
+        content: [{ type: 'text', text: 'hi' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 9, output_tokens: 2 },
+      },
+    });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: 'hi',
+      usage: { inputTokens: 9, outputTokens: 2 },
+      responseModel: 'claude-served-2026',
+    });
+    // No model in the answer: none is named (never the one asked for).
+    server.reply({
+      status: 200,
+      json: { type: 'message', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn' },
+    });
+    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: 'hi' });
   });
 });
 

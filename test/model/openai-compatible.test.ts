@@ -41,6 +41,7 @@ describe('openai-compatible provider', () => {
     server.reply({ sse: fixture('openai/read-file.sse') });
     const out = await model({ temperature: 0.2 }).step(stepRequest());
     expect(out).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'calls',
       usage: FIXTURE_USAGE,
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt' } }],
@@ -74,6 +75,7 @@ describe('openai-compatible provider', () => {
   it('joins split names and argument fragments', async () => {
     server.reply({ sse: fixture('openai/split-name.sse') });
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'calls',
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt', startLine: 1 } }],
     });
@@ -82,6 +84,7 @@ describe('openai-compatible provider', () => {
   it('gives calls the runtime\'s own ids when the server sends none (Ollama), with finish_reason "stop"', async () => {
     server.reply({ sse: fixture('openai/ollama-no-ids.sse') });
     expect(await model().step(stepRequest([{ role: 'user', text: 'x' }], 7))).toEqual({
+      responseModel: 'qwen2.5:7b',
       kind: 'calls',
       calls: [
         { id: 'c00007000', tool: 'read_file', args: { path: 'notes.txt' } },
@@ -94,6 +97,7 @@ describe('openai-compatible provider', () => {
     server.reply({ sse: fixture('openai/parallel.sse') });
     const out = await model().step(stepRequest());
     expect(out).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'calls',
       usage: FIXTURE_USAGE,
       calls: [
@@ -106,6 +110,7 @@ describe('openai-compatible provider', () => {
   it('reads llama.cpp --jinja streams (provider ids ignored, tiny fragments)', async () => {
     server.reply({ sse: fixture('openai/llamacpp-tool.sse') });
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'qwen2.5-7b-instruct-q4_k_m.gguf',
       kind: 'calls',
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt' } }],
     });
@@ -114,18 +119,24 @@ describe('openai-compatible provider', () => {
   it('returns the final text; a refusal is text and reasoning fields are dropped', async () => {
     server.reply({ sse: fixture('openai/final.sse', { TEXT: 'hello' }) });
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'final',
       text: 'The file says: hello',
       usage: FIXTURE_USAGE,
     });
     server.reply({ sse: fixture('openai/refusal-reasoning.sse') });
-    expect(await model().step(stepRequest())).toEqual({ kind: 'final', text: "I can't help with that." });
+    expect(await model().step(stepRequest())).toEqual({
+      kind: 'final',
+      text: "I can't help with that.",
+      responseModel: 'deepseek-r1',
+    });
   });
 
   it('a huge index is a key in a map, not an array length', async () => {
     server.reply({ sse: fixture('openai/huge-index.sse') });
     // An array sized by the index would not fit in memory: the step returning is the proof.
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'calls',
       calls: [{ id: 'c00000000', tool: 'read_file', args: { path: 'notes.txt' } }],
     });
@@ -183,6 +194,7 @@ describe('openai-compatible provider', () => {
     );
     const started = Date.now();
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'final',
       text: 'The file says: ok',
       usage: FIXTURE_USAGE,
@@ -200,6 +212,7 @@ describe('openai-compatible provider', () => {
       },
     );
     expect(await model().step(stepRequest())).toEqual({
+      responseModel: 'gpt-4o-mini-2024-07-18',
       kind: 'final',
       text: 'The file says: ok',
       usage: FIXTURE_USAGE,
@@ -380,6 +393,35 @@ describe('openai-compatible provider', () => {
     expect(err.code).toBe(ModelErrorCode.config);
     expect(err.message).toContain('environment variable OPENAI_API_KEY is not set: export OPENAI_API_KEY');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('names the model the server said answered; none, or a malformed name, names nothing', async () => {
+    const answer = (model: unknown) => {
+      const chunk = (delta: object, finish: string | null) =>
+        `data: ${JSON.stringify({ ...(model === undefined ? {} : { model }), choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      return { sse: [chunk({ content: 'hi' }, null), chunk({}, 'stop'), 'data: [DONE]\n\n'] };
+    };
+    server.reply(
+      answer(undefined),
+      answer('gpt-4o-mini\u0007'),
+      answer('x\nname'),
+      answer({ name: 'x' }),
+      answer('m'.repeat(201)),
+      answer(''),
+      answer('served/model-7b:q4'),
+    );
+    const named: (string | undefined)[] = [];
+    for (let i = 0; i < 7; i++) named.push((await model().step(stepRequest())).responseModel);
+    // The request asked for gpt-4o-mini: it is never filled in for the server.
+    expect(named).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      'served/model-7b:q4',
+    ]);
   });
 
   it('a server that ignores stream: true and answers with one JSON completion is understood', async () => {

@@ -101,6 +101,88 @@ describe('telemetry observer', () => {
     ).toBe(true);
   });
 
+  it('traceOf: the open run span while the run is live, its stored context once parked, null when unseen', () => {
+    const traces = new Map<string, { traceparent: string; attrs: Record<string, string> }>();
+    const { obs, exporter, send } = observer(traces);
+    expect(obs.traceOf('lead:r1')).toBeNull();
+    send(1, {
+      type: 'run.started',
+      sessionId: 's1',
+      taskId: null,
+      interaction: 'unattended',
+      surface: 'task',
+    });
+    const live = obs.traceOf('lead:r1');
+    expect(live).toEqual({ traceparent: traces.get('lead:r1')!.traceparent });
+    send(2, { type: 'run.parked', approvalId: 'a1' });
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent lead')!;
+    expect(live?.traceparent).toBe(toTraceparent(span.spanContext()));
+    expect(obs.traceOf('lead:r1')).toEqual(live);
+    expect(obs.traceOf('lead:other')).toBeNull();
+  });
+
+  it('a run continued from a context that came in a message header (no attributes) gets its own', () => {
+    const traceparent = `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`;
+    const traces = new Map([['lead:r1', { traceparent, attrs: {} }]]);
+    const { exporter, send } = observer(traces);
+    send(5, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.spanContext().traceId).toBe('ab'.repeat(16));
+    expect(span?.parentSpanContext?.spanId).toBe('cd'.repeat(8));
+    expect(span?.attributes).toMatchObject({
+      'gen_ai.agent.name': 'lead',
+      'snotra.run.id': 'lead:r1',
+      'snotra.run.resumed': true,
+    });
+  });
+
+  it('a run whose message came with a traceparent starts under it; a malformed one, or another run’s, is ignored', () => {
+    const { obs, exporter, send } = observer(new Map());
+    const parent = `00-${'12'.repeat(16)}-${'34'.repeat(8)}-01`;
+    obs.parentArrived('lead:r1', parent);
+    obs.parentArrived('lead:other', `00-${'56'.repeat(16)}-${'78'.repeat(8)}-01`);
+    send(1, { type: 'run.started', sessionId: 's1', taskId: null, interaction: 'attended', surface: 'cli' });
+    send(2, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const bad = observer(new Map());
+    for (const v of [
+      '',
+      `00-${'0'.repeat(32)}-${'34'.repeat(8)}-01`,
+      `00-${'AB'.repeat(16)}-${'34'.repeat(8)}-01`,
+    ])
+      bad.obs.parentArrived('lead:r1', v);
+    bad.send(1, {
+      type: 'run.started',
+      sessionId: 's1',
+      taskId: null,
+      interaction: 'attended',
+      surface: 'cli',
+    });
+    bad.send(2, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.spanContext().traceId).toBe('12'.repeat(16));
+    expect(span?.parentSpanContext?.spanId).toBe('34'.repeat(8));
+    const [root] = bad.exporter.getFinishedSpans();
+    expect(root?.parentSpanContext).toBeUndefined();
+  });
+
+  it('gen_ai.response.model is the model the server named, redacted; absent when it named none', () => {
+    const { exporter, send } = observer(new Map());
+    send(1, { type: 'run.started', sessionId: 's1', taskId: null, interaction: 'attended', surface: 'chat' });
+    send(2, { type: 'model.usage', step: 0, inputTokens: 3, outputTokens: 1, responseModel: 'm-1-2026' });
+    send(3, { type: 'tool.proposed', callId: 'c1', tool: 'list_dir', args: { path: '.' } });
+    send(4, { type: 'model.usage', step: 1, inputTokens: 3, outputTokens: 1 });
+    send(5, { type: 'tool.proposed', callId: 'c2', tool: 'list_dir', args: { path: '.' } });
+    send(6, { type: 'model.usage', step: 2, inputTokens: 3, outputTokens: 1, responseModel: `x-${SECRET}` });
+    send(7, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    const chats = exporter.getFinishedSpans().filter((s) => s.name.startsWith('chat'));
+    expect(chats.map((c) => c.attributes['gen_ai.request.model'])).toEqual(['m-1', 'm-1', 'm-1']);
+    expect(chats.map((c) => c.attributes['gen_ai.response.model'])).toEqual([
+      'm-1-2026',
+      undefined,
+      'x-[REDACTED]',
+    ]);
+  });
+
   it('a secret in any event field (or a look-alike key) never reaches a span, with captureContent on', () => {
     const { exporter, send } = observer(new Map());
     const variants = [SECRET, `prefix ${SECRET} suffix`, `"${SECRET}"`];

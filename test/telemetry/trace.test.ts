@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
+import { encodeEnvelope, subject, traceHeaders } from '../../runtime/bus/index.ts';
+import { RUNTIME_KINDS } from '../../runtime/messages.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
 import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
@@ -216,6 +219,45 @@ describe('OpenTelemetry export', () => {
       await rt?.stop();
       fx.cleanup();
     }
+  });
+
+  it('a message to an agent that comes with a traceparent header starts a run inside that trace', async () => {
+    const fx = fixture(false);
+    const rt = await fx.start(new ScriptedModel({ lead: [{ respond: { kind: 'final', text: 'ok' } }] }));
+    const callerTrace = randomBytes(16).toString('hex');
+    const callerSpan = randomBytes(8).toString('hex');
+    const message = {
+      messageId: 'from-a-traced-service',
+      sessionId: 'svc:1',
+      taskId: null,
+      parentRunId: null,
+      surface: 'cli',
+      interaction: 'unattended' as const,
+      text: 'hello',
+    };
+    const runId = `lead:${message.messageId}`;
+    try {
+      // Published by someone else on the bus (a service with its own trace), not by the runtime.
+      const { json } = encodeEnvelope(RUNTIME_KINDS, 'agent.message', message, 'a-service');
+      const headers = traceHeaders({ traceparent: `00-${callerTrace}-${callerSpan}-01` });
+      await jetstream(runtimeInternals(rt).bus.nats).publish(subject('agent', 'lead', 'message'), json, {
+        msgID: message.messageId,
+        ...(headers !== undefined ? { headers } : {}),
+      });
+      await eventually(
+        () => runtimeInternals(rt).store.snapshots.get(runId)?.status === 'completed',
+        30_000,
+        'the run the message started to complete',
+      );
+    } finally {
+      await rt.stop();
+      fx.cleanup();
+    }
+    const span = receiver
+      .spans()
+      .find((s) => s.name === 'invoke_agent lead' && s.attrs['snotra.run.id'] === runId);
+    expect(span?.traceId).toBe(callerTrace);
+    expect(span?.parentSpanId).toBe(callerSpan);
   });
 
   it('without captureContent no argument, result or model text is exported', async () => {
