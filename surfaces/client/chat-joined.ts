@@ -32,6 +32,7 @@ export async function joinedChat(stateDir: string): Promise<ChatRuntime | null> 
   return {
     kind: 'joined',
     pid: hello.pid,
+    agents: hello.agents,
     onRunEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -49,7 +50,7 @@ export async function joinedChat(stateDir: string): Promise<ChatRuntime | null> 
         .result as DecideResult,
     approveWithGrant: async (approvalId, scope) =>
       (await ask({ type: 'grant', approvalId, scope })).result as DecideResult,
-    agents: async () => (await ask({ type: 'agents' })).agents as AgentView[],
+    agentModes: async () => (await ask({ type: 'agents' })).agents as AgentView[],
     setMode: async (agent, mode) => void (await ask({ type: 'set-mode', agent, mode })),
     pendingApprovals: async () => (await ask({ type: 'inbox' })).approvals as ApprovalRecord[],
     listSessions: async () => (await ask({ type: 'sessions', op: 'list' })).sessions as SessionView[],

@@ -28,6 +28,8 @@ export interface ChatRuntime {
   readonly kind: 'embedded' | 'joined';
   /** The pid of the process the runtime runs in. */
   readonly pid: number;
+  /** The agents of the runtime's config. */
+  readonly agents: readonly string[];
   /** Every run feed event of the runtime (redacted when joined) from now until `off`. */
   onRunEvent(listener: FeedListener): () => void;
   /** Sends a chat message (attended) in `session`, or in a new session when null. */
@@ -47,7 +49,7 @@ export interface ChatRuntime {
     reason?: string,
   ): Promise<DecideResult>;
   approveWithGrant(approvalId: string, scope: GrantScope, user: string): Promise<DecideResult>;
-  agents(): Promise<AgentView[]>;
+  agentModes(): Promise<AgentView[]>;
   setMode(agent: string, mode: ChatMode, user: string): Promise<void>;
   pendingApprovals(): Promise<ApprovalRecord[]>;
   listSessions(): Promise<SessionView[]>;
@@ -62,10 +64,11 @@ export interface ChatRuntime {
 }
 
 /** The chat's view of a runtime started in this process for the chat. */
-export function embeddedChat(rt: Runtime): ChatRuntime {
+export function embeddedChat(rt: Runtime, agents: readonly string[]): ChatRuntime {
   return {
     kind: 'embedded',
     pid: process.pid,
+    agents,
     onRunEvent: (listener) => rt.runs.onRunEvent(listener),
     async submit(agent, text, session) {
       const id = session ?? rt.sessions.create(agent, 'chat').sessionId;
@@ -78,7 +81,7 @@ export function embeddedChat(rt: Runtime): ChatRuntime {
     waitForRun: (runId) => rt.waitForRun(runId),
     decideAsync: (id, decision, user, reason) => rt.approvals.decideAsync(id, decision, user, reason),
     approveWithGrant: async (id, scope, user) => rt.approvals.approveWithGrant(id, scope, user),
-    agents: async () => rt.read.agents(),
+    agentModes: async () => rt.read.agents(),
     setMode: async (agent, mode, user) => rt.authority.setAgentMode(agent, mode, user),
     pendingApprovals: async () => rt.read.pendingApprovals(),
     listSessions: async () => rt.sessions.list(),

@@ -188,6 +188,13 @@ describe('snotra chat beside a running snotra start joins it', () => {
     expect(out).not.toMatch(/state_dir_locked|in use by another/);
     expect(count(out, '  answer ')).toBe(1);
 
+    // The agent is one of the running runtime's, named as such when it is not.
+    const wrong = startOnPty([process.execPath, BIN, 'chat', '--config', config, '--agent', 'nope']);
+    expect(await exitOf(wrong), wrong.out()).toBe(2);
+    expect(wrong.out()).toContain(
+      `--agent "nope" is not an agent of the running runtime (pid ${start.pid}); agents: assistant`,
+    );
+
     // Leaving the chat left the start running: it still holds the state dir and answers.
     expect(start.child.exitCode).toBeNull();
     expect(readFileSync(join(dir, 'state', 'runtime.lock.owner'), 'utf8')).toBe(String(start.pid));

@@ -80,8 +80,7 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
     return runCommand([...flags, '-'], io, cwd);
   }
   const loaded = resolveConfig(args.config, cwd);
-  const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', args.agent);
-  const rt = await chatRuntime(loaded, io);
+  const { rt, agent } = await chatRuntime(loaded, io, args.agent);
   const ctrlC = new CtrlC(() => {});
   try {
     let session: string | null = args.session ?? null;
@@ -118,18 +117,33 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
 }
 
 /**
- * The chat's runtime: the one running on the config's state dir (`snotra start`), joined over
- * its join socket, or, only when none runs, one started in this process for the chat (it stops
- * when the chat ends).
+ * The chat's runtime and agent: the runtime running on the config's state dir (`snotra start`),
+ * joined over its join socket (the agent one of its agents), or, only when none runs, one started
+ * in this process for the chat (it stops when the chat ends; the agent one of the config's).
  */
-async function chatRuntime(loaded: ReturnType<typeof resolveConfig>, io: CliIo): Promise<ChatRuntime> {
+async function chatRuntime(
+  loaded: ReturnType<typeof resolveConfig>,
+  io: CliIo,
+  wanted: string | undefined,
+): Promise<{ rt: ChatRuntime; agent: string }> {
   let joined: ChatRuntime | null;
   try {
     joined = await joinedChat(loaded.config.stateDir);
   } catch (err) {
     throw err instanceof ClientError ? new CommandFailure(err.code, err.message) : err;
   }
-  if (joined !== null) return joined;
+  if (joined !== null) {
+    try {
+      return {
+        rt: joined,
+        agent: pickAgent(joined.agents, `the running runtime (pid ${joined.pid})`, wanted),
+      };
+    } catch (err) {
+      await joined.close();
+      throw err;
+    }
+  }
+  const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', wanted);
   const rt = await openRuntime({ loaded, io, json: false, who: 'snotra chat', onRunEvent: () => {} });
-  return embeddedChat(rt);
+  return { rt: embeddedChat(rt, Object.keys(loaded.config.agents)), agent };
 }

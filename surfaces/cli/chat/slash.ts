@@ -70,7 +70,7 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     case '/mode': {
       const wanted = rest[0];
       if (wanted === undefined) {
-        const mode = (await ctx.rt.agents()).find((a) => a.id === ctx.agent)?.mode ?? '?';
+        const mode = (await ctx.rt.agentModes()).find((a) => a.id === ctx.agent)?.mode ?? '?';
         ctx.say(`mode of ${oneLine(ctx.agent, 80)}: ${mode}`);
         return null;
       }
