@@ -65,7 +65,7 @@ export async function joinedChat(stateDir: string): Promise<ChatRuntime | null> 
     checkpoints: async (session) =>
       (await ask({ type: 'checkpoints', session })).checkpoints as CheckpointSummary[],
     rewind: async (checkpoint, dryRun) =>
-      (await ask({ type: 'rewind', checkpoint, dryRun })).outcome as RewindOutcome,
+      (await ask({ type: 'rewind', checkpoint, dryRun, surface: 'chat' })).outcome as RewindOutcome,
     async close() {
       listeners.clear();
       conn.close();

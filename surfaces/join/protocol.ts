@@ -62,6 +62,8 @@ export const JoinRequest = z.discriminatedUnion('type', [
     req: Req,
     checkpoint: Id,
     dryRun: z.boolean(),
+    /** The surface the audit names (`snotra rewind`: cli, the default; `/rewind`: chat). */
+    surface: z.enum(['cli', 'chat']).optional(),
   }),
   /** A single-use login URL of the web app (`snotra open`). */
   z.strictObject({ v: z.literal(1), type: z.literal('login'), req: Req }),

@@ -178,7 +178,11 @@ export async function startJoinServer(o: JoinServerOptions): Promise<JoinServer>
         return;
       }
       case 'rewind': {
-        const outcome = runtime.runs.rewind(r.checkpoint, { dryRun: r.dryRun, user, surface: 'cli' });
+        const outcome = runtime.runs.rewind(r.checkpoint, {
+          dryRun: r.dryRun,
+          user,
+          surface: r.surface ?? 'cli',
+        });
         c.reply(r.req, { outcome });
         return;
       }

@@ -18,6 +18,7 @@ describe('the join requests of snotra chat', () => {
     [{ type: 'set-mode', agent: 'assistant', mode: 'allow' }],
     [{ type: 'inbox' }],
     [{ type: 'checkpoints', session: 's' }],
+    [{ type: 'rewind', checkpoint: 'ck-1', dryRun: true, surface: 'chat' }],
   ])('accepts %j', (body) => {
     const parsed = parseRequest(line(body));
     expect(parsed).toEqual({ request: { v: 1, req: 1, ...body } });
@@ -39,6 +40,7 @@ describe('the join requests of snotra chat', () => {
     [{ type: 'set-mode', agent: 'assistant', mode: 'allow', user: 'local:root' }, 'user'],
     [{ type: 'chat-submit', agent: 'assistant', text: 'hi', unattended: true }, 'unattended'],
     [{ type: 'inbox', all: true }, 'all'],
+    [{ type: 'rewind', checkpoint: 'ck-1', dryRun: true, surface: 'web' }, 'surface'],
   ])('refuses %j, naming %s', (body, field) => {
     const parsed = parseRequest(line(body));
     expect('error' in parsed).toBe(true);

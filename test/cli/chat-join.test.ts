@@ -159,6 +159,13 @@ describe('snotra chat beside a running snotra start joins it', () => {
       await answered(cli, '/rewind ID shows the diff', '/rewind');
       expect(cli.out()).toMatch(/ck-[0-9a-z]+-[0-9a-f]{8} +\S+  +write_file +call c\d+ +changed since: 1/);
 
+      // The diff back to it comes from the start (its rewind, dry run): nothing is changed.
+      const ck = /(ck-[0-9a-z]+-[0-9a-f]{8}) +\S+ +write_file/.exec(cli.out())?.[1];
+      cli.child.stdin?.write(`/rewind ${ck}\r`);
+      await answered(cli, `to put the files back: /rewind ${ck} confirm`, 'the rewind’s diff');
+      expect(cli.out()).toContain(`rewind to ${ck} would change (1 path):`);
+      expect(readFileSync(join(dir, 'project', 'NOTE.md'), 'utf8')).toBe('one\ntwo\n');
+
       cli.child.stdin?.write('/compact\r');
       await answered(cli, 'summary: Greeted; wrote NOTE.md', '/compact');
       expect(cli.out()).toMatch(/compacted \d+ entries of session joined-1 into a summary/);
