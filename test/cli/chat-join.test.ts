@@ -92,7 +92,7 @@ afterAll(async () => {
 });
 
 describe('snotra chat beside a running snotra start joins it', () => {
-  it('streams, asks an approval at the prompt that the start’s Inbox shows too, runs the slash commands (/compact in the start), Ctrl-C interrupts and /resume goes on, and leaving keeps the start running', async () => {
+  it('streams, asks an approval at the prompt that the start’s Inbox shows too, runs the slash commands (/compact in the start), Ctrl-C interrupts and /resume goes on, leaving keeps the start running, and a start that stops under a chat ends it (exit 1)', async () => {
     const first = gate();
     const held = gate();
     const requests = (needle: string) => model.requests.filter((r) => r.raw.includes(needle));
@@ -209,6 +209,17 @@ describe('snotra chat beside a running snotra start joins it', () => {
       sessions: { sessionId: string }[];
     };
     expect(sessions.sessions.map((s) => s.sessionId)).toContain('joined-1');
-    expect(await stopProcess(start)).toBe(0);
+
+    // A start that stops under a joined chat stops cleanly (SIGTERM), and the chat says so and ends (exit 1).
+    const orphan = startOnPty([process.execPath, BIN, 'chat', '--config', config], { NO_COLOR: '1' });
+    try {
+      await answered(orphan, `Joined the running runtime (pid ${start.pid})`, 'the second chat’s banner');
+      expect(await stopProcess(start)).toBe(0);
+      orphan.child.stdin?.write('anyone there?\r');
+      expect(await exitOf(orphan), orphan.out()).toBe(1);
+      expect(orphan.out()).toContain('snotra chat: the running runtime stopped');
+    } finally {
+      if (orphan.child.exitCode === null) orphan.child.kill('SIGKILL');
+    }
   }, 240_000);
 });
