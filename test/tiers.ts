@@ -81,6 +81,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/runtime/hold-back.test.ts',
   'test/cli/watch-deltas.test.ts',
   'test/cli/chat-units.test.ts',
+  'test/cli/chat-join-protocol.test.ts',
   'test/cli/init-choices.test.ts',
   'test/runtime/run-id-file.test.ts',
   'test/runtime/teardown-stack.test.ts',

@@ -36,18 +36,37 @@ export async function openSecretStore(options: OpenSecretStoreOptions = {}): Pro
   }
 }
 
+/** The backend a new config should name (`snotra init`), and why, in one line. */
+export interface SecretBackendChoice {
+  readonly backend: 'os' | 'env';
+  readonly reason: string;
+}
+
 /**
  * The backend a new config should name: `os` when the OS keyring answers here (it is opened and
- * probed), `env` otherwise (a headless machine without a Secret Service), so the first run does
- * not fail on a keyring that is not there. `open` is a seam for tests.
+ * probed: an entry written, read back and deleted), `env` otherwise (a headless machine without a
+ * Secret Service), so the first run does not fail on a keyring that is not there. The reason is
+ * the probe's outcome (on failure, what the keyring said, first line). `open` is a seam for tests
+ * (e.g. `openKeyringStore` with an entry factory).
  */
+export async function chooseSecretBackend(
+  open: () => Promise<unknown> = () => openKeyringStore(),
+): Promise<SecretBackendChoice> {
+  try {
+    await open();
+    return {
+      backend: SecretBackend.os,
+      reason: 'the OS keyring answered a probe (an entry written, read back and deleted)',
+    };
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    return { backend: SecretBackend.env, reason: (text.split('\n')[0] ?? '').slice(0, 400) };
+  }
+}
+
+/** `chooseSecretBackend`'s backend alone. */
 export async function detectSecretBackend(
   open: () => Promise<unknown> = () => openKeyringStore(),
 ): Promise<'os' | 'env'> {
-  try {
-    await open();
-    return SecretBackend.os;
-  } catch {
-    return SecretBackend.env;
-  }
+  return (await chooseSecretBackend(open)).backend;
 }

@@ -2,10 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG_FILE_NAME, detectSecretBackend, parseConfig, type StateEnv } from '../../runtime/index.ts';
+import {
+  chooseSecretBackend,
+  CONFIG_FILE_NAME,
+  parseConfig,
+  type SecretBackendChoice,
+  type StateEnv,
+} from '../../runtime/index.ts';
 import { checkModelFlags, type InitModel } from './init/choices.ts';
 import { chooseModel } from './init/model.ts';
 import { ExitCode, UsageError, type CliIo } from './io.ts';
+import { oneLine } from './run/escape.ts';
 import { packageFile } from './package-root.ts';
 
 const USAGE =
@@ -22,7 +29,7 @@ function schemaRef(configDir: string): string {
 
 /**
  * The starter config: the defaults written out, each section explained in a `$comment`;
- * `secrets.backend` as given (`detectSecretBackend`: the OS keyring where one answers, else env);
+ * `secrets.backend` as given (`chooseSecretBackend`: the OS keyring where one answers, else env);
  * the assistant's model when one was chosen.
  */
 export function starterConfig(
@@ -136,7 +143,7 @@ export async function initCommand(
   io: CliIo,
   cwd: string,
   env: StateEnv & Readonly<Record<string, string | undefined>> = process.env,
-  detectBackend: () => Promise<'os' | 'env'> = () => detectSecretBackend(),
+  chooseBackend: () => Promise<SecretBackendChoice> = () => chooseSecretBackend(),
 ): Promise<number> {
   let values;
   try {
@@ -179,16 +186,18 @@ export async function initCommand(
   } finally {
     terminal?.close();
   }
-  const backend = await detectBackend();
+  const { backend, reason } = await chooseBackend();
   const text = `${JSON.stringify(starterConfig(dir, values['state-dir'], backend, chosen.model), null, 2)}\n`;
   // The starter must load as written: a bad --state-dir is refused before anything is written.
   const loaded = parseConfig(text, file, dir, { env });
   writeFileSync(file, text, { flag: values.force ? 'w' : 'wx' });
   io.stdout(`wrote ${file}\n`);
+  // Which backend, and why: the keyring probe's outcome (escaped: it is the platform's text).
+  const why = oneLine(reason, 400);
   io.stdout(
     backend === 'os'
-      ? 'secrets: the OS keyring (secrets.backend "os")\n'
-      : 'secrets: no OS keyring answers here, so secrets.backend is "env" (SNOTRA_SECRET_<NAME> variables, or { "env": "VARIABLE" } references)\n',
+      ? `secrets: the OS keyring (secrets.backend "os"): ${why}\n`
+      : `secrets: no OS keyring answers here, so secrets.backend is "env" (SNOTRA_SECRET_<NAME> variables, or { "env": "VARIABLE" } references); the keyring probe said: ${why}\n`,
   );
   for (const line of chosen.lines) io.stdout(`${line}\n`);
   const stateDir = loaded.config.stateDir;

@@ -106,13 +106,19 @@ export function connectJoinSocket(stateDir: string): Promise<Socket | null> {
   });
 }
 
+/** A connection to a running runtime that answered `hello` and follows its run feed. */
+export interface Joined {
+  readonly conn: JoinConnection;
+  readonly hello: HelloReply;
+}
+
 /**
- * Joins the runtime running on `stateDir` (`snotra start`), or resolves null when none listens.
- * Refused (`joined_from_agent_process`) when this process descends from that runtime: an
- * agent's tool must not submit messages or decide approvals through it. The connection follows
- * the run feed from the start, so no event of a run submitted through it is missed.
+ * Connects to the runtime running on `stateDir` (`snotra start`), says hello and follows its run
+ * feed from the start (no event of a run submitted through it is missed); null when none
+ * listens. Refused (`joined_from_agent_process`) when this process descends from that runtime:
+ * an agent's tool must not submit messages or decide approvals through it.
  */
-export async function tryJoin(stateDir: string, onRunEvent: ClientFeed): Promise<RuntimeClient | null> {
+export async function joinRunning(stateDir: string, onRunEvent: ClientFeed): Promise<Joined | null> {
   const socket = await connectJoinSocket(stateDir);
   if (socket === null) return null;
   const conn = new JoinConnection(socket, onRunEvent);
@@ -134,6 +140,17 @@ export async function tryJoin(stateDir: string, onRunEvent: ClientFeed): Promise
   } finally {
     clearTimeout(timer);
   }
+  return { conn, hello };
+}
+
+/**
+ * Joins the runtime running on `stateDir` (`snotra start`) as a `RuntimeClient`, or resolves
+ * null when none listens (`joinRunning`).
+ */
+export async function tryJoin(stateDir: string, onRunEvent: ClientFeed): Promise<RuntimeClient | null> {
+  const joined = await joinRunning(stateDir, onRunEvent);
+  if (joined === null) return null;
+  const { conn, hello } = joined;
   const result = async (body: RequestBody) => (await conn.request(body)).result as DecideResult;
   return {
     kind: 'joined',

@@ -62,9 +62,55 @@ export const JoinRequest = z.discriminatedUnion('type', [
     req: Req,
     checkpoint: Id,
     dryRun: z.boolean(),
+    /** The surface the audit names (`snotra rewind`: cli, the default; `/rewind`: chat). */
+    surface: z.enum(['cli', 'chat']).optional(),
   }),
   /** A single-use login URL of the web app (`snotra open`). */
   z.strictObject({ v: z.literal(1), type: z.literal('login'), req: Req }),
+  // What `snotra chat` asks of the runtime it joined (surfaces/join/chat-server.ts).
+  /** A chat message, attended, in `session` (a new session when absent); replies `runId`, `session`. */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('chat-submit'),
+    req: Req,
+    agent: Id,
+    text: z.string().min(1).max(100_000),
+    session: Id.optional(),
+  }),
+  /** Interrupts (saved, resumable), resumes or cancels a run; replies `done` (false: nothing to do). */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('run-control'),
+    req: Req,
+    runId: Id,
+    action: z.enum(['interrupt', 'resume', 'cancel']),
+    reason: z.string().max(2000).optional(),
+  }),
+  /** The sessions, most recently used first (`list`), or the workspace's latest (`latest`). */
+  z.strictObject({ v: z.literal(1), type: z.literal('sessions'), req: Req, op: z.enum(['list', 'latest']) }),
+  /** One session (`get`), a new one for an agent (`create`, `name` optional), or its compaction (`compact`). */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('session'),
+    req: Req,
+    op: z.enum(['get', 'create', 'compact']),
+    session: Id.optional(),
+    agent: Id.optional(),
+  }),
+  /** The agents with their modes now. */
+  z.strictObject({ v: z.literal(1), type: z.literal('agents'), req: Req }),
+  /** Changes an agent's mode while the runtime runs, as the local user (audited). */
+  z.strictObject({
+    v: z.literal(1),
+    type: z.literal('set-mode'),
+    req: Req,
+    agent: Id,
+    mode: z.enum(['allow', 'ask', 'deny']),
+  }),
+  /** The pending approvals of the Inbox. */
+  z.strictObject({ v: z.literal(1), type: z.literal('inbox'), req: Req }),
+  /** A session's checkpoints, oldest first. */
+  z.strictObject({ v: z.literal(1), type: z.literal('checkpoints'), req: Req, session: Id }),
 ]);
 export type JoinRequest = z.infer<typeof JoinRequest>;
 

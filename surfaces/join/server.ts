@@ -4,6 +4,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Runtime } from '../../runtime/index.ts';
+import { ChatRefused, chatReply } from './chat-server.ts';
 import { JOIN_SOCKET, JoinRequest, MAX_REQUEST_LINE, type JoinErrorBody } from './protocol.ts';
 
 /** Connections open at once at most; more are told so and closed. */
@@ -39,8 +40,8 @@ class Refused extends Error {
  * Listens on `<stateDir>/join.sock` (mode 0600; the state dir is 0700) so that surfaces started
  * after `snotra start` join this runtime instead of failing `state_dir_locked`: they submit
  * messages, follow the run feed (redacted, `model.delta` included), wait for runs, decide
- * approvals as the local user, rewind to a checkpoint (locked against live runs) and ask for a
- * web app login URL. Only the user who runs the
+ * approvals as the local user, rewind to a checkpoint (locked against live runs), ask for a
+ * web app login URL, and do what `snotra chat` does (`chat-server.ts`). Only the user who runs the
  * runtime can connect (the same boundary as the control socket and the store). A bad line gets
  * an error line naming what was wrong; it never stops the runtime.
  */
@@ -94,7 +95,7 @@ export async function startJoinServer(o: JoinServerOptions): Promise<JoinServer>
         const r = parsed.request;
         void handle(r, { reply, write, offs, socket }).catch((err: unknown) =>
           fail(r.req, {
-            code: err instanceof Refused ? err.code : codeOf(err),
+            code: err instanceof Refused || err instanceof ChatRefused ? err.code : codeOf(err),
             message: runtime.read.redact(String((err as Error).message)),
           }),
         );
@@ -177,7 +178,11 @@ export async function startJoinServer(o: JoinServerOptions): Promise<JoinServer>
         return;
       }
       case 'rewind': {
-        const outcome = runtime.runs.rewind(r.checkpoint, { dryRun: r.dryRun, user, surface: 'cli' });
+        const outcome = runtime.runs.rewind(r.checkpoint, {
+          dryRun: r.dryRun,
+          user,
+          surface: r.surface ?? 'cli',
+        });
         c.reply(r.req, { outcome });
         return;
       }
@@ -188,6 +193,10 @@ export async function startJoinServer(o: JoinServerOptions): Promise<JoinServer>
             'the running runtime has no sidecar (sidecar.enabled is false): no web app to open',
           );
         c.reply(r.req, { url: o.login() });
+        return;
+      default:
+        // What `snotra chat` asks (sessions, compaction, the Inbox, modes, run control).
+        c.reply(r.req, await chatReply({ runtime, user, agents: o.agents }, r));
         return;
     }
   };

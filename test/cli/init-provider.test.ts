@@ -98,7 +98,7 @@ function ioWith(term: ApprovalTerminal | null) {
   return { io, out, err };
 }
 
-const onlyEnv = async () => 'env' as const;
+const onlyEnv = async () => ({ backend: 'env' as const, reason: 'no keyring in this test' });
 
 async function init(argv: string[], term: ApprovalTerminal | null = null, env = envFor()) {
   const dir = folder();

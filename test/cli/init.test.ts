@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config/load.ts';
-import { detectSecretBackend } from '../../runtime/secrets/index.ts';
+import {
+  chooseSecretBackend,
+  openKeyringStore,
+  type KeyringEntryFactory,
+} from '../../runtime/secrets/index.ts';
 import { initCommand } from '../../surfaces/cli/init.ts';
 import { runCli } from '../../surfaces/cli/main.ts';
 
@@ -134,24 +138,54 @@ describe('snotra init', () => {
     expect(existsSync(join(plain, '.gitignore'))).toBe(false);
   });
 
-  it('names the OS keyring where one answers, and env otherwise (a headless machine), and says which', async () => {
-    for (const [answers, backend] of [
-      [true, 'os'],
-      [false, 'env'],
+  it('names the OS keyring where one answers its probe, and env otherwise (a headless machine), and says which and why', async () => {
+    // The real probe (write, read back, delete) over an entry factory: one keyring that keeps
+    // what it is given, one that refuses as a machine without a Secret Service does.
+    const kept = new Map<string, string>();
+    const answering: KeyringEntryFactory = (service, account) => ({
+      getPassword: async () => kept.get(`${service}/${account}`),
+      setPassword: async (p) => void kept.set(`${service}/${account}`, p),
+      deleteCredential: async () => kept.delete(`${service}/${account}`),
+    });
+    const refusing: KeyringEntryFactory = () => ({
+      getPassword: async () => null,
+      setPassword: async () => {
+        throw new Error('Platform secure storage failure: DBus error\nsecond line');
+      },
+      deleteCredential: async () => false,
+    });
+    // A keyring that takes the probe but gives back something else does not answer either.
+    const forgetful: KeyringEntryFactory = () => ({
+      getPassword: async () => 'not what was written',
+      setPassword: async () => {},
+      deleteCredential: async () => true,
+    });
+    for (const [factory, backend, why] of [
+      [answering, 'os', 'the OS keyring answered a probe (an entry written, read back and deleted)'],
+      [refusing, 'env', 'no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)'],
+      [forgetful, 'env', 'the probe entry did not read back'],
     ] as const) {
       const dir = folder(false);
       const r = io();
-      const detect = () =>
-        detectSecretBackend(async () => {
-          if (!answers) throw new Error('no D-Bus session bus');
-        });
-      expect(await initCommand(['--state-dir', 'state'], r.io, dir, envAt(join(base, 's')), detect)).toBe(0);
+      const choose = () =>
+        chooseSecretBackend(() => openKeyringStore({ factory, platform: 'linux', env: {} }));
+      expect(await initCommand(['--state-dir', 'state'], r.io, dir, envAt(join(base, 's')), choose)).toBe(0);
       const raw = JSON.parse(readFileSync(join(dir, 'snotra.config.json'), 'utf8')) as { secrets: unknown };
       expect(raw.secrets).toEqual({ backend });
-      expect(r.out.join('')).toContain(
-        backend === 'os' ? 'the OS keyring (secrets.backend "os")' : 'no OS keyring answers here',
+      const said =
+        r.out
+          .join('')
+          .split('\n')
+          .find((l) => l.startsWith('secrets: ')) ?? '';
+      expect(said).toContain(
+        backend === 'os'
+          ? 'the OS keyring (secrets.backend "os")'
+          : 'no OS keyring answers here, so secrets.backend is "env"',
       );
+      expect(said).toContain(why);
+      expect(said).not.toContain('second line');
     }
+    expect(kept.size).toBe(0);
   });
 
   it('refuses to overwrite an existing config without --force (exit 1, file unchanged)', async () => {

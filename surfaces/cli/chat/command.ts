@@ -1,5 +1,8 @@
 import { parseArgs } from 'node:util';
 import { checkSessionName, resolveConfig, systemClock } from '../../../runtime/index.ts';
+import { embeddedChat, type ChatRuntime } from '../../client/chat.ts';
+import { joinedChat } from '../../client/chat-joined.ts';
+import { ClientError } from '../../client/errors.ts';
 import { CommandFailure, UsageError, type CliIo } from '../io.ts';
 import { openRuntime } from '../run/open-runtime.ts';
 import { paintFor } from '../run/paint.ts';
@@ -77,13 +80,12 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
     return runCommand([...flags, '-'], io, cwd);
   }
   const loaded = resolveConfig(args.config, cwd);
-  const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', args.agent);
-  const rt = await openRuntime({ loaded, io, json: false, who: 'snotra chat', onRunEvent: () => {} });
+  const { rt, agent } = await chatRuntime(loaded, io, args.agent);
   const ctrlC = new CtrlC(() => {});
   try {
     let session: string | null = args.session ?? null;
     if (args.continue) {
-      const latest = rt.sessions.latest();
+      const latest = await rt.latestSession();
       if (latest === null)
         throw new CommandFailure(
           'session_not_found',
@@ -102,13 +104,46 @@ export async function chatCommand(argv: string[], io: CliIo, cwd: string): Promi
       ctrlC,
     });
   } finally {
-    // The runtime stops (its runs saved) before the chat ends: a Ctrl-C now says so; another
-    // one leaves at once.
-    ctrlC.otherwise(() => {
-      io.stderr('snotra chat: stopping the runtime (Ctrl-C again to leave now)\n');
-      ctrlC.otherwise(() => process.exit(130));
-    });
-    await rt.stop();
+    // An embedded runtime stops (its runs saved) before the chat ends: a Ctrl-C now says so;
+    // another one leaves at once. A joined one goes on (its runs too): the chat only leaves it.
+    if (rt.kind === 'embedded')
+      ctrlC.otherwise(() => {
+        io.stderr('snotra chat: stopping the runtime (Ctrl-C again to leave now)\n');
+        ctrlC.otherwise(() => process.exit(130));
+      });
+    await rt.close();
     ctrlC.close();
   }
+}
+
+/**
+ * The chat's runtime and agent: the runtime running on the config's state dir (`snotra start`),
+ * joined over its join socket (the agent one of its agents), or, only when none runs, one started
+ * in this process for the chat (it stops when the chat ends; the agent one of the config's).
+ */
+async function chatRuntime(
+  loaded: ReturnType<typeof resolveConfig>,
+  io: CliIo,
+  wanted: string | undefined,
+): Promise<{ rt: ChatRuntime; agent: string }> {
+  let joined: ChatRuntime | null;
+  try {
+    joined = await joinedChat(loaded.config.stateDir);
+  } catch (err) {
+    throw err instanceof ClientError ? new CommandFailure(err.code, err.message) : err;
+  }
+  if (joined !== null) {
+    try {
+      return {
+        rt: joined,
+        agent: pickAgent(joined.agents, `the running runtime (pid ${joined.pid})`, wanted),
+      };
+    } catch (err) {
+      await joined.close();
+      throw err;
+    }
+  }
+  const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', wanted);
+  const rt = await openRuntime({ loaded, io, json: false, who: 'snotra chat', onRunEvent: () => {} });
+  return { rt: embeddedChat(rt, Object.keys(loaded.config.agents)), agent };
 }

@@ -3,10 +3,11 @@ import {
   type Clock,
   type LoadedConfig,
   type RunFeedEvent,
-  type Runtime,
   SessionBusyError,
 } from '../../../runtime/index.ts';
-import type { CliIo } from '../io.ts';
+import type { ChatRuntime } from '../../client/chat.ts';
+import { ClientError } from '../../client/errors.ts';
+import { ExitCode, type CliIo } from '../io.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
 import type { CtrlC } from './ctrl-c.ts';
@@ -18,7 +19,8 @@ import { EXIT_WINDOW_MS, runTurn, type TurnDeps, type TurnEnd } from './turn.ts'
 
 /** What the chat loop is given by `snotra chat`. */
 export interface ChatOptions {
-  readonly rt: Runtime;
+  /** The runtime the chat talks to: embedded in this process, or a running `snotra start` joined. */
+  readonly rt: ChatRuntime;
   readonly loaded: LoadedConfig;
   readonly agent: string;
   /** The session to continue (`--session`, `--continue`); null for a new one. */
@@ -53,6 +55,8 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
     },
   };
   const usage = { inputTokens: 0, outputTokens: 0, costUsd: 0, calls: 0 };
+  /** The runs of this chat's turns and their sub-agents. */
+  const mine = new Set<string>();
   const ctx: SlashContext = {
     rt,
     loaded,
@@ -72,7 +76,13 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
     ctrlC,
     user,
     lastCtrlC: null,
+    mine,
     onEvent: (e: RunFeedEvent) => {
+      // A joined runtime's feed carries every surface's runs: only this chat's are counted.
+      if (!mine.has(e.runId)) {
+        if (e.parentRunId === null || !mine.has(e.parentRunId)) return;
+        mine.add(e.runId);
+      }
       if (e.type !== 'model.usage') return;
       usage.calls++;
       usage.inputTokens += e.inputTokens;
@@ -83,8 +93,10 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
   /** The run Ctrl-C interrupted: /resume goes on with it; a new message ends it first. */
   let interrupted: string | null = null;
   const where = options.session === null ? 'a new session' : `session ${oneLine(options.session, 200)}`;
+  const joined =
+    rt.kind === 'joined' ? ` Joined the running runtime (pid ${rt.pid}); it goes on when you leave.` : '';
   ctx.say(
-    `${paint.bold('snotra chat')} with ${oneLine(agent, 80)}, ${where}. ${paint.dim('/help for commands, Ctrl-C interrupts, Ctrl-D or /exit quits.')}`,
+    `${paint.bold('snotra chat')} with ${oneLine(agent, 80)}, ${where}.${joined} ${paint.dim('/help for commands, Ctrl-C interrupts, Ctrl-D or /exit quits.')}`,
   );
 
   const after = (end: TurnEnd): boolean => {
@@ -137,7 +149,7 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
             continue;
           }
           const end = await runTurn(turn, async () => {
-            if (!rt.runs.resume(runId)) throw new Error(`run ${runId} has nothing left to resume`);
+            if (!(await rt.resume(runId))) throw new Error(`run ${runId} has nothing left to resume`);
             return runId;
           });
           if (after(end)) return 0;
@@ -147,20 +159,23 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
       if (interrupted !== null) {
         const old = interrupted;
         interrupted = null;
-        if (rt.runs.cancel(old, 'the user sent a new message')) await rt.waitForRun(old);
+        if (await rt.cancel(old, 'the user sent a new message')) await rt.waitForRun(old);
       }
       const end = await runTurn(turn, async () => {
-        ctx.session ??= rt.sessions.create(agent, 'chat').sessionId;
-        const session = ctx.session;
-        return rt.runs.submit(agent, text, { sessionId: session, taskId: session, surface: 'chat' });
+        const sent = await rt.submit(agent, text, ctx.session);
+        ctx.session = sent.session;
+        return sent.runId;
       });
       if (after(end)) return 0;
     } catch (err) {
-      const message =
-        err instanceof SessionBusyError
-          ? `${err.message} (wait for it, or /session new)`
-          : ((err as Error).message ?? String(err));
+      const busy =
+        err instanceof SessionBusyError || (err instanceof ClientError && err.code === 'session_busy');
+      const message = busy
+        ? `${(err as Error).message} (wait for it, or /session new)`
+        : ((err as Error).message ?? String(err));
       io.stderr(`snotra chat: ${oneLine(message, 1000)}\n`);
+      // The joined runtime stopped: nothing more can be sent; its runs were saved by it.
+      if (err instanceof ClientError && err.code === 'runtime_gone') return ExitCode.failure;
     }
   }
 }

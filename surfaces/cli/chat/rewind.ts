@@ -1,16 +1,12 @@
-import {
-  isCheckpointId,
-  type CheckpointSummary,
-  type RewindOutcome,
-  type Runtime,
-} from '../../../runtime/index.ts';
+import { isCheckpointId, type CheckpointSummary, type RewindOutcome } from '../../../runtime/index.ts';
+import type { ChatRuntime } from '../../client/chat.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
 import { changeLine, effectLine } from '../rewind.ts';
 
 /** What `/rewind` reads of the chat (the slash commands' context has it). */
 export interface RewindSlashContext {
-  readonly rt: Runtime;
+  readonly rt: ChatRuntime;
   readonly user: string;
   readonly paint: Paint;
   readonly session: string | null;
@@ -49,10 +45,10 @@ function report(ctx: RewindSlashContext, r: RewindOutcome): void {
  * `/rewind ID confirm` restores the roots (audited `rewind` through the chat, undoable; refused
  * while a run of this runtime can write them).
  */
-export function rewindSlash(ctx: RewindSlashContext, args: readonly string[]): void {
+export async function rewindSlash(ctx: RewindSlashContext, args: readonly string[]): Promise<void> {
   const [id, word] = args;
   if (ctx.session === null) return ctx.say('no checkpoints: this session has no call yet');
-  const mine = ctx.rt.runs.checkpoints({ sessionId: ctx.session });
+  const mine = await ctx.rt.checkpoints(ctx.session);
   if (id === undefined) {
     if (mine.length === 0) return ctx.say('no checkpoints in this session yet');
     for (const c of mine) ctx.say(listLine(c));
@@ -67,7 +63,7 @@ export function rewindSlash(ctx: RewindSlashContext, args: readonly string[]): v
   const dryRun = word !== CONFIRM;
   let outcome: RewindOutcome;
   try {
-    outcome = ctx.rt.runs.rewind(id, { dryRun, user: ctx.user, surface: 'chat' });
+    outcome = await ctx.rt.rewind(id, dryRun, ctx.user);
   } catch (err) {
     return ctx.say(ctx.paint.red(`/rewind: ${oneLine((err as Error).message, 1000)}`));
   }

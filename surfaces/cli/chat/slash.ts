@@ -1,4 +1,5 @@
-import type { LoadedConfig, Runtime } from '../../../runtime/index.ts';
+import type { LoadedConfig } from '../../../runtime/index.ts';
+import type { ChatRuntime } from '../../client/chat.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
 import { rewindSlash } from './rewind.ts';
@@ -19,7 +20,7 @@ export const SLASH_HELP: readonly (readonly [string, string])[] = [
 
 /** The chat's state a slash command reads and changes. */
 export interface SlashContext {
-  readonly rt: Runtime;
+  readonly rt: ChatRuntime;
   readonly loaded: LoadedConfig;
   readonly agent: string;
   readonly user: string;
@@ -61,7 +62,7 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     case '/quit':
       return 'exit';
     case '/session':
-      sessionCommand(ctx, rest);
+      await sessionCommand(ctx, rest);
       return null;
     case '/inbox':
       await inboxCommand(ctx, rest);
@@ -69,7 +70,7 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     case '/mode': {
       const wanted = rest[0];
       if (wanted === undefined) {
-        const mode = ctx.rt.read.agents().find((a) => a.id === ctx.agent)?.mode ?? '?';
+        const mode = (await ctx.rt.agentModes()).find((a) => a.id === ctx.agent)?.mode ?? '?';
         ctx.say(`mode of ${oneLine(ctx.agent, 80)}: ${mode}`);
         return null;
       }
@@ -77,8 +78,10 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
         ctx.say(`/mode: ${JSON.stringify(oneLine(wanted, 40))} is not a mode; modes: ${MODES.join(', ')}`);
         return null;
       }
-      ctx.rt.authority.setAgentMode(ctx.agent, wanted as (typeof MODES)[number], ctx.user);
-      ctx.say(`mode of ${oneLine(ctx.agent, 80)} is now ${wanted} (until the runtime stops; audited)`);
+      await ctx.rt.setMode(ctx.agent, wanted as (typeof MODES)[number], ctx.user);
+      ctx.say(
+        `mode of ${oneLine(ctx.agent, 80)} is now ${wanted} (until the runtime stops${ctx.rt.kind === 'joined' ? `: the running one, pid ${ctx.rt.pid}, for every surface` : ''}; audited)`,
+      );
       return null;
     }
     case '/roots':
@@ -99,7 +102,7 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
       await compactCommand(ctx);
       return null;
     case '/rewind':
-      rewindSlash(ctx, rest);
+      await rewindSlash(ctx, rest);
       return null;
     case '/resume':
       return 'resume';
@@ -117,7 +120,7 @@ async function compactCommand(ctx: SlashContext): Promise<void> {
     return;
   }
   try {
-    const done = await ctx.rt.sessions.compact(ctx.session, { surface: 'chat' });
+    const done = await ctx.rt.compact(ctx.session);
     if (!done.compacted) {
       ctx.say(`/compact: nothing new to compact in session ${oneLine(ctx.session, 200)}`);
       return;
@@ -133,7 +136,7 @@ async function compactCommand(ctx: SlashContext): Promise<void> {
   }
 }
 
-function sessionCommand(ctx: SlashContext, args: string[]): void {
+async function sessionCommand(ctx: SlashContext, args: string[]): Promise<void> {
   const [sub, name] = args;
   if (sub === undefined) {
     ctx.say(
@@ -144,7 +147,7 @@ function sessionCommand(ctx: SlashContext, args: string[]): void {
     return;
   }
   if (sub === 'list') {
-    const all = ctx.rt.sessions.list();
+    const all = await ctx.rt.listSessions();
     if (all.length === 0) ctx.say('no sessions yet');
     for (const s of all.slice(0, 20)) {
       const mark = s.sessionId === ctx.session ? '*' : ' ';
@@ -160,14 +163,14 @@ function sessionCommand(ctx: SlashContext, args: string[]): void {
       ctx.say('a new session begins with the next message');
       return;
     }
-    const created = ctx.rt.sessions.create(ctx.agent, 'chat', name);
+    const created = await ctx.rt.createSession(ctx.agent, name);
     ctx.session = created.sessionId;
     ctx.say(`session ${oneLine(created.sessionId, 200)} (new)`);
     return;
   }
   if (sub === 'switch') {
     if (name === undefined) return ctx.say('/session switch NAME: which session? (/session list)');
-    const found = ctx.rt.sessions.get(name);
+    const found = await ctx.rt.getSession(name);
     if (found === null) return ctx.say(`no session ${JSON.stringify(oneLine(name, 200))} (/session list)`);
     ctx.session = found.sessionId;
     ctx.say(`session ${oneLine(found.sessionId, 200)} (${found.runs} runs)`);
@@ -179,7 +182,7 @@ function sessionCommand(ctx: SlashContext, args: string[]): void {
 async function inboxCommand(ctx: SlashContext, args: string[]): Promise<void> {
   const [sub, id, reason] = args;
   if (sub === undefined || sub === 'list') {
-    const pending = ctx.rt.read.pendingApprovals();
+    const pending = await ctx.rt.pendingApprovals();
     if (pending.length === 0) ctx.say('the Inbox is empty');
     for (const a of pending)
       ctx.say(
@@ -192,7 +195,7 @@ async function inboxCommand(ctx: SlashContext, args: string[]): Promise<void> {
     return;
   }
   if (id === undefined) return ctx.say(`/inbox ${sub} ID: which approval? (/inbox list)`);
-  const result = await ctx.rt.approvals.decideAsync(
+  const result = await ctx.rt.decideAsync(
     id,
     sub === 'approve' ? 'approved' : 'denied',
     ctx.user,

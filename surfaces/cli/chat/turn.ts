@@ -1,4 +1,5 @@
-import type { Clock, RunFeedEvent, Runtime } from '../../../runtime/index.ts';
+import type { Clock, RunFeedEvent } from '../../../runtime/index.ts';
+import type { ChatRuntime } from '../../client/chat.ts';
 import type { CliIo } from '../io.ts';
 import { ApprovalDesk } from '../run/desk.ts';
 import type { Paint } from '../run/paint.ts';
@@ -18,7 +19,7 @@ export type TurnEnd =
 
 /** What a turn needs from the chat. */
 export interface TurnDeps {
-  readonly rt: Runtime;
+  readonly rt: ChatRuntime;
   readonly io: CliIo;
   readonly paint: Paint;
   readonly spinner: Spinner;
@@ -29,7 +30,9 @@ export interface TurnDeps {
   readonly user: string;
   /** When the last Ctrl-C came (clock time), shared with the prompt; updated here. */
   lastCtrlC: number | null;
-  /** Each event of the turn's runs (usage totals). */
+  /** The chat's runs: each turn's run is added once it has an id. */
+  readonly mine: Set<string>;
+  /** Each run feed event while a turn runs (usage totals). */
   readonly onEvent: (event: RunFeedEvent) => void;
 }
 
@@ -53,7 +56,7 @@ export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Pro
       spinner.stop();
       terminal ??= io.approvalTerminal?.() ?? null;
       if (terminal === null) return watch.waiting(event);
-      desk ??= new ApprovalDesk(terminal, rt.approvals, deps.user);
+      desk ??= new ApprovalDesk(terminal, rt, deps.user);
       desk.ask(event);
     },
     paint,
@@ -70,11 +73,17 @@ export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Pro
     if (again) return signalled?.({ kind: 'exit', runId });
     if (runId === null) interruptWanted = true;
     else {
-      rt.runs.interrupt(runId);
+      interrupt(runId);
       signalled?.({ kind: 'interrupted', runId });
     }
   };
-  const off = rt.runs.onRunEvent((event) => {
+  const interrupt = (id: string): void =>
+    void rt
+      .interrupt(id)
+      .catch((err: unknown) =>
+        io.stderr(`snotra chat: the interruption failed: ${(err as Error).message}\n`),
+      );
+  const off = rt.onRunEvent((event) => {
     deps.onEvent(event);
     watch.onEvent(event);
     if (runId !== null && event.runId === runId && THINKING.has(event.type)) spinner.start();
@@ -83,16 +92,20 @@ export async function runTurn(deps: TurnDeps, begin: () => Promise<string>): Pro
   spinner.start();
   try {
     runId = await begin();
+    deps.mine.add(runId);
     watch.follow(runId);
     if (interruptWanted) {
-      rt.runs.interrupt(runId);
+      interrupt(runId);
       return { kind: 'interrupted', runId };
     }
     const id = runId;
-    return await Promise.race([
-      rt.waitForRun(id).then((outcome): TurnEnd => ({ kind: 'ended', runId: id, status: outcome.status })),
-      stopped,
-    ]);
+    const ended = rt
+      .waitForRun(id)
+      .then((outcome): TurnEnd => ({ kind: 'ended', runId: id, status: outcome.status }));
+    // An interrupted run never ends while the chat waits; a joined runtime that stops later
+    // rejects the wait, which nobody awaits any more.
+    ended.catch(() => {});
+    return await Promise.race([ended, stopped]);
   } finally {
     release();
     off();

@@ -20,10 +20,9 @@ export interface OpenRuntimeOptions {
 }
 
 /**
- * How `snotra chat` gets its runtime: an embedded one in this process, started on the config's
- * state dir (one runtime per state dir), whose log shows only warnings and errors, one readable
- * line each on a terminal. (`snotra run` goes through `surfaces/client/`, which joins a running
- * `snotra start`; the chat needs more of the runtime than the join protocol offers yet.)
+ * The runtime `snotra chat` starts when none runs on the config's state dir (it joins a running
+ * `snotra start` first: `surfaces/client/chat-joined.ts`): an embedded one in this process, whose
+ * log shows only warnings and errors, one readable line each on a terminal.
  */
 export async function openRuntime(options: OpenRuntimeOptions): Promise<Runtime> {
   const { loaded, io, json, who } = options;
