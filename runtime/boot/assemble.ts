@@ -46,8 +46,9 @@ import { createSecretResolver, registerKnownSecrets } from '../secrets/index.ts'
 import { Checkpointer, mayChangeRoots, pruneCheckpoints } from '../checkpoints/index.ts';
 import { toClock, type Clock } from '../time/clock.ts';
 import { guardTimers } from '../time/guarded-clock.ts';
-import { createDefaultTools, withMcpExecutors, type DefaultTools } from '../tools.ts';
+import { withMcpExecutors, type DefaultTools } from '../tools.ts';
 import { Rewinds } from '../runs/rewinds.ts';
+import { createTools } from './create-tools.ts';
 import { openBus } from './open-bus.ts';
 import type { Lifecycle } from './shutdown.ts';
 import { ACTOR_CREDENTIAL_TTL_MS, DEFAULT_BUDGET, type RuntimeOptions } from './options.ts';
@@ -414,42 +415,6 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     read,
     lifecycle,
   };
-}
-
-/** The built-in tools (none when the options replace them), the MCP client host among them. */
-async function createTools(
-  options: RuntimeOptions,
-  deps: {
-    registry: ToolRegistry;
-    policyEnv: PolicyEnvironment;
-    secrets: SecretResolver;
-    store: Store;
-    authority: AuthorityState;
-    logger: Logger;
-  },
-): Promise<DefaultTools | null> {
-  if (options.executors !== undefined) return null;
-  const { config } = options.loaded;
-  const { logger } = deps;
-  // The MCP client library loads only when servers are configured.
-  const createMcpHost =
-    Object.keys(config.mcp.servers).length > 0 ? (await import('../mcp/host.ts')).createRuntimeMcpHost : null;
-  return createDefaultTools({
-    allowPrivateHosts: config.http.allowPrivateHosts,
-    sandbox: deps.policyEnv.sandboxBackend,
-    mcp: {
-      createHost: createMcpHost,
-      config,
-      registry: deps.registry,
-      secrets: deps.secrets,
-      redactor: deps.store.redactor,
-      roots: () => deps.authority.roots(),
-      onStatus: (s) => {
-        if (s.state === 'crashed') logger.warn({ mcpServer: s.id, error: s.lastError }, 'MCP server stopped');
-        else logger.info({ mcpServer: s.id, state: s.state, tools: s.tools }, 'MCP server status');
-      },
-    },
-  });
 }
 
 /** The runtime file (`snotra start` is up: pid, start time) and the cluster file of a cluster node. */
