@@ -137,6 +137,40 @@ describe('run budgets park instead of failing', () => {
     expect(out).toMatchObject({ status: 'failed', reason: 'budget_model_calls' });
   });
 
+  it('a failing run (a goal iteration) parks on the dimensions of its askFor only: tokens park, model calls still fail', async () => {
+    const { onBudget: _, ...failing } = input();
+    const usage = { inputTokens: 150, outputTokens: 50 };
+    // Tokens past the goal's slice: parks, and approving grants what `grants` says.
+    const opened: OpenBudgetInput[] = [];
+    const a = wired([read('c1'), done], opened, usage);
+    const parked = createActor(a.machine, {
+      input: {
+        ...failing,
+        budget: { modelCalls: 10, toolCalls: 10, wallTimeMs: 60_000, tokens: 100 },
+        grants: { tokens: 500 },
+        askFor: ['tokens'],
+      },
+    }).start();
+    await waitFor(parked, (s) => s.matches('waiting_for_budget'));
+    expect(opened.map((o) => o.request)).toEqual([
+      { dimension: 'tokens', used: 200, limit: 100, grant: 500 },
+    ]);
+    parked.send({ type: 'APPROVAL_DECIDED', approvalId: 'bud:r1:0', decision: 'approved', user: 'u' });
+    expect(await toPromise(parked)).toMatchObject({ status: 'completed' });
+    a.model.assertConsumed('a', 'r1');
+    // The model-call budget of the same run still ends it at once (its goal stops on it).
+    const b = wired([read('c1'), done], opened, usage);
+    const failed = createActor(b.machine, {
+      input: {
+        ...failing,
+        budget: { modelCalls: 1, toolCalls: 10, wallTimeMs: 60_000, tokens: 1000 },
+        askFor: ['tokens'],
+      },
+    }).start();
+    expect(await toPromise(failed)).toMatchObject({ status: 'failed', reason: 'budget_model_calls' });
+    expect(opened).toHaveLength(1);
+  });
+
   it('parks at the token and the cost budget, each asked in turn, with the whole usage counted', async () => {
     const opened: OpenBudgetInput[] = [];
     const usage = { inputTokens: 900, outputTokens: 200, costUsd: 0.5 };
