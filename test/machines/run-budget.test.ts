@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, toPromise, waitFor } from 'xstate';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
 import { sessionSlice, sliceBudget, tokensOf, type ParentBudget } from '../../machines/run/budget.ts';
+import { declinedLimit, remainingOf } from '../../machines/goal/machine.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { Decision } from '../../policy/decision.ts';
 import { runs } from '../support/laws.ts';
@@ -381,6 +382,48 @@ describe('a session run starts within what its session has left (law)', () => {
           expect(grants[d]).toBeGreaterThan(0);
         }
       }),
+      { numRuns: runs(200) },
+    );
+  });
+});
+
+const REASONS = [
+  'budget_tokens',
+  'budget_cost',
+  'budget_model_calls',
+  'budget_tool_calls',
+  'budget_wall_time',
+  'final_answer',
+  'model_error',
+  'cancelled: budget_tokens',
+] as const;
+
+describe("a goal's tokens and cost (law)", () => {
+  it('what is left is the limit less what its iterations spent (never negative; spent absent counts 0); only a declined request for a limit the goal sets stops it', () => {
+    fc.assert(
+      fc.property(
+        sessionCase.map((c) => c.limits),
+        fc.record(
+          { tokens: fc.nat(200_000), costUsd: fc.double({ min: 0, max: 200, noNaN: true }) },
+          { requiredKeys: [] },
+        ),
+        fc.constantFrom('completed', 'failed', 'denied') as fc.Arbitrary<'completed' | 'failed' | 'denied'>,
+        fc.constantFrom(...REASONS),
+        (limits, spent, status, reason) => {
+          const left = remainingOf(limits, { modelCalls: 0, toolCalls: 0, wallTimeMs: 0, ...spent });
+          for (const d of ['tokens', 'costUsd'] as const) {
+            const limit = limits[d];
+            if (limit === undefined) expect(left[d]).toBeUndefined();
+            else expect(left[d]).toBe(Math.max(0, limit - (spent[d] ?? 0)));
+          }
+          const stop = declinedLimit(limits, { status, reason });
+          const sets =
+            (reason === 'budget_tokens' && limits.tokens !== undefined) ||
+            (reason === 'budget_cost' && limits.costUsd !== undefined);
+          expect(stop).toBe(status === 'failed' && sets ? reason : null);
+          expect(declinedLimit(limits, null)).toBeNull();
+        },
+      ),
       { numRuns: runs(200) },
     );
   });
