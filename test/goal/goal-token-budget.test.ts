@@ -45,10 +45,13 @@ beforeAll(async () => {
     },
   });
   writeFileSync(join(fx.project, 'notes.txt'), 'tangerine\n');
-  rt = await fx.start(modelFromConfig(fx.loaded, { retryBaseMs: 10 }), {
+  rt = await start();
+}, 60_000);
+
+const start = () =>
+  fx.start(modelFromConfig(fx.loaded, { retryBaseMs: 10 }), {
     secretStore: new MemorySecretStore({ 'model-key': 'sk-goal-budget-0123456789abcdef' }),
   });
-}, 60_000);
 afterAll(async () => {
   await rt?.stop();
   await server?.close();
@@ -72,7 +75,7 @@ async function parkedOn(runId: string) {
 }
 
 describe('a goal budget in tokens (streaming OpenAI-compatible server)', () => {
-  it('its runs together pass it: the run that would go past it parks on a budget Inbox item, approving extends that run once, denying ends the goal budget_limited', async () => {
+  it('its runs together pass it: the run that would go past it parks on a budget Inbox item (kept across a restart), approving extends that run once, denying ends the goal budget_limited', async () => {
     expect(rt.goals.control('g', 'start', 'test').result).toBe('ok');
     // Iteration 1 uses 231 of 400; iteration 2 starts with 169 left: its first call (231) passes it,
     // and it parks before its second.
@@ -90,6 +93,12 @@ describe('a goal budget in tokens (streaming OpenAI-compatible server)', () => {
       grants: { tokens: 400 },
     });
     expect(server.requests).toHaveLength(2);
+
+    // A restart keeps the run parked on its request and the goal waiting with it.
+    await rt.stop();
+    rt = await start();
+    expect(goal()).toMatchObject({ status: 'active', parked: true, iteration: 2 });
+    expect(runtimeInternals(rt).store.approvals.get(item.id)?.status).toBe('pending');
 
     // Approved: that run goes on once (its answer), and is billed to the goal: 231 + 462.
     expect(rt.decide(item.id, 'approved', 'alice').ok).toBe(true);
