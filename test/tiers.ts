@@ -88,6 +88,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/secrets/args-at-rest-law.test.ts',
   'test/secrets/secrets.test.ts',
   'test/sessions/usage.test.ts',
+  'test/store/compaction-usage.test.ts',
   'test/secrets/references.test.ts',
   'test/sidecar/auth.test.ts',
   'test/sidecar/login-codes.test.ts',

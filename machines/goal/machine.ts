@@ -8,6 +8,7 @@ import type {
   GoalLimits,
   GoalOutput,
   GoalSpent,
+  IterationOutcome,
 } from './types.ts';
 
 export { iterationMessageId };
@@ -17,16 +18,31 @@ export function iterationRunId(agentId: string, goalId: string, epoch: number, i
   return makeRunId(agentId, iterationMessageId(goalId, epoch, iteration));
 }
 
+/** The limits whose end stops the goal (`budget_limited`) before another iteration starts. */
 const LIMITS = ['modelCalls', 'toolCalls', 'wallTimeMs'] as const;
+/** The limits a run parks on when it would go past them (a human may extend its run, once). */
+const USAGE_LIMITS = ['tokens', 'costUsd'] as const;
 
 /** What a goal has left of each limit it sets (an unset limit stays unset). */
 export function remainingOf(budget: GoalLimits, used: GoalSpent): GoalLimits {
-  const out: { modelCalls?: number; toolCalls?: number; wallTimeMs?: number } = {};
-  for (const k of LIMITS) {
+  const out: { -readonly [K in keyof GoalLimits]: number } = {};
+  for (const k of [...LIMITS, ...USAGE_LIMITS]) {
     const limit = budget[k];
-    if (limit !== undefined) out[k] = Math.max(0, limit - used[k]);
+    if (limit !== undefined) out[k] = Math.max(0, limit - (used[k] ?? 0));
   }
   return out;
+}
+
+/**
+ * The stop reason when an iteration's run ended on a declined (or expired) request for more of
+ * a tokens or cost limit the goal sets: the goal ends `budget_limited` with it. Null otherwise
+ * (a run's own limit the goal does not set ends that run only).
+ */
+export function declinedLimit(budget: GoalLimits, outcome: IterationOutcome | null): string | null {
+  if (outcome === null || outcome.status !== 'failed') return null;
+  for (const k of USAGE_LIMITS)
+    if (budget[k] !== undefined && outcome.reason === STOP_REASON[k]) return outcome.reason;
+  return null;
 }
 
 /** The first limit the goal has used up, or null. */
@@ -42,6 +58,8 @@ const STOP_REASON = {
   modelCalls: 'budget_model_calls',
   toolCalls: 'budget_tool_calls',
   wallTimeMs: 'budget_wall_time',
+  tokens: 'budget_tokens',
+  costUsd: 'budget_cost',
 } as const;
 
 function unprovided<TOut, TIn>(name: string) {
@@ -59,7 +77,8 @@ const isCurrentRun = ({ context, event }: { context: GoalContext; event: GoalEve
  * run — idempotent, it re-runs on restore), `running` and `parked` (the run waits for a human:
  * the goal waits too, it never decides for them). It stops as `complete` when the model claimed
  * completion (`goal_complete`), `budget_limited` when a goal limit or the iteration cap is
- * reached, `failed` when a run failed for another reason than its budget, `cancelled` by a
+ * reached (tokens and cost: when a human declined to extend a run that would go past them; the
+ * run parks on that request, the goal with it), `failed` when a run failed for another reason than its budget, `cancelled` by a
  * human. `PAUSE` while a run is in flight lets that run finish, then pauses; `RESUME` goes on.
  * Run events name their run and are accounted once: a stale or repeated one changes nothing.
  */
@@ -85,6 +104,8 @@ export const goalMachine = setup({
           modelCalls: context.used.modelCalls + event.usage.modelCalls,
           toolCalls: context.used.toolCalls + event.usage.toolCalls,
           wallTimeMs: context.used.wallTimeMs + event.usage.wallTimeMs,
+          tokens: (context.used.tokens ?? 0) + (event.usage.tokens ?? 0),
+          costUsd: (context.used.costUsd ?? 0) + (event.usage.costUsd ?? 0),
         },
         lastOutcome: event.outcome,
         evidence: context.evidence ?? event.claim,
@@ -99,6 +120,7 @@ export const goalMachine = setup({
       context.lastOutcome.status === 'failed' &&
       !context.lastOutcome.reason.startsWith('budget_'),
     budgetExhausted: ({ context }) => exhaustedLimit(context.budget, context.used) !== null,
+    budgetDeclined: ({ context }) => declinedLimit(context.budget, context.lastOutcome) !== null,
     iterationCapReached: ({ context }) => context.iteration >= context.maxIterations,
     pauseRequested: ({ context }) => context.pauseRequested,
   },
@@ -109,7 +131,7 @@ export const goalMachine = setup({
     iteration: 0,
     runId: null,
     accounted: true,
-    used: { modelCalls: 0, toolCalls: 0, wallTimeMs: 0 },
+    used: { modelCalls: 0, toolCalls: 0, wallTimeMs: 0, tokens: 0, costUsd: 0 },
     pauseRequested: false,
     evidence: null,
     lastOutcome: null,
@@ -192,6 +214,14 @@ export const goalMachine = setup({
         ended: {
           always: [
             { guard: 'claimed', target: '#goal.complete', actions: assign({ stopReason: 'goal_complete' }) },
+            {
+              guard: 'budgetDeclined',
+              target: '#goal.budget_limited',
+              actions: assign({
+                stopReason: ({ context }) =>
+                  declinedLimit(context.budget, context.lastOutcome) ?? 'budget_tokens',
+              }),
+            },
             {
               guard: 'runFailed',
               target: '#goal.failed',

@@ -3,13 +3,19 @@ export interface GoalLimits {
   readonly modelCalls?: number | undefined;
   readonly toolCalls?: number | undefined;
   readonly wallTimeMs?: number | undefined;
+  /** Input and output tokens together (a breach parks the run; it does not stop the goal). */
+  readonly tokens?: number | undefined;
+  /** US dollars, by the model's price (a breach parks the run; it does not stop the goal). */
+  readonly costUsd?: number | undefined;
 }
 
-/** What a goal or one iteration spent. */
+/** What a goal or one iteration spent (tokens and cost: absent in what was stored before they were kept). */
 export interface GoalSpent {
   readonly modelCalls: number;
   readonly toolCalls: number;
   readonly wallTimeMs: number;
+  readonly tokens?: number | undefined;
+  readonly costUsd?: number | undefined;
 }
 
 /** The input a goal machine starts from: one epoch of one goal. */

@@ -116,34 +116,49 @@ export function sliceBudget(parent: ParentBudget, now: number): Budget {
   };
 }
 
-/** A session's limits over all its runs (`agents.<id>.sessionBudget`). */
+/** Limits on tokens and cost over several runs: a session's (`agents.<id>.sessionBudget`), a goal's. */
 export interface SessionLimits {
-  readonly tokens?: number;
-  readonly costUsd?: number;
+  readonly tokens?: number | undefined;
+  readonly costUsd?: number | undefined;
 }
 
 /**
- * The budget a run of a session starts with: its own, each of tokens and cost cut to what the
- * session has left (never below 0, so a spent session parks the run before its first model
- * call), and what approving a request of a cut dimension grants: the run's own budget of it, or
- * the whole session budget when the run has none. Dimensions the session does not limit are
- * left as they are. Pure.
+ * The budget a run starts with under limits over several runs (a session's, a goal's): its own,
+ * each of tokens and cost cut to what is `left` of the limit (never below 0, so nothing left
+ * parks the run before its first model call; absent: the whole limit), and what approving a
+ * request of a cut dimension grants: the run's own budget of it, or the whole limit when the run
+ * has none. Dimensions without a limit are left as they are. Pure.
+ */
+export function usageSlice(
+  budget: Budget,
+  limits: SessionLimits | undefined,
+  left: { readonly tokens?: number | undefined; readonly costUsd?: number | undefined },
+): { budget: Budget; grants: Partial<Record<BudgetDimension, number>> } {
+  const out: { -readonly [K in keyof Budget]: Budget[K] } = { ...budget };
+  const grants: Partial<Record<BudgetDimension, number>> = {};
+  for (const dimension of ['tokens', 'costUsd'] as const) {
+    const limit = limits?.[dimension];
+    if (limit === undefined) continue;
+    const rest = Math.max(0, left[dimension] ?? limit);
+    const own = budget[dimension];
+    out[dimension] = own === undefined ? rest : Math.min(own, rest);
+    grants[dimension] = own ?? limit;
+  }
+  return { budget: out, grants };
+}
+
+/**
+ * The budget a run of a session starts with: `usageSlice` with what the session has left after
+ * `used`, the usage of its runs and compactions so far. Pure.
  */
 export function sessionSlice(
   budget: Budget,
   session: SessionLimits | undefined,
   used: ModelUsage | null,
 ): { budget: Budget; grants: Partial<Record<BudgetDimension, number>> } {
-  const out: { -readonly [K in keyof Budget]: Budget[K] } = { ...budget };
-  const grants: Partial<Record<BudgetDimension, number>> = {};
-  const spentOf = { tokens: tokensOf(used ?? undefined), costUsd: used?.costUsd ?? 0 };
-  for (const dimension of ['tokens', 'costUsd'] as const) {
-    const limit = session?.[dimension];
-    if (limit === undefined) continue;
-    const left = Math.max(0, limit - spentOf[dimension]);
-    const own = budget[dimension];
-    out[dimension] = own === undefined ? left : Math.min(own, left);
-    grants[dimension] = own ?? limit;
-  }
-  return { budget: out, grants };
+  const spent = { tokens: tokensOf(used ?? undefined), costUsd: used?.costUsd ?? 0 };
+  return usageSlice(budget, session, {
+    ...(session?.tokens === undefined ? {} : { tokens: session.tokens - spent.tokens }),
+    ...(session?.costUsd === undefined ? {} : { costUsd: session.costUsd - spent.costUsd }),
+  });
 }

@@ -45,7 +45,10 @@ export const runMachine = runSetup.createMachine({
     },
     // A run that may park is not cut in the middle of a call: it parks at its next step.
     DEADLINE: [
-      { guard: { type: 'asksForBudget' }, actions: assign({ overtime: true }) },
+      {
+        guard: { type: 'asksForBudget', params: { dimension: 'wallTimeMs' } },
+        actions: assign({ overtime: true }),
+      },
       {
         target: '.failed',
         actions: { type: 'finish', params: { status: 'failed', reason: 'budget_wall_time' } },
@@ -60,7 +63,10 @@ export const runMachine = runSetup.createMachine({
           always: [
             { guard: { type: 'modelBudgetLeft' }, target: 'stepping' },
             {
-              guard: { type: 'asksForBudget' },
+              guard: {
+                type: 'asksForBudget',
+                params: ({ context }) => ({ dimension: modelCallBreach(context) }),
+              },
               target: '#run.waiting_for_budget',
               actions: {
                 type: 'askBudget',
@@ -81,7 +87,7 @@ export const runMachine = runSetup.createMachine({
           on: {
             DEADLINE: [
               {
-                guard: { type: 'asksForBudget' },
+                guard: { type: 'asksForBudget', params: { dimension: 'wallTimeMs' } },
                 target: '#run.waiting_for_budget',
                 actions: { type: 'askBudget', params: { dimension: 'wallTimeMs' } },
               },
@@ -155,7 +161,10 @@ export const runMachine = runSetup.createMachine({
                 { guard: ({ context }) => context.calls.length === 0, target: '#run.running.thinking' },
                 { guard: { type: 'toolBudgetLeft' }, target: 'deciding' },
                 {
-                  guard: { type: 'asksForBudget' },
+                  guard: {
+                    type: 'asksForBudget',
+                    params: ({ context }) => ({ dimension: toolCallBreach(context) }),
+                  },
                   target: '#run.waiting_for_budget',
                   actions: {
                     type: 'askBudget',

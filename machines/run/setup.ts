@@ -99,8 +99,13 @@ export const runSetup = setup({
   guards: {
     modelBudgetLeft: ({ context }) => modelCallBreach(context) === null,
     toolBudgetLeft: ({ context }) => toolCallBreach(context) === null,
-    /** A breach parks this run for a human (attended: asked inline) instead of ending it. */
-    asksForBudget: ({ context }) => context.onBudget === 'ask',
+    /**
+     * A breach of `dimension` parks this run for a human (attended: asked inline) instead of
+     * ending it: every breach of an `ask` run, and the dimensions of its `askFor`.
+     */
+    asksForBudget: ({ context }, params: { dimension: BudgetDimension | null }) =>
+      context.onBudget === 'ask' ||
+      (params.dimension !== null && context.askFor?.includes(params.dimension) === true),
     isFinal: (_, params: { output: ModelStepOutput }) => params.output.kind === 'final',
     isAllowed: (_, params: { decision: Decision }) => params.decision.decision === 'allow',
     isDenied: (_, params: { decision: Decision }) => params.decision.decision === 'deny',

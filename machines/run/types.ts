@@ -143,6 +143,12 @@ export interface RunInput {
    * or a sub-agent's run) ends the run failed with the budget's reason code at once.
    */
   readonly onBudget?: 'ask' | 'fail';
+  /**
+   * Dimensions whose breach parks the run like `onBudget: 'ask'` even when its other breaches
+   * fail it: a goal iteration's tokens and cost when its goal limits them (the goal's budget
+   * parks like a session's; its model calls, tool calls and wall time still end the run).
+   */
+  readonly askFor?: readonly BudgetDimension[];
   /** Milliseconds since the epoch when the run started (injected clock). */
   readonly startedAt: number;
 }

@@ -35,8 +35,10 @@ export function showSession(
   try {
     const session = store.sessions.get(sessionId);
     if (session === null) return null;
-    const usage = sessionUsage(store.sessions.runIds(sessionId), (runId) =>
-      storedContext(store.snapshots.get(runId)),
+    const usage = sessionUsage(
+      store.sessions.runIds(sessionId),
+      (runId) => storedContext(store.snapshots.get(runId)),
+      store.sessions.compactions.usage(sessionId),
     );
     const compaction = store.sessions.compactions.latest(sessionId);
     const through = compaction?.throughSeq ?? 0;

@@ -2,7 +2,8 @@ import { createActor, fromPromise, type Actor, type InspectionEvent, type Snapsh
 import { goalMachine, iterationMessageId, iterationRunId } from '../../machines/goal/machine.ts';
 import { storedContext } from '../runs/stored-run.ts';
 import type { BeginIterationInput, GoalContext, GoalSpent } from '../../machines/goal/types.ts';
-import type { Budget, RunContext, RunOutcome } from '../../machines/run/types.ts';
+import { tokensOf, usageSlice } from '../../machines/run/budget.ts';
+import type { Budget, BudgetDimension, RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { GoalStatusView, GoalClaimOutcome } from '../../actors/tools/goal.ts';
 import { goalStatusView } from './status-view.ts';
 import {
@@ -17,6 +18,13 @@ import type { GoalLoopConfig } from '../config/schema.ts';
 
 type GoalActor = Actor<typeof goalMachine>;
 type GoalSnapshot = SnapshotFrom<typeof goalMachine>;
+
+/** What a goal iteration's run starts with. */
+export interface IterationLimits {
+  readonly budget: Budget;
+  /** What approving a request for more of each limit the goal sets grants (tokens, cost). */
+  readonly grants: Partial<Record<BudgetDimension, number>>;
+}
 
 /** What the goal host needs from the runtime. */
 export interface GoalHostDeps {
@@ -120,10 +128,21 @@ export class GoalHost {
     }
   }
 
-  /** The budget a goal iteration's run was given (recorded with the iteration); null for other runs. */
-  budgetFor(runId: string): Budget | null {
+  /**
+   * The budget a goal iteration's run was given (recorded with the iteration), and what approving
+   * its request for more tokens or cost grants, for the limits its goal sets (a breach of those
+   * parks the run); null for other runs.
+   */
+  budgetFor(runId: string): IterationLimits | null {
     const it = this.deps.store.goals.iterationOfRun(runId);
-    return it === null ? null : it.budget;
+    if (it === null) return null;
+    const { grants, ...budget } = it.budget;
+    const granted: Partial<Record<BudgetDimension, number>> = {};
+    for (const d of ['tokens', 'costUsd'] as const) {
+      const g = grants?.[d];
+      if (g !== undefined) granted[d] = g;
+    }
+    return { budget: budget as Budget, grants: granted };
   }
 
   /** A run ended: its goal (if any) accounts it once and goes on. */
@@ -134,6 +153,7 @@ export class GoalHost {
       modelCalls: ctx.used.modelCalls,
       toolCalls: ctx.used.toolCalls,
       wallTimeMs: Math.max(0, this.deps.clock() - ctx.startedAt),
+      ...usageOf(ctx),
     };
     const first = this.deps.store.goals.endIteration(
       it.goalId,
@@ -309,6 +329,7 @@ export class GoalHost {
             modelCalls: run?.used.modelCalls ?? 0,
             toolCalls: run?.used.toolCalls ?? 0,
             wallTimeMs: Math.max(0, stored.updatedAt - (run?.startedAt ?? stored.updatedAt)),
+            ...(run === null ? {} : usageOf(run)),
           },
         );
       }
@@ -342,10 +363,16 @@ export class GoalHost {
   async #beginIteration(input: BeginIterationInput): Promise<{ runId: string }> {
     const runId = iterationRunId(input.agentId, input.goalId, input.epoch, input.iteration);
     const agent = this.deps.agentBudget(input.agentId);
+    // Tokens and cost: the agent's run limit cut to what the goal has left (a breach parks).
+    const limits = this.deps.store.goals.get(input.goalId)?.budget;
+    const sliced = usageSlice(agent, limits, input.remaining);
     const budget: IterationBudget = {
       modelCalls: Math.min(agent.modelCalls, input.remaining.modelCalls ?? Infinity),
       toolCalls: Math.min(agent.toolCalls, input.remaining.toolCalls ?? Infinity),
       wallTimeMs: Math.min(agent.wallTimeMs, input.remaining.wallTimeMs ?? Infinity),
+      ...(sliced.budget.tokens === undefined ? {} : { tokens: sliced.budget.tokens }),
+      ...(sliced.budget.costUsd === undefined ? {} : { costUsd: sliced.budget.costUsd }),
+      ...(Object.keys(sliced.grants).length === 0 ? {} : { grants: sliced.grants }),
     };
     // Durable before the run exists: a restart finds this record and starts the same run, never a new one.
     const { record } = this.deps.store.goals.recordIteration({
@@ -391,6 +418,15 @@ export class GoalHost {
     }
     return saved;
   }
+}
+
+/** The tokens and cost a run used, as a goal counts them (absent: it reported none). */
+function usageOf(ctx: RunContext): Pick<GoalSpent, 'tokens' | 'costUsd'> {
+  if (ctx.tokens === undefined) return {};
+  return {
+    tokens: tokensOf(ctx.tokens),
+    ...(ctx.tokens.costUsd === undefined ? {} : { costUsd: ctx.tokens.costUsd }),
+  };
 }
 
 function runOutcomeText(outcome: RunOutcome): string {

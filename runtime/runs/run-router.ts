@@ -1,6 +1,6 @@
 import type { AgentMessage } from '../../machines/agent/machine.ts';
 import { sessionSlice } from '../../machines/run/budget.ts';
-import type { RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
+import type { BudgetDimension, RunContext, RunInput, RunOutcome } from '../../machines/run/types.ts';
 import { GOAL_SURFACE } from '../../policy/goal-tools.ts';
 import type { Interaction } from '../../policy/risk.ts';
 import type { ApprovalRecord, Store } from '../../store/index.ts';
@@ -71,17 +71,16 @@ export class RunRouter {
         : undefined;
     // A goal iteration runs on what its goal has left (recorded with the iteration); a platform
     // message within its turn cap; a session's run within what its session has left.
-    const own = deps.platforms.limitBudget(
-      message,
-      (message.surface === GOAL_SURFACE ? deps.goals.budgetFor(runId) : null) ?? {
-        ...DEFAULT_BUDGET,
-        ...def?.budget,
-      },
-    );
+    const goal = message.surface === GOAL_SURFACE ? deps.goals.budgetFor(runId) : null;
+    const own = deps.platforms.limitBudget(message, goal?.budget ?? { ...DEFAULT_BUDGET, ...def?.budget });
     const sliced =
       historyUpTo === undefined || def?.sessionBudget === undefined
-        ? null
+        ? goal === null
+          ? null
+          : { budget: own, grants: goal.grants }
         : sessionSlice(own, def.sessionBudget, deps.sessions.usage(message.sessionId));
+    // A goal's tokens and cost park its run like a session's; its other limits end the run.
+    const askFor = Object.keys(goal?.grants ?? {}) as BudgetDimension[];
     deps.runs.start({
       runId,
       agentId,
@@ -101,6 +100,7 @@ export class RunRouter {
         message.parentRunId !== null
           ? 'fail'
           : 'ask',
+      ...(askFor.length === 0 ? {} : { askFor }),
       startedAt: deps.clock.now(),
     });
   }

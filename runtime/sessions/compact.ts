@@ -60,7 +60,9 @@ export interface CompactorDeps {
  * step, and `/compact`): the session's older entries are summarized by the session agent's model
  * into one summary, shown to the model in their place from then on. The entries stay in the
  * store, marked compacted (`runtime.sessions.messages`); each compaction is audited
- * (`session_compacted`). A session a run holds is not compacted (`SessionBusyError`).
+ * (`session_compacted`). A session a run holds is not compacted (`SessionBusyError`). The
+ * summarizing call's usage is kept with the compaction and counts in the session's usage only
+ * (and so in its session budget): a compaction is never inside a run.
  */
 export class Compactor {
   constructor(private readonly deps: CompactorDeps) {}
@@ -128,7 +130,7 @@ export class Compactor {
         `session ${JSON.stringify(sessionId)}: the model of agent ${JSON.stringify(session.agentId)} answered the summary request with no text`,
       );
     const summarized = through - from;
-    if (!store.sessions.compactions.add(sessionId, through, text, summarized)) return unchanged;
+    if (!store.sessions.compactions.add(sessionId, through, text, summarized, usage)) return unchanged;
     sessions.forget(sessionId);
     const kept = store.sessions.compactions.latest(sessionId);
     store.audit.append({

@@ -165,11 +165,16 @@ export class Sessions {
       if (key.endsWith(`\u0000${sessionId}`)) this.#history.delete(key);
   }
 
-  /** The tokens and cost of a session's runs so far, summed (null when none reported any). */
+  /**
+   * The tokens and cost of a session so far: its runs' and its compactions', summed (null when
+   * none reported any).
+   */
   usage(sessionId: string): ModelUsage | null {
     const { store } = this.deps;
-    return sessionUsage(store.sessions.runIds(sessionId), (runId) =>
-      storedContext(store.snapshots.get(runId)),
+    return sessionUsage(
+      store.sessions.runIds(sessionId),
+      (runId) => storedContext(store.snapshots.get(runId)),
+      store.sessions.compactions.usage(sessionId),
     );
   }
 

@@ -37,7 +37,7 @@ export interface GoalStateFields {
 const DURABLE = { durable: true } as const;
 
 /**
- * The goals of the Goal Loop surface (schema version 6): their state, the journal of their
+ * The goals of the Goal Loop surface (schema version 6; tokens and cost since 18): their state, the journal of their
  * iterations and the human's control requests. Every write of a goal's state names the epoch it
  * belongs to and changes nothing when the goal has moved on (restarted), so a stale iteration
  * never bills a replaced goal. An iteration is recorded once, durably, before its run starts.
@@ -109,6 +109,8 @@ export class GoalStore {
           used_model_calls: fields.used.modelCalls,
           used_tool_calls: fields.used.toolCalls,
           used_wall_ms: fields.used.wallTimeMs,
+          used_tokens: fields.used.tokens ?? 0,
+          used_cost_usd: fields.used.costUsd ?? 0,
           evidence: toStoredText(this.ctx, fields.evidence),
           snapshot: toStoredJson(this.ctx, fields.snapshot),
           now: this.ctx.clock(),
@@ -197,6 +199,8 @@ export class GoalStore {
           model_calls: usage.modelCalls,
           tool_calls: usage.toolCalls,
           wall_ms: usage.wallTimeMs,
+          tokens: usage.tokens ?? null,
+          cost_usd: usage.costUsd ?? null,
           now: this.ctx.clock(),
         }),
       ).changes === 1
@@ -217,6 +221,8 @@ export class GoalStore {
           model_calls: usage.modelCalls,
           tool_calls: usage.toolCalls,
           wall_ms: usage.wallTimeMs,
+          tokens: usage.tokens ?? 0,
+          cost_usd: usage.costUsd ?? 0,
           now: this.ctx.clock(),
         }),
       ).changes === 1
@@ -282,7 +288,13 @@ export class GoalStore {
       iteration: r.iteration,
       maxIterations: r.max_iterations,
       budget: fromStoredJson(this.ctx, r.budget, `goals(${r.goal_id}).budget`) as GoalBudget,
-      used: { modelCalls: r.used_model_calls, toolCalls: r.used_tool_calls, wallTimeMs: r.used_wall_ms },
+      used: {
+        modelCalls: r.used_model_calls,
+        toolCalls: r.used_tool_calls,
+        wallTimeMs: r.used_wall_ms,
+        tokens: r.used_tokens ?? 0,
+        costUsd: r.used_cost_usd ?? 0,
+      },
       evidence: r.evidence,
       startedAt: r.started_at,
       updatedAt: r.updated_at,

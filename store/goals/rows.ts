@@ -16,6 +16,9 @@ export interface GoalRow {
   used_model_calls: number;
   used_tool_calls: number;
   used_wall_ms: number;
+  /** Since schema version 18. */
+  used_tokens?: number;
+  used_cost_usd?: number;
   evidence: string | null;
   snapshot: string | null;
   started_at: number;
@@ -33,6 +36,9 @@ export interface IterationRow {
   model_calls: number | null;
   tool_calls: number | null;
   wall_ms: number | null;
+  /** Since schema version 18. */
+  tokens?: number | null;
+  cost_usd?: number | null;
   claim: string | null;
   started_at: number;
   ended_at: number | null;
@@ -61,7 +67,13 @@ export function toIteration(ctx: StoreContext, r: IterationRow): IterationRecord
     usage:
       r.model_calls === null
         ? null
-        : { modelCalls: r.model_calls, toolCalls: r.tool_calls ?? 0, wallTimeMs: r.wall_ms ?? 0 },
+        : {
+            modelCalls: r.model_calls,
+            toolCalls: r.tool_calls ?? 0,
+            wallTimeMs: r.wall_ms ?? 0,
+            ...(r.tokens == null ? {} : { tokens: r.tokens }),
+            ...(r.cost_usd == null ? {} : { costUsd: r.cost_usd }),
+          },
     claim: r.claim,
     startedAt: r.started_at,
     endedAt: r.ended_at,
@@ -81,27 +93,36 @@ export function toControl(r: ControlRow): GoalControl {
   };
 }
 
-/** The statements of the goal store (schema version 6). */
+/**
+ * The statements of the goal store (schema version 6; tokens and cost since 18). Those that
+ * write the usage columns are prepared on first use: a read-only open of a file older than
+ * version 18 never prepares them (it only reads, and `SELECT *` finds no such column).
+ */
 export function prepare(ctx: StoreContext) {
   const db = ctx.db;
+  const cache: Partial<Record<'upsert' | 'save' | 'endIteration' | 'billStopped', Statement>> = {};
   return {
     get: db.prepare('SELECT * FROM goals WHERE goal_id = ?') as Statement<[string], GoalRow>,
     list: db.prepare('SELECT * FROM goals ORDER BY goal_id') as Statement<[], GoalRow>,
-    upsert: db.prepare(
-      `INSERT INTO goals (goal_id, epoch, agent_id, objective, status, max_iterations, budget, started_at, updated_at)
+    get upsert(): Statement {
+      return (cache.upsert ??= db.prepare(
+        `INSERT INTO goals (goal_id, epoch, agent_id, objective, status, max_iterations, budget, started_at, updated_at)
        VALUES (@goal_id, @epoch, @agent_id, @objective, 'active', @max_iterations, @budget, @now, @now)
        ON CONFLICT (goal_id) DO UPDATE SET epoch = excluded.epoch, agent_id = excluded.agent_id,
          objective = excluded.objective, status = 'active', stop_reason = NULL, parked = 0, iteration = 0,
          max_iterations = excluded.max_iterations, budget = excluded.budget, used_model_calls = 0,
-         used_tool_calls = 0, used_wall_ms = 0, evidence = NULL, snapshot = NULL,
+         used_tool_calls = 0, used_wall_ms = 0, used_tokens = 0, used_cost_usd = 0, evidence = NULL, snapshot = NULL,
          started_at = excluded.started_at, updated_at = excluded.updated_at`,
-    ) as Statement,
-    save: db.prepare(
-      `UPDATE goals SET status = @status, stop_reason = @stop_reason, parked = @parked, iteration = @iteration,
+      ) as Statement);
+    },
+    get save(): Statement {
+      return (cache.save ??= db.prepare(
+        `UPDATE goals SET status = @status, stop_reason = @stop_reason, parked = @parked, iteration = @iteration,
          used_model_calls = @used_model_calls, used_tool_calls = @used_tool_calls, used_wall_ms = @used_wall_ms,
-         evidence = @evidence, snapshot = @snapshot, updated_at = @now
+         used_tokens = @used_tokens, used_cost_usd = @used_cost_usd, evidence = @evidence, snapshot = @snapshot, updated_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch`,
-    ) as Statement,
+      ) as Statement);
+    },
     iteration: db.prepare(
       'SELECT * FROM goal_iterations WHERE goal_id = ? AND epoch = ? AND iteration = ?',
     ) as Statement<[string, number, number], IterationRow>,
@@ -117,17 +138,22 @@ export function prepare(ctx: StoreContext) {
       `INSERT INTO goal_iterations (goal_id, epoch, iteration, run_id, budget, status, started_at)
        VALUES (@goal_id, @epoch, @iteration, @run_id, @budget, 'started', @started_at)`,
     ) as Statement,
-    endIteration: db.prepare(
-      `UPDATE goal_iterations SET status = 'ended', outcome = @outcome, model_calls = @model_calls,
-         tool_calls = @tool_calls, wall_ms = @wall_ms, ended_at = @now
+    get endIteration(): Statement {
+      return (cache.endIteration ??= db.prepare(
+        `UPDATE goal_iterations SET status = 'ended', outcome = @outcome, model_calls = @model_calls,
+         tool_calls = @tool_calls, wall_ms = @wall_ms, tokens = @tokens, cost_usd = @cost_usd, ended_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch AND iteration = @iteration AND status = 'started'
          AND epoch = (SELECT epoch FROM goals WHERE goal_id = @goal_id)`,
-    ) as Statement,
-    billStopped: db.prepare(
-      `UPDATE goals SET used_model_calls = used_model_calls + @model_calls,
-         used_tool_calls = used_tool_calls + @tool_calls, used_wall_ms = used_wall_ms + @wall_ms, updated_at = @now
+      ) as Statement);
+    },
+    get billStopped(): Statement {
+      return (cache.billStopped ??= db.prepare(
+        `UPDATE goals SET used_model_calls = used_model_calls + @model_calls,
+         used_tool_calls = used_tool_calls + @tool_calls, used_wall_ms = used_wall_ms + @wall_ms,
+         used_tokens = used_tokens + @tokens, used_cost_usd = used_cost_usd + @cost_usd, updated_at = @now
        WHERE goal_id = @goal_id AND epoch = @epoch AND status IN ('complete', 'budget_limited', 'failed', 'cancelled')`,
-    ) as Statement,
+      ) as Statement);
+    },
     claim: db.prepare(
       `UPDATE goal_iterations SET claim = ? WHERE goal_id = ? AND epoch = ? AND iteration = ? AND claim IS NULL`,
     ) as Statement,

@@ -22,13 +22,20 @@ export interface GoalBudget {
   readonly modelCalls?: number | undefined;
   readonly toolCalls?: number | undefined;
   readonly wallTimeMs?: number | undefined;
+  readonly tokens?: number | undefined;
+  readonly costUsd?: number | undefined;
 }
 
-/** What a goal (or one iteration) spent. */
+/**
+ * What a goal (or one iteration) spent. Tokens (input and output together) and cost (US
+ * dollars, by the model's price) since schema version 18; absent when nothing was known.
+ */
 export interface GoalUsage {
   readonly modelCalls: number;
   readonly toolCalls: number;
   readonly wallTimeMs: number;
+  readonly tokens?: number | undefined;
+  readonly costUsd?: number | undefined;
 }
 
 /** One goal as stored: the current epoch's state. */
@@ -59,6 +66,15 @@ export interface IterationBudget {
   readonly modelCalls: number;
   readonly toolCalls: number;
   readonly wallTimeMs: number;
+  /** Tokens and cost: the agent's own run limit cut to what the goal has left (absent: no limit). */
+  readonly tokens?: number | undefined;
+  readonly costUsd?: number | undefined;
+  /**
+   * What approving the run's request for more tokens or cost grants (the agent's run limit, or
+   * the goal's whole limit when the agent has none); present for the limits the goal sets, whose
+   * breach parks the run.
+   */
+  readonly grants?: { readonly tokens?: number | undefined; readonly costUsd?: number | undefined };
 }
 
 /** One iteration of a goal: identity goal id + epoch + iteration number. */

@@ -13,6 +13,13 @@ export interface SessionCompaction {
   readonly createdAt: number;
 }
 
+/** The tokens (and cost, when priced) of one model call or of several summed. */
+export interface CompactionUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd?: number;
+}
+
 interface Row {
   session_id: string;
   through_seq: number;
@@ -21,20 +28,33 @@ interface Row {
   created_at: number;
 }
 
-function prepare(ctx: StoreContext) {
+/** The statements; `withUsage`: the file has the usage columns (version 18). */
+function prepare(ctx: StoreContext, withUsage: boolean) {
   const db = ctx.db;
+  const columns = withUsage ? ', input_tokens, output_tokens, cost_usd' : '';
+  const values = withUsage ? ', @inputTokens, @outputTokens, @costUsd' : '';
   return {
     latest: db.prepare(
       `SELECT * FROM session_compactions WHERE session_id = ? AND through_seq <= ?
        ORDER BY through_seq DESC LIMIT 1`,
     ) as Statement<[string, number], Row>,
     add: db.prepare(
-      `INSERT INTO session_compactions (session_id, through_seq, summary, summarized, created_at)
-       SELECT @sessionId, @throughSeq, @summary, @summarized, @now FROM sessions
+      `INSERT INTO session_compactions (session_id, through_seq, summary, summarized, created_at${columns})
+       SELECT @sessionId, @throughSeq, @summary, @summarized, @now${values} FROM sessions
        WHERE session_id = @sessionId AND entries >= @throughSeq
        ON CONFLICT (session_id, through_seq) DO NOTHING`,
     ),
     remove: db.prepare('DELETE FROM session_compactions WHERE session_id = ?'),
+    usage: !withUsage
+      ? null
+      : (db.prepare(
+          `SELECT count(input_tokens) AS n, sum(input_tokens) AS input, sum(output_tokens) AS output,
+         count(cost_usd) AS priced, sum(cost_usd) AS cost
+       FROM session_compactions WHERE session_id = ?`,
+        ) as Statement<
+          [string],
+          { n: number; input: number | null; output: number | null; priced: number; cost: number | null }
+        >),
   };
 }
 
@@ -47,8 +67,8 @@ const toCompaction = (r: Row): SessionCompaction => ({
 });
 
 /**
- * Sessions' compactions (schema version 16). A file older than version 16 (read-only opens)
- * has none.
+ * Sessions' compactions (schema version 16; the usage of each one's model call since version
+ * 18). A file older than version 16 (read-only opens) has none; one older than 18, no usage.
  */
 export class SessionCompactionStore {
   readonly #s: ReturnType<typeof prepare> | null;
@@ -59,7 +79,13 @@ export class SessionCompactionStore {
         .prepare("SELECT count(*) FROM sqlite_master WHERE name = 'session_compactions'")
         .pluck()
         .get() as number) > 0;
-    this.#s = present ? prepare(ctx) : null;
+    const withUsage =
+      present &&
+      (ctx.db
+        .prepare("SELECT count(*) FROM pragma_table_info('session_compactions') WHERE name = 'cost_usd'")
+        .pluck()
+        .get() as number) > 0;
+    this.#s = present ? prepare(ctx, withUsage) : null;
   }
 
   /** The latest compaction of a session that a history of `upTo` entries reaches, or null. */
@@ -69,10 +95,17 @@ export class SessionCompactionStore {
   }
 
   /**
-   * Records a compaction (its summary redacted). False (nothing written) when the session is
-   * gone, holds fewer than `throughSeq` entries, or has a compaction through that entry already.
+   * Records a compaction (its summary redacted) and the usage of the model call that made it
+   * (null: the provider reported none). False (nothing written) when the session is gone, holds
+   * fewer than `throughSeq` entries, or has a compaction through that entry already.
    */
-  add(sessionId: string, throughSeq: number, summary: string, summarized: number): boolean {
+  add(
+    sessionId: string,
+    throughSeq: number,
+    summary: string,
+    summarized: number,
+    usage: CompactionUsage | null = null,
+  ): boolean {
     const s = this.#writable('add');
     return (
       s.add.run({
@@ -81,8 +114,25 @@ export class SessionCompactionStore {
         summary: toStoredText(this.ctx, summary) ?? '',
         summarized,
         now: this.ctx.clock(),
+        inputTokens: usage?.inputTokens ?? null,
+        outputTokens: usage?.outputTokens ?? null,
+        costUsd: usage?.costUsd ?? null,
       }).changes > 0
     );
+  }
+
+  /**
+   * The usage of a session's compactions, summed (cost only when one of them was priced); null
+   * when none reported any.
+   */
+  usage(sessionId: string): CompactionUsage | null {
+    const row = this.#s?.usage?.get(sessionId);
+    if (row === undefined || row.n === 0) return null;
+    return {
+      inputTokens: row.input ?? 0,
+      outputTokens: row.output ?? 0,
+      ...(row.priced === 0 ? {} : { costUsd: row.cost ?? 0 }),
+    };
   }
 
   /** Removes a session's compactions (inside the removal of the session). */

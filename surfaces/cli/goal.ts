@@ -21,9 +21,15 @@ const USAGE =
 const ACTIONS = ['start', 'pause', 'resume', 'cancel'] as const;
 
 function usedText(g: GoalRecord): string {
-  const limit = (k: 'modelCalls' | 'toolCalls' | 'wallTimeMs') =>
+  const limit = (k: 'modelCalls' | 'toolCalls' | 'wallTimeMs' | 'tokens' | 'costUsd') =>
     g.budget[k] === undefined ? '' : `/${g.budget[k]}`;
-  return `model ${g.used.modelCalls}${limit('modelCalls')}, tools ${g.used.toolCalls}${limit('toolCalls')}, ${g.used.wallTimeMs}${limit('wallTimeMs')} ms`;
+  // Tokens and cost when there are some, or a limit on them.
+  const tokens = g.used.tokens ?? 0;
+  const cost = g.used.costUsd ?? 0;
+  const usage =
+    (tokens > 0 || g.budget.tokens !== undefined ? `, tokens ${tokens}${limit('tokens')}` : '') +
+    (cost > 0 || g.budget.costUsd !== undefined ? `, cost ${cost.toFixed(4)}${limit('costUsd')} USD` : '');
+  return `model ${g.used.modelCalls}${limit('modelCalls')}, tools ${g.used.toolCalls}${limit('toolCalls')}, ${g.used.wallTimeMs}${limit('wallTimeMs')} ms${usage}`;
 }
 
 function statusText(g: GoalRecord): string {
@@ -42,7 +48,7 @@ function iterationLine(it: IterationRecord): string {
   const usage =
     it.usage === null
       ? ''
-      : `  model ${it.usage.modelCalls}, tools ${it.usage.toolCalls}, ${it.usage.wallTimeMs} ms`;
+      : `  model ${it.usage.modelCalls}, tools ${it.usage.toolCalls}, ${it.usage.wallTimeMs} ms${it.usage.tokens === undefined ? '' : `, tokens ${it.usage.tokens}`}`;
   return oneLine(
     `  #${it.iteration}  ${it.status}${it.outcome ? ` (${it.outcome})` : ''}  run=${it.runId}${usage}`,
     2000,

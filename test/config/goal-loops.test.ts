@@ -38,20 +38,22 @@ describe('surfaces.goalLoops', () => {
     ]);
   });
 
-  it('accepts a budget of model calls, tool calls and wall time', () => {
+  it('accepts a budget of model calls, tool calls, wall time, tokens and cost', () => {
     const loaded = load([
       {
         id: 'g',
         agent: 'worker',
         objective: 'x',
         maxIterations: 3,
-        budget: { modelCalls: 20, toolCalls: 40, wallTimeMs: 600000 },
+        budget: { modelCalls: 20, toolCalls: 40, wallTimeMs: 600000, tokens: 50_000, costUsd: 0.75 },
       },
     ]);
     expect(loaded.config.surfaces.goalLoops[0]?.budget).toEqual({
       modelCalls: 20,
       toolCalls: 40,
       wallTimeMs: 600000,
+      tokens: 50_000,
+      costUsd: 0.75,
     });
   });
 
@@ -75,8 +77,14 @@ describe('surfaces.goalLoops', () => {
       problems([{ id: 'g', agent: 'worker', objective: 'x', budget: { modelCalls: -1 } }]).join('\n'),
     ).toMatch(/budget.*modelCalls/);
     expect(
-      problems([{ id: 'g', agent: 'worker', objective: 'x', budget: { tokens: 5 } }]).join('\n'),
-    ).toMatch(/tokens/);
+      problems([{ id: 'g', agent: 'worker', objective: 'x', budget: { tokens: 2.5 } }]).join('\n'),
+    ).toMatch(/budget.*tokens/);
+    expect(
+      problems([{ id: 'g', agent: 'worker', objective: 'x', budget: { costUsd: 0 } }]).join('\n'),
+    ).toMatch(/budget.*costUsd/);
+    expect(
+      problems([{ id: 'g', agent: 'worker', objective: 'x', budget: { tokenz: 5 } }]).join('\n'),
+    ).toMatch(/tokenz/);
     expect(problems([{ id: 'g', agent: 'worker', objective: 'x', maxIterations: 2.5 }]).join('\n')).toMatch(
       /maxIterations/,
     );

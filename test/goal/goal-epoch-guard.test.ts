@@ -13,7 +13,7 @@ afterEach(() => {
   dir = null;
 });
 
-const USAGE = { modelCalls: 4, toolCalls: 3, wallTimeMs: 900 };
+const USAGE = { modelCalls: 4, toolCalls: 3, wallTimeMs: 900, tokens: 1200, costUsd: 0.25 };
 const BUDGET = { modelCalls: 10, toolCalls: 10, wallTimeMs: 60_000 };
 const fields = (status: 'active' | 'cancelled', iteration: number) => ({
   status,
@@ -44,7 +44,7 @@ describe('goal accounting is guarded by the goal’s epoch (a real SQLite file)'
     // The human cancels epoch 1 while its run still goes on, then starts the goal again.
     expect(goals.save('g', 1, fields('cancelled', 1))).toBe(true);
     expect(begin()).toMatchObject({ ok: true, goal: { epoch: 2, iteration: 0, status: 'active' } });
-    const fresh = { modelCalls: 0, toolCalls: 0, wallTimeMs: 0 };
+    const fresh = { modelCalls: 0, toolCalls: 0, wallTimeMs: 0, tokens: 0, costUsd: 0 };
     expect(goals.get('g')?.used).toEqual(fresh);
 
     // The old iteration's run ends late: every write under epoch 1 changes nothing.
@@ -83,6 +83,12 @@ describe('goal accounting is guarded by the goal’s epoch (a real SQLite file)'
     expect(goals.billStopped('g', 2, USAGE)).toBe(false);
     expect(goals.save('g', 2, fields('cancelled', 1))).toBe(true);
     expect(goals.billStopped('g', 2, USAGE)).toBe(true);
-    expect(goals.get('g')?.used).toEqual({ modelCalls: 8, toolCalls: 6, wallTimeMs: 1800 });
+    expect(goals.get('g')?.used).toEqual({
+      modelCalls: 8,
+      toolCalls: 6,
+      wallTimeMs: 1800,
+      tokens: 2400,
+      costUsd: 0.5,
+    });
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, toPromise, waitFor } from 'xstate';
 import { ScriptedModel, type ScriptedStep } from '../../actors/model/scripted.ts';
 import { sessionSlice, sliceBudget, tokensOf, type ParentBudget } from '../../machines/run/budget.ts';
+import { declinedLimit, remainingOf } from '../../machines/goal/machine.ts';
 import { runMachine } from '../../machines/run/machine.ts';
 import type { Decision } from '../../policy/decision.ts';
 import { runs } from '../support/laws.ts';
@@ -135,6 +136,40 @@ describe('run budgets park instead of failing', () => {
     const { onBudget: _, ...failing } = input();
     const out = await toPromise(createActor(machine, { input: failing }).start());
     expect(out).toMatchObject({ status: 'failed', reason: 'budget_model_calls' });
+  });
+
+  it('a failing run (a goal iteration) parks on the dimensions of its askFor only: tokens park, model calls still fail', async () => {
+    const { onBudget: _, ...failing } = input();
+    const usage = { inputTokens: 150, outputTokens: 50 };
+    // Tokens past the goal's slice: parks, and approving grants what `grants` says.
+    const opened: OpenBudgetInput[] = [];
+    const a = wired([read('c1'), done], opened, usage);
+    const parked = createActor(a.machine, {
+      input: {
+        ...failing,
+        budget: { modelCalls: 10, toolCalls: 10, wallTimeMs: 60_000, tokens: 100 },
+        grants: { tokens: 500 },
+        askFor: ['tokens'],
+      },
+    }).start();
+    await waitFor(parked, (s) => s.matches('waiting_for_budget'));
+    expect(opened.map((o) => o.request)).toEqual([
+      { dimension: 'tokens', used: 200, limit: 100, grant: 500 },
+    ]);
+    parked.send({ type: 'APPROVAL_DECIDED', approvalId: 'bud:r1:0', decision: 'approved', user: 'u' });
+    expect(await toPromise(parked)).toMatchObject({ status: 'completed' });
+    a.model.assertConsumed('a', 'r1');
+    // The model-call budget of the same run still ends it at once (its goal stops on it).
+    const b = wired([read('c1'), done], opened, usage);
+    const failed = createActor(b.machine, {
+      input: {
+        ...failing,
+        budget: { modelCalls: 1, toolCalls: 10, wallTimeMs: 60_000, tokens: 1000 },
+        askFor: ['tokens'],
+      },
+    }).start();
+    expect(await toPromise(failed)).toMatchObject({ status: 'failed', reason: 'budget_model_calls' });
+    expect(opened).toHaveLength(1);
   });
 
   it('parks at the token and the cost budget, each asked in turn, with the whole usage counted', async () => {
@@ -347,6 +382,48 @@ describe('a session run starts within what its session has left (law)', () => {
           expect(grants[d]).toBeGreaterThan(0);
         }
       }),
+      { numRuns: runs(200) },
+    );
+  });
+});
+
+const REASONS = [
+  'budget_tokens',
+  'budget_cost',
+  'budget_model_calls',
+  'budget_tool_calls',
+  'budget_wall_time',
+  'final_answer',
+  'model_error',
+  'cancelled: budget_tokens',
+] as const;
+
+describe("a goal's tokens and cost (law)", () => {
+  it('what is left is the limit less what its iterations spent (never negative; spent absent counts 0); only a declined request for a limit the goal sets stops it', () => {
+    fc.assert(
+      fc.property(
+        sessionCase.map((c) => c.limits),
+        fc.record(
+          { tokens: fc.nat(200_000), costUsd: fc.double({ min: 0, max: 200, noNaN: true }) },
+          { requiredKeys: [] },
+        ),
+        fc.constantFrom('completed', 'failed', 'denied') as fc.Arbitrary<'completed' | 'failed' | 'denied'>,
+        fc.constantFrom(...REASONS),
+        (limits, spent, status, reason) => {
+          const left = remainingOf(limits, { modelCalls: 0, toolCalls: 0, wallTimeMs: 0, ...spent });
+          for (const d of ['tokens', 'costUsd'] as const) {
+            const limit = limits[d];
+            if (limit === undefined) expect(left[d]).toBeUndefined();
+            else expect(left[d]).toBe(Math.max(0, limit - (spent[d] ?? 0)));
+          }
+          const stop = declinedLimit(limits, { status, reason });
+          const sets =
+            (reason === 'budget_tokens' && limits.tokens !== undefined) ||
+            (reason === 'budget_cost' && limits.costUsd !== undefined);
+          expect(stop).toBe(status === 'failed' && sets ? reason : null);
+          expect(declinedLimit(limits, null)).toBeNull();
+        },
+      ),
       { numRuns: runs(200) },
     );
   });

@@ -214,6 +214,8 @@ function check(path: GoalPath, r: GoalRunResult, where: string): void {
       modelCalls: 0,
       toolCalls: 0,
       wallTimeMs: 0,
+      tokens: 0,
+      costUsd: 0,
     });
   }
 }

@@ -9,7 +9,8 @@ import { COMPACT_INSTRUCTION, COMPACT_SYSTEM } from '../../runtime/sessions/comp
 import { SUMMARY_HEADING } from '../../runtime/sessions/history.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
 import { FakeModelServer, fixture, type FakeReply, type SeenRequest } from '../model/fake-server.ts';
-import { runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
+import { runCliInProcess } from '../support/cli-in-process.ts';
+import { eventually, runtimeFixture, type RuntimeFixture } from '../support/runtime.ts';
 
 const KEY = 'sk-proj-Cm7Pq2Rt9Vx4Lw8Yn3Hs6Jb1Fc5Gz0Ka';
 
@@ -55,19 +56,18 @@ beforeAll(async () => {
     if (user === M1 && !answered) return { sse: fixture('openai/read-file.sse') };
     return { sse: fixture('openai/final.sse', { TEXT: `answer ${server.requests.length}` }) };
   };
+  const model = {
+    provider: 'openai-compatible',
+    baseUrl: `${server.url}/v1`,
+    model: 'test-model',
+    apiKey: { secret: 'model-key' },
+    contextTokens: 1000,
+  } as const;
   fx = runtimeFixture({
     agents: {
-      assistant: {
-        mode: 'allow',
-        tools: ['read_file'],
-        model: {
-          provider: 'openai-compatible',
-          baseUrl: `${server.url}/v1`,
-          model: 'test-model',
-          apiKey: { secret: 'model-key' },
-          contextTokens: 1000,
-        },
-      },
+      assistant: { mode: 'allow', tools: ['read_file'], model },
+      // Each answer of `final.sse` reports 212 + 19 tokens: a session may use 400.
+      capped: { mode: 'allow', tools: ['read_file'], model, sessionBudget: { tokens: 400 } },
     },
   });
   // A 24 kB file: its result alone is ~6000 estimated tokens.
@@ -166,5 +166,54 @@ describe('compaction of a durable conversation (streaming OpenAI-compatible serv
       `user:${SUMMARY_HEADING}\n${SAID('SUMMARY-2: all of it.')}`,
       'user:and now?',
     ]);
+  });
+
+  it("the summarizing model call's tokens count in its session (outside any run): `sessions show --json` and the session budget see them", async () => {
+    summary = () => final('SUMMARY-3: a greeting.');
+    const runId = await rt.runs.submit('capped', 'hello', {
+      sessionId: 'budgeted',
+      interaction: 'unattended',
+    });
+    expect(await rt.waitForRun(runId)).toMatchObject({ status: 'completed' });
+    const show = async () => {
+      const out = await runCliInProcess(
+        ['sessions', 'show', 'budgeted', '--state-dir', fx.stateDir, '--json'],
+        fx.project,
+      );
+      expect(out.code).toBe(0);
+      return (JSON.parse(out.out) as { usage: unknown }).usage;
+    };
+    expect(await show()).toEqual({ inputTokens: 212, outputTokens: 19 });
+    const done = await rt.sessions.compact('budgeted', { surface: 'test' });
+    expect(done).toMatchObject({ compacted: true, usage: { inputTokens: 212, outputTokens: 19 } });
+    // The run's own usage is unchanged; the session's holds the compaction's too.
+    expect(runtimeInternals(rt).runs.contextOf(runId)?.tokens).toEqual({
+      inputTokens: 212,
+      outputTokens: 19,
+    });
+    expect(await show()).toEqual({ inputTokens: 424, outputTokens: 38 });
+
+    // 462 of the session's 400 tokens are spent: the next run parks before its first model call.
+    const requests = server.requests.length;
+    const next = await rt.runs.submit('capped', 'and now?', {
+      sessionId: 'budgeted',
+      interaction: 'unattended',
+    });
+    const item = await eventually(
+      () =>
+        runtimeInternals(rt)
+          .store.approvals.listPending()
+          .find((a) => a.runId === next),
+      30_000,
+      'the budget request of the run after the compaction',
+    );
+    expect(item).toMatchObject({
+      kind: 'budget',
+      reason: 'budget_tokens',
+      args: { dimension: 'tokens', used: 0, limit: 0, grant: 400 },
+    });
+    expect(server.requests).toHaveLength(requests);
+    expect(rt.decide(item.id, 'approved', 'alice').ok).toBe(true);
+    expect(await rt.waitForRun(next)).toMatchObject({ status: 'completed' });
   });
 });

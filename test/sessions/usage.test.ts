@@ -20,4 +20,20 @@ describe('usage per session', () => {
     expect(sessionUsage(['b', 'gone'], of)).toBeNull();
     expect(sessionUsage([], of)).toBeNull();
   });
+
+  it("adds its compactions' usage (outside any run): alone it is the session's usage", () => {
+    const of = (id: string) =>
+      id === 'a' ? ctx({ inputTokens: 100, outputTokens: 20, costUsd: 0.25 }) : null;
+    const compactions = { inputTokens: 50, outputTokens: 5, costUsd: 0.125 };
+    expect(sessionUsage(['a'], of, compactions)).toEqual({
+      inputTokens: 150,
+      outputTokens: 25,
+      costUsd: 0.375,
+    });
+    expect(sessionUsage(['gone'], of, { inputTokens: 7, outputTokens: 1 })).toEqual({
+      inputTokens: 7,
+      outputTokens: 1,
+    });
+    expect(sessionUsage([], of, null)).toBeNull();
+  });
 });

@@ -23,6 +23,20 @@ const GoalBudget = z.strictObject({
     .describe(
       'Longest the iterations of the goal may run together, in ms (time spent paused or between iterations does not count).',
     ),
+  tokens: z
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      'Most tokens (input and output together) all iterations of the goal may use together: each run starts with at most what is left; a run that would go past it parks on an Inbox item of kind "budget" (approving extends that run once; denying ends the goal "budget_limited").',
+    ),
+  costUsd: z
+    .number()
+    .positive()
+    .optional()
+    .describe(
+      "Most all iterations of the goal may cost together, in US dollars, by the model's price; a breach parks like `tokens`.",
+    ),
 });
 
 /** One goal loop (`surfaces.goalLoops[]`): an objective an agent works on, one unattended run per iteration. */
@@ -48,7 +62,7 @@ export const GoalLoop = z.strictObject({
     .default(10)
     .describe('Most iterations (runs) before the goal stops as "budget_limited" (default 10).'),
   budget: GoalBudget.optional().describe(
-    'Limits over all iterations together; when one is reached the goal stops as "budget_limited".',
+    'Limits over all iterations together; when model calls, tool calls or wall time are used up the goal stops as "budget_limited"; tokens and cost park the run that would go past them for a human.',
   ),
 });
 
