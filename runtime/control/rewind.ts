@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { resolveDbPath, type AuditEvent, type Store } from '../../store/index.ts';
+import { resolveDbPath, type Store } from '../../store/index.ts';
 import {
   listCheckpoints,
   rewindTo,
@@ -85,33 +85,30 @@ function holdStateDir(stateDir: string): StateLock {
   }
 }
 
-/** External calls started since `at`, from the audit log (none when there is no database). */
+/** External calls started since `at`, from the ledger (none when there is no database). */
 export function externalEffectsSince(stateDir: string, at: number): ExternalEffect[] {
   if (!existsSync(resolveDbPath({ stateDir }))) return [];
   const store = openLocalStore(stateDir, true);
   try {
-    return externalEffectsIn(store.audit.list(), at);
+    return externalEffectsIn(store, at);
   } finally {
     store.close();
   }
 }
 
-/** The external calls among `events` started since `at` (one per call, its latest status). */
-export function externalEffectsIn(events: readonly AuditEvent[], at: number): ExternalEffect[] {
-  const byCall = new Map<string, ExternalEffect>();
-  for (const e of events) {
-    if (e.at < at || e.risk !== 'external' || (e.kind !== 'started' && e.kind !== 'completed')) continue;
-    const key = `${e.runId ?? ''}\u0000${e.callId ?? ''}`;
-    byCall.set(key, {
-      runId: e.runId ?? null,
-      callId: e.callId ?? null,
-      tool: e.tool ?? 'unknown',
-      target: e.resource ?? null,
-      at: byCall.get(key)?.at ?? e.at,
-      status: e.kind,
-    });
-  }
-  return [...byCall.values()];
+/**
+ * The external calls started since `at` (one per call, its last state), read from the ledger's
+ * index of external calls: a rewind reads what it lists, never the whole audit log.
+ */
+export function externalEffectsIn(store: Pick<Store, 'externalCalls'>, at: number): ExternalEffect[] {
+  return store.externalCalls.since(at).map((c) => ({
+    runId: c.runId,
+    callId: c.callId,
+    tool: c.tool,
+    target: c.resource,
+    at: c.startedAt,
+    status: c.status === 'completed' ? 'completed' : 'started',
+  }));
 }
 
 /** Appends the audit event `rewind` of a rewind done by `user` through `surface`. */

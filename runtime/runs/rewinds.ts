@@ -34,7 +34,7 @@ export interface LiveRunRoots {
 export interface RewindsDeps {
   readonly stateDir: string;
   readonly now: () => number;
-  readonly store: Pick<Store, 'audit'>;
+  readonly store: Pick<Store, 'audit' | 'externalCalls'>;
   /** The runs with a live actor now, each with the roots its envelope holds. */
   readonly liveRuns: () => readonly LiveRunRoots[];
   /** This runtime's node id when it is a cluster node (a rewind is then refused), else null. */
@@ -132,7 +132,7 @@ export class Rewinds {
       if (blocked !== null) throw new RewindBlockedError(blocked.runId, blocked.status, blocked.root);
     }
     const report = rewindTo(stateDir, id, { dryRun: request.dryRun, now });
-    const notRewindable = externalEffectsIn(store.audit.list(), report.checkpoint.at);
+    const notRewindable = externalEffectsIn(store, report.checkpoint.at);
     if (!request.dryRun) auditRewind(store, report, request, notRewindable.length);
     return { ...report, notRewindable, user: request.user };
   }

@@ -15,6 +15,7 @@ import { approvalKind } from './014-approval-kind.ts';
 import { approvalBinding } from './015-approval-binding.ts';
 import { sessionCompactions } from './016-session-compactions.ts';
 import { runTraces } from './017-run-traces.ts';
+import { externalCallsIndex } from './018-external-calls-index.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   approvalBinding,
   sessionCompactions,
   runTraces,
+  externalCallsIndex,
 ];
 
 /** The schema version this code writes. */
