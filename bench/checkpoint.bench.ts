@@ -1,11 +1,13 @@
 /**
  * Checkpoint cost (issue 38): a root of 5,000 files (100 folders of 50, ~1 KB each), 10 files
  * changed between checkpoints. Reports the cold first checkpoint, the incremental one (median,
- * spread, p99), what each stores, a read-only call's cost (no checkpoint), and a rewind.
+ * spread, p99), what each stores, a read-only call's cost (no checkpoint), the first checkpoint
+ * of a restarted process (the prefilter read back from the state dir), a rewind, and the machine's
+ * load average.
  * `npx tsx bench/checkpoint.bench.ts` prints JSON.
  */
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Checkpointer } from '../runtime/checkpoints/index.ts';
@@ -17,6 +19,7 @@ const PER_DIR = 50;
 const CHANGED = 10;
 const ROUNDS = 60;
 
+const loadAtStart = loadavg()[0];
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-ck-bench-')));
 const root = join(dir, 'root');
 const state = join(dir, 'state');
@@ -75,6 +78,14 @@ for (let i = 0; i < 5; i++) {
   readOnly.push(((performance.now() - t) * 1e6) / 100_000);
 }
 
+// A restarted process (a new Checkpointer on the same state dir) with 10 files changed since.
+for (let k = 0; k < CHANGED; k++)
+  writeFileSync(paths[(k * 104729 + 17) % FILES] as string, `export const restarted = ${k};\n`);
+const restarted = new Checkpointer(state, () => clock++);
+t = performance.now();
+const afterRestart = restarted.beforeCall(meta(998), shell, roots);
+const restartChangedMs = performance.now() - t;
+
 t = performance.now();
 const rewound = rewindTo(state, first, { dryRun: false, now: () => clock++ });
 const rewindMs = performance.now() - t;
@@ -88,6 +99,7 @@ console.log(
   JSON.stringify(
     {
       root: { files: FILES, folders: FILES / PER_DIR, bytes: FILES * 1020 },
+      loadAverage: { start: loadAtStart, end: loadavg()[0] },
       coldFirstCheckpointMs: Math.round(coldMs),
       coldStoredBytes: cold?.storedBytes,
       incrementalMs: summarize(times),
@@ -95,7 +107,9 @@ console.log(
       incrementalStoredBytes: summarize(stored),
       changedBytesPerRound: CHANGED * 930,
       readOnlyCallNs: summarize(readOnly),
-      afterRestartFirstCheckpointMs: Math.round(restartMs),
+      restartTenChangedMs: Math.round(restartChangedMs),
+      restartTenChangedHashed: afterRestart?.hashed,
+      afterRewindRestartFirstCheckpointMs: Math.round(restartMs),
       rewind: { ms: Math.round(rewindMs), changes: rewound.changes.length },
     },
     null,

@@ -80,7 +80,13 @@ export { readGoal, readGoals, requestGoalControl } from './control/goals.ts';
 export type { GoalRecord, IterationRecord } from './control/goals.ts';
 export { listGrants, readActiveGrants, revokeGrant } from './control/grants.ts';
 export type { GrantView } from './control/grants.ts';
-export { AgentRewindError, rewindCheckpoint, rewindList } from './control/rewind.ts';
+export {
+  AgentRewindError,
+  RewindBusyError,
+  RewindInClusterError,
+  rewindCheckpoint,
+  rewindList,
+} from './control/rewind.ts';
 export type { ExternalEffect, RewindOutcome } from './control/rewind.ts';
 export { RewindBlockedError } from './runs/rewinds.ts';
 export type { RewindRequest } from './runs/rewinds.ts';

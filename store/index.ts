@@ -39,6 +39,7 @@ export { auditFieldsFromDecision } from './audit/decision.ts';
 export type { DecisionAuditFields } from './audit/decision.ts';
 
 export { ToolCallLedger } from './ledger/ledger.ts';
+export type { ExternalCall } from './ledger/external-calls.ts';
 export type { LedgerTimeOptions } from './ledger/ledger.ts';
 export { CallStatus } from './ledger/types.ts';
 export type { BeginCallInput, BeginCallOptions, BeginCallResult, LedgerEntry } from './ledger/types.ts';

@@ -15,6 +15,7 @@ import {
 } from './group-sync.ts';
 import { SessionApprovals } from './grants/session.ts';
 import { StandingApprovals } from './grants/standing.ts';
+import { ExternalCalls } from './ledger/external-calls.ts';
 import { ToolCallLedger } from './ledger/ledger.ts';
 import type { Redactor } from './redaction/redactor.ts';
 import { RunSnapshots } from './snapshots/store.ts';
@@ -33,6 +34,8 @@ export class Store {
   readonly audit: AuditLog;
   /** The tool-call ledger (idempotency record). */
   readonly ledger: ToolCallLedger;
+  /** The ledger's calls whose effects left the machine, by start time (what a rewind cannot undo). */
+  readonly externalCalls: ExternalCalls;
   /** Approval requests and decisions: the Inbox. */
   readonly approvals: ApprovalInbox;
   /** Session-scoped approvals. */
@@ -98,6 +101,7 @@ export class Store {
     ctx.tx.onDurableCommit = () => this.#sync.markDurable();
     this.audit = new AuditLog(ctx, schemaVersion);
     this.ledger = new ToolCallLedger(ctx, this.audit);
+    this.externalCalls = new ExternalCalls(ctx);
     this.approvals = new ApprovalInbox(ctx, this.audit);
     this.sessionApprovals = new SessionApprovals(ctx, this.audit, schemaVersion);
     this.standingApprovals = new StandingApprovals(ctx, this.audit);

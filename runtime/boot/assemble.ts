@@ -384,6 +384,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
         const status = runs.liveStatus(runId);
         return status === null ? [] : [{ runId, status, roots: runAuthority.scopeOf(runId).roots }];
       }),
+    clusterNode: cluster === null ? null : (loaded.config.node?.id ?? '(unnamed node)'),
   });
   return {
     loaded,

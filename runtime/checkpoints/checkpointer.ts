@@ -8,6 +8,7 @@ import type { Decision } from '../../policy/decision.ts';
 import type { WorkspaceRoot } from '../../policy/roots.ts';
 import { newCheckpointId, type CheckpointRecord, type CheckpointRoot, type Tree } from './format.ts';
 import { ObjectStore } from './objects.ts';
+import { loadPrefilter, savePrefilter } from './prefilter-file.ts';
 import { scanRoot, StatCache } from './scan.ts';
 import { rootsToCheckpoint } from './scope.ts';
 
@@ -49,10 +50,17 @@ function canonical(path: string): string | null {
   }
 }
 
+/** Files hashed again since the prefilter file was last written that make it worth writing again. */
+const SAVE_AFTER_HASHED = 256;
+
 /** The checkpoints of one state dir. */
 export class Checkpointer {
   readonly store: ObjectStore;
   readonly #cache = new StatCache();
+  /** Roots whose prefilter file entries were read (once per root and process). */
+  readonly #loaded = new Set<string>();
+  /** Per root, files hashed since this process last wrote the prefilter file (absent: never). */
+  readonly #unsaved = new Map<string, number>();
   readonly #stateDir: string | null;
   readonly #now: () => number;
 
@@ -91,11 +99,13 @@ export class Checkpointer {
           throw new CheckpointError(
             `the checkpoint before ${meta.tool} could not be taken (root ${root.id}, ${root.path}, cannot be read); ${meta.tool} did not run`,
           );
+        this.#load(path);
         const scan = scanRoot(
           { id: root.id, path, deny: root.deny ?? [], stateDir: this.#stateDir },
           this.store,
           this.#cache,
         );
+        this.#save(path, scan.hashed);
         held.push(scan.root);
         for (const [h, t] of scan.trees) trees.set(h, t);
         files += scan.files;
@@ -123,14 +133,49 @@ export class Checkpointer {
     }
   }
 
-  /** A scan of `root` as it is now that writes nothing (for a diff). */
+  /**
+   * A scan of `root` as it is now that writes nothing to the store (for a diff). It reads only
+   * the files whose stat differs from what the prefilter remembers.
+   */
   look(root: CheckpointRoot): { tree: string; trees: ReadonlyMap<string, Tree> } {
+    this.#load(root.path);
     const scan = scanRoot(
       { id: root.id, path: root.path, deny: root.deny, stateDir: this.#stateDir },
       null,
-      new StatCache(),
+      this.#cache,
     );
     return { tree: scan.root.tree, trees: scan.trees };
+  }
+
+  /** Seeds the prefilter of `root` from the prefilter file, once per root. */
+  #load(root: string): void {
+    if (this.#loaded.has(root)) return;
+    this.#loaded.add(root);
+    const files = loadPrefilter(this.store.dir, root);
+    if (files !== null) this.#cache.seed(root, files);
+  }
+
+  /**
+   * Writes the prefilter of `root` after a scan that hashed files: at the first such scan of
+   * the process, then once `SAVE_AFTER_HASHED` more files were hashed. A write that fails is
+   * left at that (the file is a cache: the next process reads those files again).
+   */
+  #save(root: string, hashed: number): void {
+    if (hashed === 0) return;
+    const since = this.#unsaved.get(root);
+    const total = (since ?? 0) + hashed;
+    if (since !== undefined && total < SAVE_AFTER_HASHED) {
+      this.#unsaved.set(root, total);
+      return;
+    }
+    const files = this.#cache.files(root);
+    if (files === undefined) return;
+    try {
+      savePrefilter(this.store.dir, new Map([[root, files]]));
+      this.#unsaved.set(root, 0);
+    } catch {
+      this.#unsaved.set(root, total);
+    }
   }
 
   /** The state dir, canonical (null when it cannot be resolved). */

@@ -115,6 +115,33 @@ export const CheckpointRecord = z.strictObject({
 });
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
+/**
+ * The prefilter kept between processes (`prefilter.json` in the store's folder): per root
+ * (canonical path), per file (path inside the root), the size, mtime, ctime, inode and mode last
+ * seen and the hash of the contents read then. A cache: an entry is used only when a file's stat
+ * matches it exactly and its contents are in the store; a file that does not parse is ignored.
+ */
+export const PrefilterFile = z.strictObject({
+  v: z.literal(CHECKPOINT_FORMAT_VERSION),
+  roots: z.array(
+    z.strictObject({
+      path: z.string().startsWith('/').max(4096),
+      files: z.array(
+        z.tuple([
+          z.string().min(1).max(4096),
+          z.number().int().min(0),
+          z.number(),
+          z.number(),
+          z.number(),
+          Mode,
+          Hash,
+        ]),
+      ),
+    }),
+  ),
+});
+export type PrefilterFile = z.infer<typeof PrefilterFile>;
+
 /** Parses JSON text read from the store with `schema`; anything else is `corrupt_checkpoint` naming `what`. */
 export function parseStored<T>(schema: z.ZodType<T>, text: string, what: string): T {
   let data: unknown;

@@ -6,13 +6,13 @@
  * nothing is written and the trees are returned.
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { sep } from 'node:path';
 import { exclusionRule, type EntryKind } from './exclusion.ts';
 import type { CheckpointRoot, Tree, TreeEntry } from './format.ts';
 import { sha256, treeHash, type ObjectStore } from './objects.ts';
 
 /** What a file looked like when it was last hashed. */
-interface StatKey {
+export interface StatKey {
   readonly size: number;
   readonly mtimeMs: number;
   readonly ctimeMs: number;
@@ -21,18 +21,61 @@ interface StatKey {
   readonly hash: string;
 }
 
-/** The prefilter's memory: per root, per absolute path, the last stat and hash seen. */
-export class StatCache {
-  readonly #roots = new Map<string, Map<string, StatKey>>();
+/** A folder as the last scan made it: its tree object and that tree's hash. */
+interface DirKey {
+  readonly tree: Tree;
+  readonly hash: string;
+}
 
-  /** The entries of `root` (read), and a fresh map to fill during a scan (it replaces them after). */
-  begin(root: string): { previous: ReadonlyMap<string, StatKey>; next: Map<string, StatKey> } {
-    return { previous: this.#roots.get(root) ?? new Map(), next: new Map() };
+/** What one scan of a root remembers for the next: files by absolute path, folders likewise. */
+interface Memory {
+  readonly files: Map<string, StatKey>;
+  readonly dirs: Map<string, DirKey>;
+}
+
+/**
+ * The prefilter's memory: per root, per absolute path, the last stat and hash of each file, and
+ * the last tree of each folder (a folder whose entries all compare equal keeps its tree's hash
+ * without serializing and hashing it again).
+ */
+export class StatCache {
+  readonly #roots = new Map<string, Memory>();
+
+  /** The memory of `root` (read), and a fresh one to fill during a scan (it replaces it after). */
+  begin(root: string): { previous: Memory; next: Memory } {
+    return {
+      previous: this.#roots.get(root) ?? { files: new Map(), dirs: new Map() },
+      next: { files: new Map(), dirs: new Map() },
+    };
   }
 
-  end(root: string, next: Map<string, StatKey>): void {
+  end(root: string, next: Memory): void {
     this.#roots.set(root, next);
   }
+
+  /** The files remembered for `root` (absolute path → stat and hash), if any. */
+  files(root: string): ReadonlyMap<string, StatKey> | undefined {
+    return this.#roots.get(root)?.files;
+  }
+
+  /** Remembers `files` for `root` (read back from the prefilter file) unless it has a memory already. */
+  seed(root: string, files: Map<string, StatKey>): void {
+    if (!this.#roots.has(root)) this.#roots.set(root, { files, dirs: new Map() });
+  }
+}
+
+/** Whether two entries of a folder say the same thing (name, type, mode, size, hash, target). */
+function sameEntry(a: TreeEntry, b: TreeEntry): boolean {
+  if (a.name !== b.name || a.type !== b.type) return false;
+  if (a.type === 'symlink') return b.type === 'symlink' && a.target === b.target;
+  if (a.type === 'dir') return b.type === 'dir' && a.mode === b.mode && a.hash === b.hash;
+  return b.type === 'file' && a.mode === b.mode && a.size === b.size && a.hash === b.hash;
+}
+
+function sameEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameEntry(a[i] as TreeEntry, b[i] as TreeEntry)) return false;
+  return true;
 }
 
 /** The root to scan: canonical path, `deny` globs, and the state dir (canonical) to leave out. */
@@ -88,10 +131,12 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
     const entries: TreeEntry[] = [];
     // The root itself must be readable; a folder in it may vanish while the scan runs.
     const names = (rel === '' ? readdirSync(abs) : (gone(() => readdirSync(abs)) ?? [])).sort();
+    // `abs` is canonical: it ends with a separator only when it is the file system's root.
+    const prefix = abs.endsWith(sep) ? abs : `${abs}${sep}`;
     for (const name of names) {
-      const childAbs = join(abs, name);
+      const childAbs = prefix + name;
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      const st = gone(() => lstatSync(childAbs));
+      const st = gone(() => lstatSync(childAbs, { throwIfNoEntry: false })) ?? null;
       if (st === null) continue;
       const kind = kindOf(st);
       const why = rule.reason(childRel, name, kind, st.size, childAbs);
@@ -107,9 +152,10 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
         entries.push({ name, type: 'dir', mode, hash: scanDir(childAbs, childRel) });
       } else {
         files++;
-        const seen = previous.get(childAbs);
+        const seen = previous.files.get(childAbs);
         let hash: string;
         let size = st.size;
+        let hashedNow = false;
         if (
           seen !== undefined &&
           seen.size === st.size &&
@@ -126,14 +172,16 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
           hash = sha256(data);
           size = data.length;
           hashed++;
+          hashedNow = true;
           if (store !== null && !store.has(hash)) {
             store.putBlob(hash, data);
             storedBytes += data.length;
           }
         }
         // Changed while it was read: not remembered, so the next scan reads it again.
-        if (size === st.size)
-          next.set(childAbs, {
+        if (seen !== undefined && seen.hash === hash && hashedNow === false) next.files.set(childAbs, seen);
+        else if (size === st.size)
+          next.files.set(childAbs, {
             size: st.size,
             mtimeMs: st.mtimeMs,
             ctimeMs: st.ctimeMs,
@@ -144,12 +192,23 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
         entries.push({ name, type: 'file', mode, size, hash });
       }
     }
+    const last = previous.dirs.get(abs);
+    if (
+      last !== undefined &&
+      sameEntries(last.tree.entries, entries) &&
+      (store === null || store.has(last.hash))
+    ) {
+      next.dirs.set(abs, last);
+      trees.set(last.hash, last.tree);
+      return last.hash;
+    }
     const tree: Tree = { v: 1, entries };
     const computed = treeHash(tree);
     if (store !== null) {
       if (!store.has(computed.hash)) storedBytes += computed.text.length;
       store.putTree(tree, computed);
     }
+    next.dirs.set(abs, { tree, hash: computed.hash });
     trees.set(computed.hash, tree);
     return computed.hash;
   };

@@ -32,7 +32,7 @@ export class ClusterDecisionError extends Error {
 }
 
 /** The node id when `stateDir` belongs to a cluster node (its runtime wrote `CLUSTER_FILE`). */
-function clusterNodeOf(stateDir: string): string | null {
+export function clusterNodeOf(stateDir: string): string | null {
   const file = join(stateDir, CLUSTER_FILE);
   if (!existsSync(file)) return null;
   try {

@@ -16,7 +16,12 @@ import {
   type CheckpointFilter,
   type CheckpointSummary,
 } from '../checkpoints/index.ts';
-import { auditRewind, externalEffectsIn, type RewindOutcome } from '../control/rewind.ts';
+import {
+  auditRewind,
+  externalEffectsIn,
+  RewindInClusterError,
+  type RewindOutcome,
+} from '../control/rewind.ts';
 
 /** A live run as the rewind lock sees it. */
 export interface LiveRunRoots {
@@ -29,9 +34,11 @@ export interface LiveRunRoots {
 export interface RewindsDeps {
   readonly stateDir: string;
   readonly now: () => number;
-  readonly store: Pick<Store, 'audit'>;
+  readonly store: Pick<Store, 'audit' | 'externalCalls'>;
   /** The runs with a live actor now, each with the roots its envelope holds. */
   readonly liveRuns: () => readonly LiveRunRoots[];
+  /** This runtime's node id when it is a cluster node (a rewind is then refused), else null. */
+  readonly clusterNode: string | null;
 }
 
 /** Who asks for a rewind: a human on an authenticated surface. */
@@ -106,7 +113,8 @@ export class Rewinds {
 
   /**
    * Rewinds to checkpoint `id` (a dry run only says what would change, and is never locked).
-   * Throws `RewindBlockedError` while a live run can write a root the checkpoint covers, and the
+   * Throws `RewindBlockedError` while a live run can write a root the checkpoint covers,
+   * `RewindInClusterError` on a cluster node (other nodes' runs are not visible), and the
    * checkpoint errors of `rewindTo` (`invalid_checkpoint_id`, `checkpoint_not_found`, …). The
    * restore runs synchronously: no call of this runtime starts between the check and its end.
    */
@@ -116,6 +124,7 @@ export class Rewinds {
     if (request.ofRun !== undefined && record.runId !== request.ofRun)
       throw new CheckpointNotFoundError(`rewind: run ${request.ofRun} has no checkpoint ${id}`);
     if (!request.dryRun) {
+      if (this.#deps.clusterNode !== null) throw new RewindInClusterError(this.#deps.clusterNode);
       const blocked = blockingRun(
         this.#deps.liveRuns(),
         record.roots.map((r) => r.path),
@@ -123,7 +132,7 @@ export class Rewinds {
       if (blocked !== null) throw new RewindBlockedError(blocked.runId, blocked.status, blocked.root);
     }
     const report = rewindTo(stateDir, id, { dryRun: request.dryRun, now });
-    const notRewindable = externalEffectsIn(store.audit.list(), report.checkpoint.at);
+    const notRewindable = externalEffectsIn(store, report.checkpoint.at);
     if (!request.dryRun) auditRewind(store, report, request, notRewindable.length);
     return { ...report, notRewindable, user: request.user };
   }

@@ -16,6 +16,7 @@ import { approvalBinding } from './015-approval-binding.ts';
 import { sessionCompactions } from './016-session-compactions.ts';
 import { runTraces } from './017-run-traces.ts';
 import { usageOfGoalsAndCompactions } from './018-usage-of-goals-and-compactions.ts';
+import { externalCallsIndex } from './019-external-calls-index.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionCompactions,
   runTraces,
   usageOfGoalsAndCompactions,
+  externalCallsIndex,
 ];
 
 /** The schema version this code writes. */

@@ -6,6 +6,7 @@ import {
   CheckpointNotFoundError,
   RestoreError,
   RewindBlockedError,
+  RewindInClusterError,
 } from '../../runtime/index.ts';
 import { readJsonBody } from './body.ts';
 import { SidecarError } from './errors.ts';
@@ -19,7 +20,8 @@ export const RewindBody = z.strictObject({
 
 /** A checkpoint or restore error as the sidecar answers it; anything else unchanged. */
 function rewindError(err: unknown): unknown {
-  if (err instanceof RewindBlockedError) return new SidecarError(409, err.code, err.message);
+  if (err instanceof RewindBlockedError || err instanceof RewindInClusterError)
+    return new SidecarError(409, err.code, err.message);
   if (err instanceof CheckpointNotFoundError)
     return new SidecarError(404, 'checkpoint_not_found', err.message);
   if (err instanceof CheckpointFormatError) {

@@ -79,6 +79,7 @@ describe('a rewind inside a running runtime', () => {
         now: () => 1_700_000_001_000,
         store,
         liveRuns: () => liveRuns,
+        clusterNode: null,
       }),
     };
   };

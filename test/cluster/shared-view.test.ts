@@ -2,12 +2,17 @@
 // cluster with three runtime nodes: the node that parked approvals learns the decisions made
 // through the others (its Inbox, runs list and feed, also after a restart), every node lists the
 // cluster's pending approvals with the node that parked them, a second live node with the same
-// id is refused at once, and `bus.url` may be a list whose first server is down. One cluster and
+// id is refused at once, `bus.url` may be a list whose first server is down, and a rewind on a
+// node is refused (`rewind_in_cluster`, issue 38: other nodes' live runs are not visible). One cluster and
 // one set of nodes for the whole file: the cases run in order and build on each other.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
+import { Checkpointer } from '../../runtime/checkpoints/index.ts';
 import { listPending } from '../../runtime/control/inbox.ts';
 import type { RunFeedEvent } from '../../runtime/events.ts';
 import { MemorySecretStore } from '../../runtime/secrets/memory.ts';
@@ -316,6 +321,31 @@ describe('starting a node', () => {
       single.cleanup();
     }
   }, 90_000);
+});
+
+describe('a rewind on a cluster node', () => {
+  it('is refused, naming the node (other nodes’ live runs are not visible), with no live run of its own on the root; a dry run is not', () => {
+    const root = mkdtempSync(join(tmpdir(), 'snotra-cluster-rewind-'));
+    try {
+      writeFileSync(join(root, 'a.txt'), 'one\n');
+      const taken = new Checkpointer(b.fx.stateDir, () => 1_700_000_000_000).take(
+        { runId: runIds[0] as string, callId: 'c1', sessionId: null, tool: 'shell' },
+        [{ id: 'root', path: root }],
+      );
+      writeFileSync(join(root, 'a.txt'), 'ONE\n');
+      const who = { user: 'local:me', surface: 'cli' };
+      expect(() => b.rt.runs.rewind(taken.record.id, { ...who, dryRun: false })).toThrow(
+        expect.objectContaining({
+          code: 'rewind_in_cluster',
+          message: expect.stringContaining('cluster node node-b'),
+        }),
+      );
+      expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('ONE\n');
+      expect(b.rt.runs.rewind(taken.record.id, { ...who, dryRun: true }).changes).toHaveLength(1);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 /** A loopback port nothing listens on (bound, then closed). */
