@@ -4,7 +4,7 @@
  * every checkpoint, in a random order, gives the tree as it was, byte for byte, modes and links
  * included. Each rewind is itself undone through the checkpoint it took first.
  */
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,12 @@ const NAMES = ['a.txt', 'b.txt', 'd/c.txt', 'd/e/f.txt', 'g'] as const;
 const name = fc.constantFrom(...NAMES);
 const word = fc.constantFrom('alpha', 'beta', 'gamma', 'x y', '');
 
-/** One shell edit; each tolerates a missing target (`|| true`), as an agent's commands do. */
+/**
+ * One shell edit. A command may fail (a write to a name that is now a folder or a link into
+ * one): its status is not the law's business, only what the tree became. An absolute link
+ * points at `$OUT`, a file outside the root in the case's own folder: a link to a host file
+ * (it was /etc/hostname) let `>`, `>>` and `chmod` write through it to the host.
+ */
 const edit = fc.oneof(
   fc.tuple(name, word).map(([n, w]) => `mkdir -p "$(dirname ${n})" && echo '${w}' > ${n}`),
   fc.tuple(name, word).map(([n, w]) => `mkdir -p "$(dirname ${n})" && echo '${w}' >> ${n}`),
@@ -33,7 +38,7 @@ const edit = fc.oneof(
     .tuple(name, fc.constantFrom('600', '755', '640', '700'))
     .map(([n, m]) => `chmod ${m} ${n} 2>/dev/null || true`),
   fc
-    .tuple(name, fc.constantFrom('a.txt', '../outside', 'd', '/etc/hostname'))
+    .tuple(name, fc.constantFrom('a.txt', '../outside', 'd', '"$OUT"'))
     .map(([n, t]) => `mkdir -p "$(dirname ${n})" && rm -rf ${n} && ln -s ${t} ${n}`),
   fc.constantFrom('d', 'd/e', 'h/i').map((d) => `mkdir -p ${d}`),
   fc.constantFrom('d', 'd/e').map((d) => `chmod 750 ${d} 2>/dev/null || true`),
@@ -51,6 +56,7 @@ describe('rewind law', () => {
           const dir = join(base, String(case_++));
           const root = join(dir, 'root');
           const state = join(dir, 'state');
+          const out = join(dir, 'outside-absolute');
           mkdirSync(join(root, 'd'), { recursive: true });
           mkdirSync(state);
           writeFileSync(join(root, 'a.txt'), 'alpha\nbeta\n');
@@ -63,7 +69,12 @@ describe('rewind law', () => {
               [{ id: 'root', path: root }],
             );
             taken.push({ id: t.record.id, tree: treeOf(root) });
-            execFileSync('sh', ['-c', cmd], { cwd: root, stdio: 'ignore' });
+            const ran = spawnSync('sh', ['-c', cmd], {
+              cwd: root,
+              stdio: 'ignore',
+              env: { ...process.env, OUT: out },
+            });
+            if (ran.error !== undefined) throw ran.error;
           }
           const order = taken
             .map((t, i) => ({ t, k: picks.next().value as number, i }))
