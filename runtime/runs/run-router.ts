@@ -201,14 +201,19 @@ export class RunRouter {
   /** A run ended: its requests leave the Inbox, its slot is freed, its goal and waiters are told. */
   ended(runId: string, outcome: RunOutcome, ctx: RunContext): void {
     const { deps } = this;
-    // What the run added joins its session before anyone waiting for the run hears it ended.
-    deps.sessions.runEnded(ctx);
-    deps.feed.ended(ctx, outcome);
-    deps.inspector.runEnded(runId);
-    // A run that ended while a request waited (a cancel, its deadline): the request leaves the Inbox.
-    deps.approvals.withdrawForRun(runId, `its run ended ${outcome.status} (${outcome.reason})`);
-    deps.agents.runEnded(ctx.agentId, runId);
-    if (ctx.surface === GOAL_SURFACE && !deps.stopping()) deps.goals.runEnded(runId, outcome, ctx);
-    deps.waiters.ended(runId, outcome);
+    try {
+      // What the run added joins its session before anyone waiting for the run hears it ended.
+      deps.sessions.runEnded(ctx);
+      deps.feed.ended(ctx, outcome);
+      deps.inspector.runEnded(runId);
+      // A run that ended while a request waited (a cancel, its deadline): the request leaves the Inbox.
+      deps.approvals.withdrawForRun(runId, `its run ended ${outcome.status} (${outcome.reason})`);
+      deps.agents.runEnded(ctx.agentId, runId);
+      if (ctx.surface === GOAL_SURFACE && !deps.stopping()) deps.goals.runEnded(runId, outcome, ctx);
+    } finally {
+      // Whoever waits for the run hears it ended, even when a part above threw (the error still
+      // goes on to the caller): a waiter left waiting hangs its surface for good.
+      deps.waiters.ended(runId, outcome);
+    }
   }
 }
