@@ -166,11 +166,13 @@ describe('model config', () => {
         kind: 'final',
         text: 'The file says: o',
         usage: { inputTokens: 212, outputTokens: 19 },
+        responseModel: 'gpt-4o-mini-2024-07-18',
       });
       expect(await provider.step({ ...stepRequest(), agentId: 'c' })).toEqual({
         kind: 'final',
         text: 'The file says: c',
         usage: { inputTokens: 472, outputTokens: 89 },
+        responseModel: 'claude-sonnet-4-5-20250929',
       });
       expect(server.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/messages']);
       await expect(provider.step({ ...stepRequest(), agentId: 'none' })).rejects.toThrow(
