@@ -275,6 +275,13 @@ export class RunHost {
     actor.subscribe({
       next: (s) => {
         if (this.#live.get(input.runId) !== actor) return;
+        // A throw here is nobody's to catch (XState reports it as uncaught). A store closed under
+        // a live run (a test's simulated crash; a runtime stops its runs before its store) gets
+        // nothing written and nobody told; the run only leaves its actor when it ends.
+        if (!this.store.open) {
+          if (s.status === 'done') this.#live.drop(input.runId);
+          return;
+        }
         const stored = s === asStored;
         asStored = null;
         const status = statusOf(s);

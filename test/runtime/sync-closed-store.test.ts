@@ -53,4 +53,29 @@ describe('the runtime’s periodic sync when its store is gone', () => {
     expect(() => clock.advance(60_000)).not.toThrow();
     expect(() => clock.advance(60_000)).not.toThrow();
   });
+
+  it('a store closed while a run waits on its model: the answer that comes after changes nothing and throws nowhere', async () => {
+    fx = runtimeFixture({ agents: { worker: { mode: 'allow' } } });
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const scripted = new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'done' } }] });
+    let answered = false;
+    rt = await fx.start({
+      step: async (req) => {
+        await gate;
+        const out = await scripted.step(req);
+        answered = true;
+        return out;
+      },
+    });
+    const live = rt;
+    const runId = await live.runs.runTask('worker', 't1', 'hello');
+    expect(await runtimeInternals(live).runs.stored(runId)).toBe(true);
+    runtimeInternals(live).store.close();
+    // The answer moves the run on: its due snapshot write (a later turn of the event loop) and
+    // its end found the store closed, out of any caller that could catch.
+    open();
+    await eventually(() => answered, 10_000, 'the model answered');
+    await eventually(() => !runtimeInternals(live).runs.isLive(runId), 10_000, 'the run left its actor');
+  });
 });
