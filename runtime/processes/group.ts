@@ -55,6 +55,9 @@ export async function killGroup(pgid: number, graceMs: number, pollMs = 25): Pro
     }
   } else if (!signalGroup(pgid, 'SIGTERM')) return true;
   if (await waitGone(pgid, graceMs, pollMs)) return true;
+  // What the group started during the grace period (a sandbox bwrap set up meanwhile) is swept
+  // again before the SIGKILL, the group stopped so nothing new can start.
+  if (hasProcfs() && signalGroup(pgid, 'SIGSTOP')) await killEscapees(pgid, pollMs).catch(() => {});
   signalGroup(pgid, 'SIGKILL');
   return waitGone(pgid, 2000, pollMs);
 }
