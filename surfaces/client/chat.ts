@@ -3,14 +3,12 @@ import type {
   ApprovalRecord,
   CheckpointSummary,
   CompactResult,
-  GrantScope,
   RewindOutcome,
   RunFeedEvent,
-  RunOutcome,
   Runtime,
   SessionView,
 } from '../../runtime/index.ts';
-import type { DecideResult } from './types.ts';
+import type { RuntimeClient } from './types.ts';
 
 /** A run feed listener; the returned function removes it. */
 export type FeedListener = (event: RunFeedEvent) => void;
@@ -24,7 +22,8 @@ export type ChatMode = 'allow' | 'ask' | 'deny';
  * socket (`joined`, left running when the chat ends). Every call may reject: a joined runtime
  * can stop under the chat (`runtime_gone`).
  */
-export interface ChatRuntime {
+/** Waiting for a run and deciding approvals are the same calls as every client's (`RuntimeClient`). */
+export interface ChatRuntime extends Pick<RuntimeClient, 'waitForRun' | 'decideAsync' | 'approveWithGrant'> {
   readonly kind: 'embedded' | 'joined';
   /** The pid of the process the runtime runs in. */
   readonly pid: number;
@@ -40,15 +39,6 @@ export interface ChatRuntime {
   resume(runId: string): Promise<boolean>;
   /** Ends an unfinished run; false when there is none. */
   cancel(runId: string, reason: string): Promise<boolean>;
-  /** Resolves when the run ends (at once when it already did). */
-  waitForRun(runId: string): Promise<RunOutcome>;
-  decideAsync(
-    approvalId: string,
-    decision: 'approved' | 'denied',
-    user: string,
-    reason?: string,
-  ): Promise<DecideResult>;
-  approveWithGrant(approvalId: string, scope: GrantScope, user: string): Promise<DecideResult>;
   agentModes(): Promise<AgentView[]>;
   setMode(agent: string, mode: ChatMode, user: string): Promise<void>;
   pendingApprovals(): Promise<ApprovalRecord[]>;
