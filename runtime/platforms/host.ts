@@ -87,6 +87,11 @@ export class PlatformHost {
     return this.deps.store.platforms.outbound.parts(key);
   }
 
+  /** The ids of the approvals a run waits for (a start tells the chat of each one it was not told of). */
+  pendingApprovals(runId: string): string[] {
+    return this.deps.store.approvals.pendingOfRunIds(runId);
+  }
+
   /** The runtime's clock: the send pace and retry waits of replies run on it. */
   get clock(): Clock {
     return this.deps.clock ?? systemClock;

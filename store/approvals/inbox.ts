@@ -244,6 +244,11 @@ export class ApprovalInbox {
       .map((row) => this.toRecord(row as ApprovalRow));
   }
 
+  /** The pending approvals of one run, oldest first. */
+  pendingOfRunIds(runId: string): string[] {
+    return (this.pendingOfRun.all(runId) as ApprovalRow[]).map((row) => row.id);
+  }
+
   /** The ids of every pending approval: one indexed query, no row decoding (for cheap polling). */
   pendingIds(): Set<string> {
     return new Set(this.pendingIdsStmt.all().map((r) => r.id));

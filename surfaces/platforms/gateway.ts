@@ -173,6 +173,9 @@ export class PlatformGateway {
         return;
       }
       this.#runs.set(route.runId, rec);
+      // A run that parked before a stop may not have told its chat yet (the notice waited its turn
+      // when the stop came, and a recovered run parks again before this gateway listens).
+      for (const approvalId of this.host.pendingApprovals(route.runId)) this.#noticeParked(rec, approvalId);
       const outcome = await this.host.waitForRun(route.runId);
       this.#runs.delete(route.runId);
       if (this.#abort.signal.aborted) return;
@@ -220,8 +223,12 @@ export class PlatformGateway {
   #onRunEvent(e: RunFeedEvent): void {
     if (e.type !== 'run.parked' && e.type !== 'approval.requested') return;
     const rec = this.#runs.get(e.runId);
-    if (rec === undefined) return;
-    const key = `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}:parked:${e.approvalId}`;
+    if (rec !== undefined) this.#noticeParked(rec, e.approvalId);
+  }
+
+  /** The one notice per approval (its key makes a repeat a no-op). */
+  #noticeParked(rec: InboundRecord, approvalId: string): void {
+    const key = `${replyKey(this.adapter.kind, rec.chatId, rec.messageId)}:parked:${approvalId}`;
     void this.#deliver(
       rec,
       key,

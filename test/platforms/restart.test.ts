@@ -45,9 +45,10 @@ afterAll(async () => {
   if (ws !== undefined) rmSync(ws.dir, { recursive: true, force: true });
 });
 
-async function restart(how: 'SIGKILL' | 'SIGTERM'): Promise<void> {
+async function restart(how: 'SIGKILL' | 'SIGTERM', whileDown?: () => void): Promise<void> {
   await stopProcess(snotra, how);
   outputs.push(snotra.stdout(), snotra.stderr());
+  whileDown?.();
   const polls = fake.offsets.length;
   snotra = ws.start();
   await snotra.ready();
@@ -188,6 +189,23 @@ describe(
       expect(audit.filter((e) => e.kind === 'platform_reply_unknown')).toHaveLength(1);
     });
 
+    it('a stop before the parked notice went out: the next start sends it, once', async () => {
+      const notices = count(NOTICE);
+      fake.rateLimitNext = 1_000_000; // every send is refused "retry after 1 s": the notice waits its turn
+      fake.push(CHAT, 'write a note while rate limited');
+      const p = await eventuallyAsync(async () => (await pending())[0], 30_000, 'the approval');
+      await eventually(() => fake.rateLimited > 0, 30_000, 'the notice refused by the rate limit');
+      await restart('SIGTERM', () => {
+        fake.rateLimitNext = 0; // only once the runtime that had the notice waiting is gone
+      });
+      await eventually(() => count(NOTICE) === notices + 1, 30_000, 'the notice after the restart');
+      const ok = await cli(['inbox', 'approve', p.id, '--state-dir', ws.stateDir]);
+      expect(ok.code, ok.stderr).toBe(0);
+      await eventually(() => count('written') === 3, 30_000, 'the reply');
+      await sendsRecorded();
+      expect(count(NOTICE)).toBe(notices + 1);
+    });
+
     it('a chat unpaired while its run waits gets no answer when the run ends', async () => {
       const notices = count(NOTICE);
       fake.push(CHAT, 'write a third note');
@@ -209,7 +227,7 @@ describe(
       // Restart: the reply stays unsent (the message is finished, not pending).
       await restart('SIGTERM');
       expect(fake.sendRequests).toBe(requests);
-      expect(count('written')).toBe(2);
+      expect(count('written')).toBe(3);
     });
 
     it('no update was lost or queued twice, and the token is nowhere', async () => {
@@ -220,7 +238,7 @@ describe(
         (await cli(['runs', 'list', '--state-dir', ws.stateDir, '--json'])).stdout,
       );
       expect(runs.map((r) => r.runId).sort()).toEqual(
-        [2, 3, 4, 5].map((m) => `bot:platform:tg:${CHAT}:${m}`).sort(),
+        [2, 3, 4, 5, 6].map((m) => `bot:platform:tg:${CHAT}:${m}`).sort(),
       );
       expect(fake.unconfirmed).toBe(0);
       for (const needle of [TOKEN, TOKEN.split(':')[1] as string]) {
