@@ -10,7 +10,7 @@ import {
   type EmbeddedNatsOptions,
 } from '../../runtime/bus/index.ts';
 import { isProcessAlive } from '../../runtime/bus/processes.ts';
-import { MIN_WAIT_MS } from '../support/min-wait.ts';
+import { MIN_WAIT_MS, pollDelayMs } from '../support/min-wait.ts';
 
 /** A fresh temporary state dir; remove it with `rmSync(dir, { recursive: true, force: true })`. */
 export function tempStateDir(): string {
@@ -52,10 +52,12 @@ export function livePidsInGroup(pgid: number): number[] {
 
 /** Polls `check` until it returns true or `timeoutMs` passes; returns the last result. */
 export async function eventually(check: () => boolean, timeoutMs: number, pollMs = 25): Promise<boolean> {
-  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
+  const start = Date.now();
+  const end = start + Math.max(timeoutMs, MIN_WAIT_MS);
   while (!check()) {
-    if (Date.now() >= end) return false;
-    await new Promise((r) => setTimeout(r, pollMs));
+    const now = Date.now();
+    if (now >= end) return false;
+    await new Promise((r) => setTimeout(r, pollDelayMs(now - start, pollMs)));
   }
   return true;
 }

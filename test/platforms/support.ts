@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { BIN, startSnotra, type StartedProcess } from '../support/snotra-process.ts';
 import { eventually } from '../support/runtime.ts';
 import type { FakeTelegram } from './fake-telegram.ts';
-import { MIN_WAIT_MS } from '../support/min-wait.ts';
+import { MIN_WAIT_MS, pollDelayMs } from '../support/min-wait.ts';
 
 /** A bot token shaped like Telegram's, unique per test file. */
 export function botToken(): string {
@@ -135,12 +135,15 @@ export async function eventuallyAsync<T>(
   timeoutMs: number,
   what: string,
 ): Promise<T> {
-  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
+  const start = Date.now();
+  const end = start + Math.max(timeoutMs, MIN_WAIT_MS);
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    const now = Date.now();
+    if (now > end) throw new Error(`timed out waiting for ${what}`);
+    // A look here spawns a CLI (~0.3 CPU-s): at most about two a second after the first.
+    await new Promise((r) => setTimeout(r, pollDelayMs(now - start, 100, 500)));
   }
 }
 

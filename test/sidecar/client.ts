@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIN_WAIT_MS } from '../support/min-wait.ts';
+import { MIN_WAIT_MS, pollDelayMs } from '../support/min-wait.ts';
 
 /** An answer as the wire carried it. */
 export interface Answer {
@@ -66,11 +66,13 @@ export async function until<T>(
   what: string,
 ): Promise<T> {
   // The same floor as every polling wait of the tests (see MIN_WAIT_MS).
-  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
+  const start = Date.now();
+  const end = start + Math.max(timeoutMs, MIN_WAIT_MS);
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    const now = Date.now();
+    if (now > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollDelayMs(now - start, 50)));
   }
 }

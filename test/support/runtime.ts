@@ -14,7 +14,7 @@ import type { ModelProvider } from '../../actors/model/provider.ts';
 import type { ToolExecutor } from '../../actors/tools/types.ts';
 import { parseConfig, type LoadedConfig } from '../../runtime/config/load.ts';
 import { Runtime, type RuntimeOptions } from '../../runtime/runtime.ts';
-import { MIN_WAIT_MS } from './min-wait.ts';
+import { MIN_WAIT_MS, pollDelayMs } from './min-wait.ts';
 
 /** A temporary workspace and state dir for a runtime test. */
 export interface RuntimeFixture {
@@ -98,13 +98,15 @@ export async function eventually<T>(
   timeoutMs = 10_000,
   what = 'condition',
 ): Promise<T> {
-  const end = Date.now() + Math.max(timeoutMs, MIN_WAIT_MS);
+  const start = Date.now();
+  const end = start + Math.max(timeoutMs, MIN_WAIT_MS);
   for (;;) {
     // Awaited: an async check returns a Promise, which is truthy, so without the await the first
     // poll "passed" whatever it resolved to (the cluster test read a record before it was written).
     const v = await check();
     if (v !== undefined && v !== null && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    const now = Date.now();
+    if (now > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollDelayMs(now - start)));
   }
 }
