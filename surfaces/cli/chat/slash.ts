@@ -1,7 +1,6 @@
 import type { ChatRuntime } from '../../client/chat.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
-import { rewindSlash } from './rewind.ts';
 
 /** The slash commands, as `/help` lists them. */
 export const SLASH_HELP: readonly (readonly [string, string])[] = [
@@ -106,9 +105,12 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     case '/compact':
       await compactCommand(ctx);
       return null;
-    case '/rewind':
+    case '/rewind': {
+      // Loaded only when asked: its diff lines come with the rewind's modules (the store's among them).
+      const { rewindSlash } = await import('./rewind.ts');
       await rewindSlash(ctx, rest);
       return null;
+    }
     case '/resume':
       return 'resume';
     default:
