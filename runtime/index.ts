@@ -49,6 +49,7 @@ export type {
   AgentView,
   ApprovalView,
   ReadModels,
+  RootView,
   RunAuditView,
   RunListItem,
   RunView,

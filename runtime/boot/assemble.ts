@@ -368,6 +368,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     store,
     loaded,
     mode: (agentId) => authority.mode(agentId),
+    roots: () => authority.roots(),
     contextOf: (runId) => runs.contextOf(runId),
     sandbox: policyEnv.sandbox,
     ...(cluster === null ? {} : { clusterInbox: () => cluster.pendingApprovals() }),

@@ -1,5 +1,6 @@
 import type { RunContext, RunOutcome } from '../../machines/run/types.ts';
 import type { Mode } from '../../policy/risk.ts';
+import type { WorkspaceRoot } from '../../policy/roots.ts';
 import type {
   ApprovalRecord,
   AuditEvent,
@@ -26,6 +27,20 @@ import { runConversation, type RunConversation } from './conversation.ts';
 export interface AgentView {
   readonly id: string;
   readonly mode: Mode;
+}
+
+/**
+ * A workspace root as a surface shows it, as it is now (after any `setRoots`): what `/roots` of a
+ * chat joined to a running runtime lists, not the roots of the chat's own config.
+ */
+export interface RootView {
+  readonly id: string;
+  readonly path: string;
+  readonly access: WorkspaceRoot['access'];
+  readonly primary: boolean;
+  readonly source: WorkspaceRoot['source'];
+  /** The root's deny globs (empty when it has none). */
+  readonly deny: readonly string[];
 }
 
 /** One approval with what a human is shown beside it; `details` is null once its run's call is gone. */
@@ -81,6 +96,8 @@ export interface ReadModelDeps extends ApprovalDetailsDeps {
   readonly store: Store;
   readonly loaded: LoadedConfig;
   readonly mode: (agentId: string) => Mode;
+  /** The workspace roots now (config, or a human's `setRoots` while running). */
+  readonly roots: () => readonly WorkspaceRoot[];
   /** A live run's context (null when the run is not live). */
   readonly contextOf: (runId: string) => RunContext | null;
   readonly sandbox: SandboxStatus;
@@ -104,6 +121,20 @@ export class ReadModels {
   /** The configured agents, in config order, with their modes now. */
   agents(): AgentView[] {
     return Object.keys(this.deps.loaded.config.agents).map((id) => ({ id, mode: this.deps.mode(id) }));
+  }
+
+  /** The workspace roots now, in order (after any `setRoots`), redacted. */
+  roots(): RootView[] {
+    return this.redact(
+      this.deps.roots().map((r) => ({
+        id: r.id,
+        path: r.path,
+        access: r.access,
+        primary: r.primary,
+        source: r.source,
+        deny: [...(r.deny ?? [])],
+      })),
+    );
   }
 
   /** Whether the config has an agent of this id. */

@@ -8,7 +8,7 @@ import type {
   SessionView,
 } from '../../runtime/index.ts';
 import type { RequestBody } from '../join/protocol.ts';
-import type { ChatRuntime, FeedListener } from './chat.ts';
+import type { AuthorityNow, ChatRuntime, FeedListener } from './chat.ts';
 import { joinRunning } from './joined.ts';
 import type { DecideResult } from './types.ts';
 
@@ -33,6 +33,7 @@ export async function joinedChat(stateDir: string): Promise<ChatRuntime | null> 
     kind: 'joined',
     pid: hello.pid,
     agents: hello.agents,
+    gone: conn.gone,
     onRunEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -52,6 +53,7 @@ export async function joinedChat(stateDir: string): Promise<ChatRuntime | null> 
       (await ask({ type: 'grant', approvalId, scope })).result as DecideResult,
     agentModes: async () => (await ask({ type: 'agents' })).agents as AgentView[],
     setMode: async (agent, mode) => void (await ask({ type: 'set-mode', agent, mode })),
+    authorityNow: async (agent) => (await ask({ type: 'roots', agent })) as unknown as AuthorityNow,
     pendingApprovals: async () => (await ask({ type: 'inbox' })).approvals as ApprovalRecord[],
     listSessions: async () => (await ask({ type: 'sessions', op: 'list' })).sessions as SessionView[],
     latestSession: async () => (await ask({ type: 'sessions', op: 'latest' })).session as SessionView | null,

@@ -4,6 +4,7 @@ import type {
   CheckpointSummary,
   CompactResult,
   RewindOutcome,
+  RootView,
   RunFeedEvent,
   Runtime,
   SessionView,
@@ -15,6 +16,12 @@ export type FeedListener = (event: RunFeedEvent) => void;
 
 /** The modes `/mode` may set. */
 export type ChatMode = 'allow' | 'ask' | 'deny';
+
+/** The roots of the runtime now and an agent's mode now (what `/roots` shows). */
+export interface AuthorityNow {
+  readonly roots: readonly RootView[];
+  readonly mode: AgentView['mode'];
+}
 
 /**
  * What `snotra chat` does with a runtime, whether it runs in this process (`embedded`, started
@@ -29,6 +36,11 @@ export interface ChatRuntime extends Pick<RuntimeClient, 'waitForRun' | 'decideA
   readonly pid: number;
   /** The agents of the runtime's config. */
   readonly agents: readonly string[];
+  /**
+   * Aborted, with the `ClientError` that says so as its reason, as soon as the runtime stops
+   * under the chat (joined: its join connection ends); never for an embedded one.
+   */
+  readonly gone: AbortSignal;
   /** Every run feed event of the runtime (redacted when joined) from now until `off`. */
   onRunEvent(listener: FeedListener): () => void;
   /** Sends a chat message (attended) in `session`, or in a new session when null. */
@@ -41,6 +53,8 @@ export interface ChatRuntime extends Pick<RuntimeClient, 'waitForRun' | 'decideA
   cancel(runId: string, reason: string): Promise<boolean>;
   agentModes(): Promise<AgentView[]>;
   setMode(agent: string, mode: ChatMode, user: string): Promise<void>;
+  /** The runtime's roots and `agent`'s mode as they are now (joined: the running runtime's, not this config's). */
+  authorityNow(agent: string): Promise<AuthorityNow>;
   pendingApprovals(): Promise<ApprovalRecord[]>;
   listSessions(): Promise<SessionView[]>;
   latestSession(): Promise<SessionView | null>;
@@ -59,6 +73,7 @@ export function embeddedChat(rt: Runtime, agents: readonly string[]): ChatRuntim
     kind: 'embedded',
     pid: process.pid,
     agents,
+    gone: new AbortController().signal,
     onRunEvent: (listener) => rt.runs.onRunEvent(listener),
     async submit(agent, text, session) {
       const id = session ?? rt.sessions.create(agent, 'chat').sessionId;
@@ -73,6 +88,10 @@ export function embeddedChat(rt: Runtime, agents: readonly string[]): ChatRuntim
     approveWithGrant: async (id, scope, user) => rt.approvals.approveWithGrant(id, scope, user),
     agentModes: async () => rt.read.agents(),
     setMode: async (agent, mode, user) => rt.authority.setAgentMode(agent, mode, user),
+    authorityNow: async (agent) => ({
+      roots: rt.read.roots(),
+      mode: rt.read.agents().find((a) => a.id === agent)?.mode ?? 'deny',
+    }),
     pendingApprovals: async () => rt.read.pendingApprovals(),
     listSessions: async () => rt.sessions.list(),
     latestSession: async () => rt.sessions.latest(),

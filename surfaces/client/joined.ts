@@ -16,6 +16,7 @@ export class JoinConnection {
   readonly #pending = new Map<number, Pending>();
   #buffer = '';
   #gone: ClientError | null = null;
+  readonly #ended = new AbortController();
 
   constructor(
     private readonly socket: Socket,
@@ -25,8 +26,17 @@ export class JoinConnection {
     socket.on('data', (chunk: string) => this.#data(chunk));
     socket.on('error', () => socket.destroy());
     socket.once('close', () =>
-      this.#end(new ClientError('runtime_gone', 'the running runtime closed the connection (it stopped?)')),
+      this.#end(new ClientError('runtime_gone', 'the running runtime stopped (its join connection closed)')),
     );
+  }
+
+  /**
+   * Aborted as soon as the connection ends (the runtime said it stopped, the socket closed, or the
+   * runtime refused this client), whether or not a request was waiting; its reason is the
+   * `ClientError` every later request rejects with.
+   */
+  get gone(): AbortSignal {
+    return this.#ended.signal;
   }
 
   /** Sends one request; resolves with its reply's body, rejects with the reply's error. */
@@ -88,6 +98,7 @@ export class JoinConnection {
     this.#gone ??= err;
     for (const p of this.#pending.values()) p.reject(this.#gone);
     this.#pending.clear();
+    if (!this.#ended.signal.aborted) this.#ended.abort(this.#gone);
   }
 }
 

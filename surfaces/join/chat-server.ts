@@ -13,6 +13,7 @@ export type ChatRequest = Extract<
       | 'agents'
       | 'set-mode'
       | 'inbox'
+      | 'roots'
       | 'checkpoints';
   }
 >;
@@ -98,6 +99,12 @@ export async function chatReply(c: ChatServerContext, r: ChatRequest): Promise<R
       return {};
     case 'inbox':
       return { approvals: runtime.read.redact(runtime.read.pendingApprovals()) };
+    case 'roots': {
+      const roots = runtime.read.roots();
+      if (r.agent === undefined) return { roots };
+      const agent = knownAgent(c, r.agent);
+      return { roots, mode: runtime.read.agents().find((a) => a.id === agent)?.mode ?? 'deny' };
+    }
     case 'checkpoints':
       return { checkpoints: runtime.read.redact(runtime.runs.checkpoints({ sessionId: r.session })) };
   }

@@ -109,6 +109,12 @@ export const JoinRequest = z.discriminatedUnion('type', [
   }),
   /** The pending approvals of the Inbox. */
   z.strictObject({ v: z.literal(1), type: z.literal('inbox'), req: Req }),
+  /**
+   * The workspace roots of the running runtime as they are now (after any change while it runs),
+   * and, with `agent`, that agent's mode now: what `/roots` shows (not the chat's own config).
+   * Read-only: no field changes anything.
+   */
+  z.strictObject({ v: z.literal(1), type: z.literal('roots'), req: Req, agent: Id.optional() }),
   /** A session's checkpoints, oldest first. */
   z.strictObject({ v: z.literal(1), type: z.literal('checkpoints'), req: Req, session: Id }),
 ]);

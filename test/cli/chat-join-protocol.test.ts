@@ -18,6 +18,8 @@ describe('the join requests of snotra chat', () => {
     [{ type: 'set-mode', agent: 'assistant', mode: 'allow' }],
     [{ type: 'inbox' }],
     [{ type: 'checkpoints', session: 's' }],
+    [{ type: 'roots' }],
+    [{ type: 'roots', agent: 'assistant' }],
     [{ type: 'rewind', checkpoint: 'ck-1', dryRun: true, surface: 'chat' }],
   ])('accepts %j', (body) => {
     const parsed = parseRequest(line(body));
@@ -41,6 +43,13 @@ describe('the join requests of snotra chat', () => {
     [{ type: 'chat-submit', agent: 'assistant', text: 'hi', unattended: true }, 'unattended'],
     [{ type: 'inbox', all: true }, 'all'],
     [{ type: 'rewind', checkpoint: 'ck-1', dryRun: true, surface: 'web' }, 'surface'],
+    // The roots read changes nothing: no field may carry roots or a mode to set.
+    [{ type: 'roots', agent: '' }, 'agent'],
+    [{ type: 'roots', agent: 'x'.repeat(513) }, 'agent'],
+    [{ type: 'roots', agent: 7 }, 'agent'],
+    [{ type: 'roots', roots: [{ id: 'home', path: '/', access: 'read-write' }] }, 'roots'],
+    [{ type: 'roots', agent: 'assistant', mode: 'allow' }, 'mode'],
+    [{ type: 'roots', user: 'local:root' }, 'user'],
   ])('refuses %j, naming %s', (body, field) => {
     const parsed = parseRequest(line(body));
     expect('error' in parsed).toBe(true);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeModelServer } from '../model/fake-server.ts';
@@ -185,6 +185,9 @@ describe('snotra chat beside a running snotra start joins it', () => {
       await answered(cli, 'this chat: ', '/usage');
       // Counted from the start's feed: this chat's runs only, each answer's usage once.
       expect(cli.out()).toMatch(/this chat: [1-9]\d* model calls, [1-9]\d* tokens in, [1-9]\d* tokens out/);
+      // A mode changed from this chat is the start's: the next chat's /roots shows it (below).
+      cli.child.stdin?.write('/mode deny\r');
+      await answered(cli, 'mode of assistant is now deny', '/mode deny');
       cli.child.stdin?.write('/exit\r');
       expect(await exitOf(cli), `the chat's output:\n${cli.out()}\n${cli.err()}`).toBe(0);
     } finally {
@@ -210,14 +213,40 @@ describe('snotra chat beside a running snotra start joins it', () => {
     };
     expect(sessions.sessions.map((s) => s.sessionId)).toContain('joined-1');
 
-    // A start that stops under a joined chat stops cleanly (SIGTERM), and the chat says so and ends (exit 1).
-    const orphan = startOnPty([process.execPath, BIN, 'chat', '--config', config], { NO_COLOR: '1' });
+    // The chat's own config now has another root the running start never had.
+    mkdirSync(join(dir, 'extra'));
+    const edited = JSON.parse(readFileSync(config, 'utf8')) as {
+      workspace: { roots: Array<Record<string, unknown>> };
+    };
+    edited.workspace.roots = [
+      ...edited.workspace.roots.map((r) => ({ ...r, primary: true })),
+      { id: 'extra', path: 'extra', access: 'read' },
+    ];
+    writeFileSync(config, JSON.stringify(edited));
+
+    // A start that stops under a joined chat stops cleanly (SIGTERM); the chat, idle at its prompt
+    // with nothing typed, says so at once and ends (exit 1), the terminal back in its normal mode
+    // (`stty -a` on the same terminal after it).
+    const orphan = startOnPty(
+      ['sh', '-c', '"$@"; s=$?; stty -a; exit $s', 'sh', process.execPath, BIN, 'chat', '--config', config],
+      { NO_COLOR: '1' },
+    );
     try {
       await answered(orphan, `Joined the running runtime (pid ${start.pid})`, 'the second chat’s banner');
+      // /roots: the start's roots and mode now, not this chat's config (its `extra` root).
+      orphan.child.stdin?.write('/roots\r');
+      await answered(orphan, `roots of the running runtime (pid ${start.pid}) now`, '/roots');
+      const roots = orphan.out().slice(orphan.out().lastIndexOf('roots of the running runtime'));
+      expect(roots).toContain('mode of assistant: deny');
+      expect(roots).toContain(`project  ${join(dir, 'project')}  read-write`);
+      expect(roots).not.toContain('extra');
       expect(await stopProcess(start)).toBe(0);
-      orphan.child.stdin?.write('anyone there?\r');
       expect(await exitOf(orphan), orphan.out()).toBe(1);
       expect(orphan.out()).toContain('snotra chat: the running runtime stopped');
+      const stty = orphan.out().slice(orphan.out().lastIndexOf('snotra chat: the running runtime stopped'));
+      expect(stty).toMatch(/(^|\s)icanon\s/);
+      expect(stty).toMatch(/(^|\s)echo\s/);
+      expect(stty).not.toMatch(/-icanon|-echo\s/);
     } finally {
       if (orphan.child.exitCode === null) orphan.child.kill('SIGKILL');
     }

@@ -149,6 +149,9 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
 
       cli.child.stdin?.write('/session\r');
       await answered(cli, '\nsession pty-1\r', '/session');
+      cli.child.stdin?.write('/roots\r');
+      await answered(cli, 'roots of this chat’s runtime now; mode of assistant: ask', '/roots');
+      expect(cli.out()).toContain(`  project  ${join(dir, 'project')}  read-write  (primary)`);
       cli.child.stdin?.write('/nope\r');
       await answered(cli, 'unknown command "/nope"', 'an unknown slash command');
       cli.child.stdin?.write('/compact\r');

@@ -4,7 +4,6 @@ import { embeddedChat, type ChatRuntime } from '../../client/chat.ts';
 import { joinedChat } from '../../client/chat-joined.ts';
 import { ClientError } from '../../client/errors.ts';
 import { CommandFailure, UsageError, type CliIo } from '../io.ts';
-import { openRuntime } from '../run/open-runtime.ts';
 import { paintFor } from '../run/paint.ts';
 import { pickAgent } from '../run/pick-agent.ts';
 import { CtrlC } from './ctrl-c.ts';
@@ -144,6 +143,8 @@ async function chatRuntime(
     }
   }
   const agent = pickAgent(Object.keys(loaded.config.agents), loaded.file ?? 'the default config', wanted);
+  // Loaded only now: a chat that joins never loads the runtime's modules (bus, store, XState).
+  const { openRuntime } = await import('../run/open-runtime.ts');
   const rt = await openRuntime({ loaded, io, json: false, who: 'snotra chat', onRunEvent: () => {} });
   return { rt: embeddedChat(rt, Object.keys(loaded.config.agents)), agent };
 }

@@ -2,11 +2,12 @@ import { createInterface } from 'node:readline';
 import type { Paint } from '../run/paint.ts';
 import type { CtrlC } from './ctrl-c.ts';
 
-/** What one prompt read: an entry, the end of input (Ctrl-D), or Ctrl-C. */
+/** What one prompt read: an entry, the end of input (Ctrl-D), Ctrl-C, or the runtime gone meanwhile. */
 export type InputResult =
   | { readonly kind: 'entry'; readonly text: string }
   | { readonly kind: 'eof' }
-  | { readonly kind: 'interrupt' };
+  | { readonly kind: 'interrupt' }
+  | { readonly kind: 'gone'; readonly reason: unknown };
 
 /**
  * Joins the lines of a multi-line entry: a line that ends with a backslash goes on on the next
@@ -22,9 +23,17 @@ export function joinContinued(lines: readonly string[]): string | null {
  * Reads one entry at the terminal with line editing and the given history (newest first). The
  * terminal is held only while reading: between prompts it is back in its normal mode, so Ctrl-C
  * during a turn is the process's SIGINT. A SIGINT that comes while reading (a Ctrl-C typed just
- * as the prompt took the terminal) is the same Ctrl-C as the key.
+ * as the prompt took the terminal) is the same Ctrl-C as the key. When `gone` aborts (the runtime
+ * stopped under the chat) the prompt ends at once, nothing typed, and gives the terminal back in
+ * its normal mode.
  */
-export function readEntry(history: readonly string[], paint: Paint, ctrlC: CtrlC): Promise<InputResult> {
+export function readEntry(
+  history: readonly string[],
+  paint: Paint,
+  ctrlC: CtrlC,
+  gone: AbortSignal,
+): Promise<InputResult> {
+  if (gone.aborted) return Promise.resolve({ kind: 'gone', reason: gone.reason });
   return new Promise((resolve) => {
     const rl = createInterface({
       input: process.stdin,
@@ -38,13 +47,20 @@ export function readEntry(history: readonly string[], paint: Paint, ctrlC: CtrlC
     const lines: string[] = [];
     let done = false;
     let release = (): void => {};
+    const onGone = (): void => {
+      process.stdout.write('\n');
+      finish({ kind: 'gone', reason: gone.reason });
+    };
     const finish = (result: InputResult): void => {
       if (done) return;
       done = true;
       release();
+      gone.removeEventListener('abort', onGone);
+      // Closing the interface takes the terminal out of raw mode.
       rl.close();
       resolve(result);
     };
+    gone.addEventListener('abort', onGone, { once: true });
     rl.on('line', (line) => {
       lines.push(line);
       const text = joinContinued(lines);

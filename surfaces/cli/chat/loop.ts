@@ -59,7 +59,6 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
   const mine = new Set<string>();
   const ctx: SlashContext = {
     rt,
-    loaded,
     agent,
     user,
     paint,
@@ -127,8 +126,14 @@ export async function chatLoop(options: ChatOptions): Promise<number> {
   });
   for (;;) {
     if (exitAsked) return 0;
-    const input = await readEntry(history.newestFirst(), paint, ctrlC);
+    const input = await readEntry(history.newestFirst(), paint, ctrlC, rt.gone);
     if (input.kind === 'eof') return 0;
+    if (input.kind === 'gone') {
+      // The joined runtime stopped while the chat waited for input: said at once, not at the next send.
+      const why = input.reason instanceof Error ? input.reason.message : 'the running runtime stopped';
+      io.stderr(`snotra chat: ${oneLine(why, 1000)}\n`);
+      return ExitCode.failure;
+    }
     if (input.kind === 'interrupt') {
       if (ctrlCAgain()) return 0;
       continue;

@@ -1,8 +1,6 @@
-import type { LoadedConfig } from '../../../runtime/index.ts';
 import type { ChatRuntime } from '../../client/chat.ts';
 import { oneLine } from '../run/escape.ts';
 import type { Paint } from '../run/paint.ts';
-import { rewindSlash } from './rewind.ts';
 
 /** The slash commands, as `/help` lists them. */
 export const SLASH_HELP: readonly (readonly [string, string])[] = [
@@ -21,7 +19,6 @@ export const SLASH_HELP: readonly (readonly [string, string])[] = [
 /** The chat's state a slash command reads and changes. */
 export interface SlashContext {
   readonly rt: ChatRuntime;
-  readonly loaded: LoadedConfig;
   readonly agent: string;
   readonly user: string;
   readonly paint: Paint;
@@ -84,12 +81,19 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
       );
       return null;
     }
-    case '/roots':
-      for (const r of ctx.loaded.config.workspace.roots)
+    case '/roots': {
+      // The runtime's roots now (a joined chat: the running runtime's), not this chat's config.
+      const now = await ctx.rt.authorityNow(ctx.agent);
+      const whose =
+        ctx.rt.kind === 'joined' ? `the running runtime (pid ${ctx.rt.pid})` : 'this chat’s runtime';
+      ctx.say(`roots of ${whose} now; mode of ${oneLine(ctx.agent, 80)}: ${now.mode}`);
+      if (now.roots.length === 0) ctx.say('  (none: no file can be read or written)');
+      for (const r of now.roots)
         ctx.say(
-          `  ${oneLine(r.id, 60)}  ${oneLine(r.path, 300)}  ${r.access}${r.primary === true ? '  (primary)' : ''}`,
+          `  ${oneLine(r.id, 60)}  ${oneLine(r.path, 300)}  ${r.access}${r.primary ? '  (primary)' : ''}${r.deny.length > 0 ? `  deny: ${oneLine(r.deny.join(', '), 200)}` : ''}`,
         );
       return null;
+    }
     case '/usage': {
       const u = ctx.usage;
       const cost = u.costUsd > 0 ? `, $${u.costUsd.toFixed(4)}` : '';
@@ -101,9 +105,12 @@ export async function runSlash(ctx: SlashContext, line: string): Promise<SlashOu
     case '/compact':
       await compactCommand(ctx);
       return null;
-    case '/rewind':
+    case '/rewind': {
+      // Loaded only when asked: its diff lines come with the rewind's modules (the store's among them).
+      const { rewindSlash } = await import('./rewind.ts');
       await rewindSlash(ctx, rest);
       return null;
+    }
     case '/resume':
       return 'resume';
     default:
