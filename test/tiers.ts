@@ -21,6 +21,8 @@ export const UNIT_FILES: readonly string[] = [
   'test/checkpoints/before-run.test.ts',
   'test/checkpoints/not-rewindable.test.ts',
   'test/checkpoints/prefilter.test.ts',
+  'test/checkpoints/racy-timestamps.test.ts',
+  'test/checkpoints/record-index.test.ts',
   'test/checkpoints/restore-safety.test.ts',
   'test/checkpoints/rewind-lock-gaps.test.ts',
   'test/checkpoints/retention.test.ts',

@@ -10,6 +10,7 @@ import { newCheckpointId, type CheckpointRecord, type CheckpointRoot, type Tree 
 import { ObjectStore } from './objects.ts';
 import { loadPrefilter, savePrefilter } from './prefilter-file.ts';
 import { scanRoot, StatCache } from './scan.ts';
+import { realScanFs, type ScanFs } from './scan-fs.ts';
 import { rootsToCheckpoint } from './scope.ts';
 
 /** A checkpoint that could not be taken: the call it was for does not run. */
@@ -61,13 +62,18 @@ export class Checkpointer {
   readonly #loaded = new Set<string>();
   /** Per root, files hashed since this process last wrote the prefilter file (absent: never). */
   readonly #unsaved = new Map<string, number>();
+  /** Per root, the racily clean files left out of the prefilter file last written. */
+  readonly #racyAtSave = new Map<string, number>();
   readonly #stateDir: string | null;
   readonly #now: () => number;
+  readonly #fs: ScanFs;
 
-  constructor(stateDir: string, now: () => number) {
+  /** `options.fs`: the file system's metadata and clock (the real ones unless a test models them). */
+  constructor(stateDir: string, now: () => number, options: { readonly fs?: ScanFs } = {}) {
     this.store = new ObjectStore(stateDir);
     this.#stateDir = canonical(stateDir);
     this.#now = now;
+    this.#fs = options.fs ?? realScanFs;
   }
 
   /**
@@ -101,11 +107,18 @@ export class Checkpointer {
           );
         this.#load(path);
         const scan = scanRoot(
-          { id: root.id, path, deny: root.deny ?? [], stateDir: this.#stateDir },
+          {
+            id: root.id,
+            path,
+            deny: root.deny ?? [],
+            stateDir: this.#stateDir,
+            scanStart: this.#fs.now(this.store.dir),
+          },
           this.store,
           this.#cache,
+          this.#fs,
         );
-        this.#save(path, scan.hashed);
+        this.#save(path, scan.hashed, scan.racy);
         held.push(scan.root);
         for (const [h, t] of scan.trees) trees.set(h, t);
         files += scan.files;
@@ -140,9 +153,16 @@ export class Checkpointer {
   look(root: CheckpointRoot): { tree: string; trees: ReadonlyMap<string, Tree> } {
     this.#load(root.path);
     const scan = scanRoot(
-      { id: root.id, path: root.path, deny: root.deny, stateDir: this.#stateDir },
+      {
+        id: root.id,
+        path: root.path,
+        deny: root.deny,
+        stateDir: this.#stateDir,
+        scanStart: this.#fs.now(this.store.dir),
+      },
       null,
       this.#cache,
+      this.#fs,
     );
     return { tree: scan.root.tree, trees: scan.trees };
   }
@@ -157,14 +177,15 @@ export class Checkpointer {
 
   /**
    * Writes the prefilter of `root` after a scan that hashed files: at the first such scan of
-   * the process, then once `SAVE_AFTER_HASHED` more files were hashed. A write that fails is
+   * the process, then once `SAVE_AFTER_HASHED` more files were hashed, or when the file last
+   * written left racily clean files out (they were read again since). A write that fails is
    * left at that (the file is a cache: the next process reads those files again).
    */
-  #save(root: string, hashed: number): void {
+  #save(root: string, hashed: number, racy: number): void {
     if (hashed === 0) return;
     const since = this.#unsaved.get(root);
     const total = (since ?? 0) + hashed;
-    if (since !== undefined && total < SAVE_AFTER_HASHED) {
+    if (since !== undefined && total < SAVE_AFTER_HASHED && (this.#racyAtSave.get(root) ?? 0) === 0) {
       this.#unsaved.set(root, total);
       return;
     }
@@ -173,6 +194,7 @@ export class Checkpointer {
     try {
       savePrefilter(this.store.dir, new Map([[root, files]]));
       this.#unsaved.set(root, 0);
+      this.#racyAtSave.set(root, racy);
     } catch {
       this.#unsaved.set(root, total);
     }

@@ -116,13 +116,19 @@ export const CheckpointRecord = z.strictObject({
 export type CheckpointRecord = z.infer<typeof CheckpointRecord>;
 
 /**
+ * The version of the prefilter file: 2 holds only files whose timestamps were older than the
+ * scan that recorded them (version 1 could hold racily clean entries, so it is not read).
+ */
+export const PREFILTER_FORMAT_VERSION = 2;
+
+/**
  * The prefilter kept between processes (`prefilter.json` in the store's folder): per root
  * (canonical path), per file (path inside the root), the size, mtime, ctime, inode and mode last
  * seen and the hash of the contents read then. A cache: an entry is used only when a file's stat
  * matches it exactly and its contents are in the store; a file that does not parse is ignored.
  */
 export const PrefilterFile = z.strictObject({
-  v: z.literal(CHECKPOINT_FORMAT_VERSION),
+  v: z.literal(PREFILTER_FORMAT_VERSION),
   roots: z.array(
     z.strictObject({
       path: z.string().startsWith('/').max(4096),

@@ -17,6 +17,7 @@ import {
   parseStored,
   Tree,
 } from './format.ts';
+import { RecordIndex } from './record-index.ts';
 
 /** The folder of the checkpoint store inside a state dir. */
 export const CHECKPOINTS_DIR = 'checkpoints';
@@ -39,15 +40,23 @@ export class CheckpointNotFoundError extends Error {
   readonly code = 'checkpoint_not_found';
 }
 
+/** Which records to read: a run's, a session's (both: the run's of that session), or all. */
+export interface RecordFilter {
+  readonly runId?: string;
+  readonly sessionId?: string;
+}
+
 /** The object and record files of one state dir's checkpoints. */
 export class ObjectStore {
   readonly dir: string;
+  readonly #index: RecordIndex;
   readonly #known = new Set<string>();
   readonly #trees = new Map<string, Tree>();
   readonly #dirs = new Set<string>();
 
   constructor(stateDir: string) {
     this.dir = join(stateDir, CHECKPOINTS_DIR);
+    this.#index = new RecordIndex(this.dir);
   }
 
   #ensure(dir: string): void {
@@ -134,9 +143,13 @@ export class ObjectStore {
     }
   }
 
-  /** Writes a checkpoint record. */
+  /** Writes a checkpoint record, after its entries in the index by run and session. */
   writeRecord(record: CheckpointRecord): void {
     const dir = join(this.dir, 'records');
+    checkCheckpointId(record.id, 'checkpoint record');
+    // A store whose first record this is has nothing to backfill: its index is complete.
+    if (!this.#dirs.has(dir) && !existsSync(dir)) this.#index.markComplete();
+    this.#index.add(record.id, record);
     this.#writeAtomic(
       join(dir, `${checkCheckpointId(record.id, 'checkpoint record')}.json`),
       dir,
@@ -176,9 +189,61 @@ export class ObjectStore {
       .sort();
   }
 
-  /** Removes a checkpoint record (its objects stay until `sweep`). */
+  /**
+   * The records matching `filter`, oldest first. With a run or a session it opens only the
+   * records the index lists under it (after a one-time backfill of a store written before the
+   * index), and keeps those that name it; without, every record.
+   */
+  records(filter: RecordFilter): CheckpointRecord[] {
+    const by: ['run' | 'session', string] | null =
+      filter.runId !== undefined
+        ? ['run', filter.runId]
+        : filter.sessionId !== undefined
+          ? ['session', filter.sessionId]
+          : null;
+    if (by === null) return this.recordIds().map((id) => this.readRecord(id));
+    if (!this.#index.complete()) this.#backfill();
+    const found: CheckpointRecord[] = [];
+    for (const id of this.#index.ids(...by)) {
+      let record: CheckpointRecord;
+      try {
+        record = this.readRecord(id);
+      } catch (err) {
+        // An entry whose record was removed (or not yet written) names no checkpoint.
+        if (err instanceof CheckpointNotFoundError) continue;
+        throw err;
+      }
+      if (filter.runId !== undefined && record.runId !== filter.runId) continue;
+      if (filter.sessionId !== undefined && record.sessionId !== filter.sessionId) continue;
+      found.push(record);
+    }
+    return found;
+  }
+
+  /** Writes the index entries of every record (a store written before the index), once. */
+  #backfill(): void {
+    for (const id of this.recordIds()) {
+      try {
+        this.#index.add(id, this.readRecord(id));
+      } catch (err) {
+        // A damaged record is left out of the index; an unfiltered listing still reports it.
+        if (err instanceof CheckpointFormatError || err instanceof CheckpointNotFoundError) continue;
+        throw err;
+      }
+    }
+    this.#index.markComplete();
+  }
+
+  /** Removes a checkpoint record, then its index entries (its objects stay until `sweep`). */
   removeRecord(id: string): void {
+    let indexed: CheckpointRecord | null = null;
+    try {
+      indexed = this.readRecord(id, 'checkpoint');
+    } catch {
+      indexed = null;
+    }
     rmSync(join(this.dir, 'records', `${checkCheckpointId(id, 'checkpoint')}.json`), { force: true });
+    if (indexed !== null) this.#index.remove(id, indexed);
   }
 
   /** Removes every object not in `keep` and not `spared`; returns how many were removed. */

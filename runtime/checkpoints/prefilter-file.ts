@@ -3,14 +3,15 @@
  * CLI, start from what the last scans saw instead of reading and hashing every file of a root
  * again. It is a cache of facts ("a file with this exact stat had these contents"): an entry is
  * used only when a file's size, mtime, ctime, inode and mode all match and its contents are in
- * the store, so a stale entry costs a read, never a wrong checkpoint. A file that is missing,
+ * the store, so a stale entry costs a read, never a wrong checkpoint; a racily clean file is
+ * never in it (`scan-fs.ts`). A file that is missing,
  * damaged or from another version is ignored. It lies in the store's folder (0700, in the state
  * dir the sandbox hides), written to a temporary file and renamed into place.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { CHECKPOINT_FORMAT_VERSION, PrefilterFile } from './format.ts';
+import { PREFILTER_FORMAT_VERSION, PrefilterFile } from './format.ts';
 import type { StatKey } from './scan.ts';
 
 /** The prefilter's file in the store's folder. */
@@ -63,7 +64,7 @@ export function savePrefilter(dir: string, roots: ReadonlyMap<string, ReadonlyMa
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.tmp-${randomBytes(6).toString('hex')}`);
-  writeFileSync(tmp, JSON.stringify({ v: CHECKPOINT_FORMAT_VERSION, roots: written }), {
+  writeFileSync(tmp, JSON.stringify({ v: PREFILTER_FORMAT_VERSION, roots: written }), {
     mode: 0o600,
     flag: 'wx',
   });

@@ -88,11 +88,8 @@ export function listCheckpoints(
   now: () => number,
 ): CheckpointSummary[] {
   const checkpoints = new Checkpointer(stateDir, now);
-  const records = checkpoints.store
-    .recordIds()
-    .map((id) => checkpoints.store.readRecord(id))
-    .filter((r) => filter.runId === undefined || r.runId === filter.runId)
-    .filter((r) => filter.sessionId === undefined || r.sessionId === filter.sessionId);
+  // A run's or a session's records only, through the index by run and session.
+  const records = checkpoints.store.records(filter);
   const current = new Map<string, { tree: string; trees: ReadonlyMap<string, Tree> } | null>();
   return records.map((record) => {
     const changed: Change[] = [];

@@ -1,15 +1,18 @@
 /**
  * Reads one root into tree objects without following a symlink: a file's contents are hashed
  * only when its size, mtime, ctime, inode or mode differ from what the last scan of that path saw
- * (the prefilter), so a checkpoint of a large root with a few changed files reads only those.
+ * (the prefilter), so a checkpoint of a large root with a few changed files reads only those. A
+ * file is remembered only when its timestamps are older than the scan's start (`scan-fs.ts`: a
+ * racily clean file is read again next time).
  * With a store, new contents and trees are written to it; without one (a dry scan, for a diff)
  * nothing is written and the trees are returned.
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { sep } from 'node:path';
 import { exclusionRule, type EntryKind } from './exclusion.ts';
 import type { CheckpointRoot, Tree, TreeEntry } from './format.ts';
 import { sha256, treeHash, type ObjectStore } from './objects.ts';
+import { settledBefore, type ScanFs } from './scan-fs.ts';
 
 /** What a file looked like when it was last hashed. */
 export interface StatKey {
@@ -84,6 +87,8 @@ export interface ScanTarget {
   readonly path: string;
   readonly deny: readonly string[];
   readonly stateDir: string | null;
+  /** The file system's time when the scan started (`ScanFs.now`). */
+  readonly scanStart: number;
 }
 
 /** What a scan found: the root's tree, every tree made (by hash), what was excluded, and its cost. */
@@ -94,6 +99,8 @@ export interface ScanResult {
   readonly files: number;
   /** Bytes of new contents written to the store. */
   readonly storedBytes: number;
+  /** Files not remembered because they changed in the scan's timestamp tick or later. */
+  readonly racy: number;
 }
 
 /**
@@ -118,7 +125,12 @@ function kindOf(st: Stats): EntryKind {
 }
 
 /** Scans `target`; writes to `store` unless it is null. */
-export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: StatCache): ScanResult {
+export function scanRoot(
+  target: ScanTarget,
+  store: ObjectStore | null,
+  cache: StatCache,
+  fs: Pick<ScanFs, 'lstat'>,
+): ScanResult {
   const rule = exclusionRule(target.deny, target.stateDir);
   const { previous, next } = cache.begin(target.path);
   const trees = new Map<string, Tree>();
@@ -126,6 +138,7 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
   let hashed = 0;
   let files = 0;
   let storedBytes = 0;
+  let racy = 0;
 
   const scanDir = (abs: string, rel: string): string => {
     const entries: TreeEntry[] = [];
@@ -136,7 +149,7 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
     for (const name of names) {
       const childAbs = prefix + name;
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      const st = gone(() => lstatSync(childAbs, { throwIfNoEntry: false })) ?? null;
+      const st = gone(() => fs.lstat(childAbs)) ?? null;
       if (st === null) continue;
       const kind = kindOf(st);
       const why = rule.reason(childRel, name, kind, st.size, childAbs);
@@ -178,8 +191,10 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
             storedBytes += data.length;
           }
         }
-        // Changed while it was read: not remembered, so the next scan reads it again.
+        // Changed while it was read, or racily clean (changed in the scan's timestamp tick or
+        // later): not remembered, so the next scan reads it again.
         if (seen !== undefined && seen.hash === hash && hashedNow === false) next.files.set(childAbs, seen);
+        else if (!settledBefore(st, target.scanStart)) racy++;
         else if (size === st.size)
           next.files.set(childAbs, {
             size: st.size,
@@ -213,7 +228,9 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
     return computed.hash;
   };
 
-  const rootMode = lstatSync(target.path).mode & 0o7777;
+  const rootStat = fs.lstat(target.path);
+  if (rootStat === undefined) throw new Error(`root ${target.path} is gone`);
+  const rootMode = rootStat.mode & 0o7777;
   const tree = scanDir(target.path, '');
   cache.end(target.path, next);
   return {
@@ -222,5 +239,6 @@ export function scanRoot(target: ScanTarget, store: ObjectStore | null, cache: S
     hashed,
     files,
     storedBytes,
+    racy,
   };
 }

@@ -112,19 +112,27 @@ export class Rewinds {
   }
 
   /**
+   * Throws `RewindInClusterError` on a cluster node: a rewind (not a dry run) is refused there
+   * before anything else is looked at (the run, the checkpoint), whatever this node's store holds.
+   */
+  refuseInCluster(): void {
+    if (this.#deps.clusterNode !== null) throw new RewindInClusterError(this.#deps.clusterNode);
+  }
+
+  /**
    * Rewinds to checkpoint `id` (a dry run only says what would change, and is never locked).
-   * Throws `RewindBlockedError` while a live run can write a root the checkpoint covers,
-   * `RewindInClusterError` on a cluster node (other nodes' runs are not visible), and the
+   * Throws `RewindInClusterError` first on a cluster node (other nodes' runs are not visible),
+   * `RewindBlockedError` while a live run can write a root the checkpoint covers, and the
    * checkpoint errors of `rewindTo` (`invalid_checkpoint_id`, `checkpoint_not_found`, …). The
    * restore runs synchronously: no call of this runtime starts between the check and its end.
    */
   rewind(id: string, request: RewindRequest): RewindOutcome {
     const { stateDir, now, store } = this.#deps;
+    if (!request.dryRun) this.refuseInCluster();
     const record = new Checkpointer(stateDir, now).store.readRecord(id, 'rewind');
     if (request.ofRun !== undefined && record.runId !== request.ofRun)
       throw new CheckpointNotFoundError(`rewind: run ${request.ofRun} has no checkpoint ${id}`);
     if (!request.dryRun) {
-      if (this.#deps.clusterNode !== null) throw new RewindInClusterError(this.#deps.clusterNode);
       const blocked = blockingRun(
         this.#deps.liveRuns(),
         record.roots.map((r) => r.path),

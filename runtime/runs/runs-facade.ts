@@ -108,4 +108,13 @@ export class RunsFacade {
   rewind(id: string, request: RewindRequest): RewindOutcome {
     return this.#deps.rewinds.rewind(id, request);
   }
+
+  /**
+   * Throws `RewindInClusterError` when this runtime is a cluster node, where every rewind (not a
+   * dry run) is refused: a surface checks it before it looks the run up, so the refusal is the
+   * same whatever this node's own store holds.
+   */
+  refuseRewindInCluster(): void {
+    this.#deps.rewinds.refuseInCluster();
+  }
 }

@@ -52,7 +52,8 @@ export function runCheckpoints(
  * `POST /v1/runs/:id/rewind` `{checkpoint, dryRun}`: with `dryRun` the diff a rewind to one of
  * the run's checkpoints would make; without, the rewind itself (audited `rewind` as this
  * sidecar's user, undoable through `undo`). 404 `checkpoint_not_found` for a checkpoint that is
- * not the run's; 409 `rewind_blocked_by_run` while a live run can write a root it covers.
+ * not the run's; 409 `rewind_blocked_by_run` while a live run can write a root it covers, and
+ * 409 `rewind_in_cluster` on a cluster node, before anything else (a dry run is answered as elsewhere).
  */
 export async function rewindRun(
   ctx: RouteContext,
@@ -62,6 +63,14 @@ export async function rewindRun(
 ): Promise<void> {
   const body = parse(RewindBody, await readJsonBody(req, ctx.bodyBytes));
   const runId = id as string;
+  // On a cluster node every rewind is refused, whether or not this node's store holds the run.
+  if (!body.dryRun) {
+    try {
+      ctx.runtime.runs.refuseRewindInCluster();
+    } catch (err) {
+      throw rewindError(err);
+    }
+  }
   if (ctx.runtime.read.run(runId) === null) throw new SidecarError(404, 'unknown_run', 'no such run');
   try {
     const outcome = ctx.runtime.runs.rewind(body.checkpoint, {

@@ -28,7 +28,7 @@ import type { WorkspaceRoot } from '../../policy/roots.ts';
 import { Checkpointer, mayChangeRoots, rootsToCheckpoint } from '../../runtime/checkpoints/index.ts';
 import { ObjectStore, sha256, treeHash } from '../../runtime/checkpoints/objects.ts';
 import { rewindTo } from '../../runtime/checkpoints/rewind.ts';
-import { treeOf } from './support.ts';
+import { coarseTimestamps, treeOf } from './support.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-rewind-safety-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -122,12 +122,18 @@ describe('incremental checkpoints and the exclusion rule', () => {
     truncateSync(join(s.root, 'big.bin'), 10 * 1024 * 1024 + 1);
     writeFileSync(join(s.root, 'exactly-10mb.bin'), '');
     truncateSync(join(s.root, 'exactly-10mb.bin'), 10 * 1024 * 1024);
+    // Coarse timestamps with a tick the test advances: the files written just now settle once a
+    // tick has passed (racily clean before: racy-timestamps.test.ts).
+    const coarse = coarseTimestamps();
+    const checkpoints = new Checkpointer(s.state, () => 1_700_000_000_000, { fs: coarse.fs });
     const take = () =>
-      s.checkpoints.take({ runId: 'r', callId: 'c', sessionId: null, tool: 'shell' }, [
+      checkpoints.take({ runId: 'r', callId: 'c', sessionId: null, tool: 'shell' }, [
         { id: 'root', path: s.root, deny: ['./secret'] },
       ]);
     const first = take();
     expect(first.hashed).toBe(201);
+    coarse.tick();
+    expect(take().hashed).toBe(201);
     expect(first.record.roots[0]?.excluded).toEqual([
       { path: 'big.bin', reason: 'over_10mb' },
       { path: 'node_modules', reason: 'node_modules' },

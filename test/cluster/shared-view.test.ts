@@ -324,7 +324,7 @@ describe('starting a node', () => {
 });
 
 describe('a rewind on a cluster node', () => {
-  it('is refused, naming the node (other nodes’ live runs are not visible), with no live run of its own on the root; a dry run is not', () => {
+  it('is refused, naming the node (other nodes’ live runs are not visible), with no live run of its own on the root, before the run or checkpoint is looked up; a dry run is not', async () => {
     const root = mkdtempSync(join(tmpdir(), 'snotra-cluster-rewind-'));
     try {
       writeFileSync(join(root, 'a.txt'), 'one\n');
@@ -342,6 +342,25 @@ describe('a rewind on a cluster node', () => {
       );
       expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('ONE\n');
       expect(b.rt.runs.rewind(taken.record.id, { ...who, dryRun: true }).changes).toHaveLength(1);
+      // Through B's sidecar the refusal comes first, also for a run B's own store does not hold
+      // (another node's, or none at all) and for a checkpoint that is not even an id; a dry run
+      // of such a run is still 404 `unknown_run`.
+      const unknown = 'worker:r-00000000-never';
+      expect(b.rt.read.run(unknown)).toBeNull();
+      for (const [run, checkpoint] of [
+        [unknown, taken.record.id],
+        [runIds[1] as string, taken.record.id],
+        [unknown, 'not-an-id'],
+      ]) {
+        const refused = await api(`/v1/runs/${run}/rewind`, { checkpoint, dryRun: false });
+        expect(refused.status).toBe(409);
+        expect(refused.json).toMatchObject({ error: { code: 'rewind_in_cluster' } });
+      }
+      for (const run of [unknown, runIds[0] as string]) {
+        const dry = await api(`/v1/runs/${run}/rewind`, { checkpoint: taken.record.id, dryRun: true });
+        expect(dry).toMatchObject({ status: 404, json: { error: { code: 'unknown_run' } } });
+      }
+      expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('ONE\n');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
