@@ -174,6 +174,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       clock: now,
     });
     feed.on(telemetry.listener);
+    feed.onStepModel(telemetry.stepModel);
     ({ traceOf, traceArrived } = telemetry);
     lifecycle.onStop('telemetry', () => telemetry.stop());
   }
