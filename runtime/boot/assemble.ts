@@ -17,7 +17,8 @@ import { AuthorityState } from '../authority/authority-state.ts';
 import { RunAuthority } from '../authority/run-authority.ts';
 import { ActorBusFactory } from '../bus/auth/index.ts';
 import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
-import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
+import type { Bus, BusTarget, EmbeddedNats } from '../bus/index.ts';
+import { publishResolved } from '../approvals/resolved-on-bus.ts';
 import { NO_TRACE, type TraceOf } from '../bus/trace-headers.ts';
 import type { Telemetry } from '../telemetry/start.ts';
 import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
@@ -83,6 +84,8 @@ export interface RuntimeParts {
   readonly sessionsView: SessionsView;
   readonly read: ReadModels;
   readonly lifecycle: Lifecycle;
+  /** A run's current trace context for the messages about it (none without telemetry). */
+  readonly traceOf: TraceOf;
 }
 
 /**
@@ -188,17 +191,12 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     {
       deliver: (a) => runs.deliver(a),
       opening: (a) => a.runId !== null && runs.isLive(a.runId),
-      resolved: (a) => {
+      resolved: (a, withdrawn) => {
         feed.approvalResolved(a);
         inspector.approvalResolved(a);
-        if (a.status !== 'pending') {
-          bus.publish(
-            subject('approval', a.id, 'resolved'),
-            'approval.resolved',
-            { approvalId: a.id, runId: a.runId, status: a.status },
-            { trace: a.runId === null ? null : traceOf(a.runId) },
-          );
-        }
+        // Cluster mode: a decision or expiry goes out from the node that wrote it to the shared Inbox.
+        if (cluster === null || withdrawn === true)
+          publishResolved(bus, a, a.runId === null ? null : traceOf(a.runId));
       },
     },
     clock,
@@ -416,6 +414,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     sessionsView: sessionsView(sessions, compactor),
     read,
     lifecycle,
+    traceOf: (runId) => traceOf(runId),
   };
 }
 
