@@ -235,17 +235,23 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     clock: now,
     goals: loaded.config.surfaces.goalLoops,
     agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
-    startRun: (agentId, messageId, text) => {
+    startRun: (agentId, messageId, text, after) => {
       const goalSession = makeSessionId('goal', parseIterationMessageId(messageId)?.goalId ?? messageId);
-      return agents.send(agentId, {
-        messageId,
-        sessionId: goalSession,
-        taskId: goalSession,
-        parentRunId: null,
-        surface: GOAL_SURFACE,
-        interaction: 'unattended',
-        text,
-      });
+      // A later iteration joins the trace of the one before it: one trace per start of a goal.
+      const trace = after === null ? null : traceOf(after);
+      return agents.send(
+        agentId,
+        {
+          messageId,
+          sessionId: goalSession,
+          taskId: goalSession,
+          parentRunId: null,
+          surface: GOAL_SURFACE,
+          interaction: 'unattended',
+          text,
+        },
+        trace,
+      );
     },
     cancelRun: (runId, reason) => runs.cancel(runId, reason),
     runContext: (runId) => runs.contextOf(runId),
