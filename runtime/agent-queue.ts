@@ -5,6 +5,7 @@ import {
   encodeEnvelope,
   readTraceHeaders,
   subject,
+  traceHeaders,
   subjectPattern,
   Wildcard,
   type BusLogger,
@@ -45,6 +46,12 @@ export function agentStreamConfig(replicas: number) {
     duplicate_window: 120_000 * NS_PER_MS,
     num_replicas: replicas,
   };
+}
+
+/** JetStream publish options of an agent message: deduplicated by its id, with its trace headers. */
+function publishOptions(message: Omit<AgentMessage, 'type'>, trace: TraceContextValues | null) {
+  const headers = traceHeaders(trace);
+  return { msgID: message.messageId, ...(headers === undefined ? {} : { headers }) };
 }
 
 /** What a consumer decides for one message: done, drop for good (invalid), or try again later. */
@@ -95,12 +102,21 @@ export class AgentQueue {
     return this.#invalid;
   }
 
-  /** Publishes a message to an agent and resolves once JetStream has stored it. */
-  async publish(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
+  /**
+   * Publishes a message to an agent and resolves once JetStream has stored it; `trace` (the
+   * context of the traced run that sends it) goes in its `traceparent`/`tracestate` headers.
+   */
+  async publish(
+    agentId: string,
+    message: Omit<AgentMessage, 'type'>,
+    trace: TraceContextValues | null = null,
+  ): Promise<void> {
     const { json } = encodeEnvelope(RUNTIME_KINDS, 'agent.message', message, 'runtime');
-    await jetstream(this.nc).publish(subject('agent', agentId, 'message'), json, {
-      msgID: message.messageId,
-    });
+    await jetstream(this.nc).publish(
+      subject('agent', agentId, 'message'),
+      json,
+      publishOptions(message, trace),
+    );
   }
 
   /**
@@ -114,16 +130,21 @@ export class AgentQueue {
   async publishAndStart(
     agentId: string,
     message: Omit<AgentMessage, 'type'>,
-    local: (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>,
+    local: (message: Omit<AgentMessage, 'type'>, trace: TraceContextValues | null) => Promise<Verdict>,
+    trace: TraceContextValues | null = null,
   ): Promise<void> {
     const { json } = encodeEnvelope(RUNTIME_KINDS, 'agent.message', message, 'runtime');
     const stored = jetstream(this.nc)
-      .publish(subject('agent', agentId, 'message'), json, { msgID: message.messageId })
+      .publish(subject('agent', agentId, 'message'), json, publishOptions(message, trace))
       .then(() => undefined);
     const decoded = decodeEnvelope(Buffer.from(json, 'utf8'), RUNTIME_KINDS, MAX_MESSAGE_BYTES, ACCEPT);
     // Refused by the consumer's own check: it is dropped and counted at delivery, as before.
     if (!decoded.ok) return stored;
-    const started = local(decoded.envelope.payload as Omit<AgentMessage, 'type'>).then(
+    // The trace context as a delivery would read it back from the headers (a malformed one: none).
+    const started = local(
+      decoded.envelope.payload as Omit<AgentMessage, 'type'>,
+      readTraceHeaders(traceHeaders(trace)),
+    ).then(
       (verdict) => verdict === 'ack',
       (err: unknown) => {
         this.logger.error({ agentId, err: (err as Error).message }, 'agent message handler failed');

@@ -22,6 +22,18 @@ import {
 /** The run a feed event is about. */
 type RunRef = Pick<RunInput, 'runId' | 'agentId' | 'parentRunId'>;
 
+/**
+ * The model a provider's server said answered one step (redacted), whether or not it reported
+ * token usage: what telemetry names the step's `chat` span with (`gen_ai.response.model`). Not a
+ * feed event: surfaces see it on `model.usage`.
+ */
+export interface StepModel extends RunRef {
+  readonly ts: number;
+  /** The run's 0-based model call. */
+  readonly step: number;
+  readonly responseModel: string;
+}
+
 /** What a run's end means to a person, by outcome reason (RunOutcome.reason). */
 const OUTCOME_TEXT: Readonly<Record<string, string>> = {
   final_answer: 'the model gave its final answer',
@@ -51,6 +63,7 @@ function cap(text: string, max: number): { text: string; truncated: boolean } {
  */
 export class RunFeed implements RunReporter {
   readonly #listeners = new Set<RunFeedListener>();
+  readonly #stepModels = new Set<(e: StepModel) => void>();
   /** The last model error of each run (redacted), for the message of its `run.failed`. */
 
   readonly #redactor: Redactor;
@@ -73,6 +86,30 @@ export class RunFeed implements RunReporter {
   on(listener: RunFeedListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Hears the model each step's server named (see {@link StepModel}); returns the removal. */
+  onStepModel(listener: (e: StepModel) => void): () => void {
+    this.#stepModels.add(listener);
+    return () => this.#stepModels.delete(listener);
+  }
+
+  #stepModel(ctx: RunContext, responseModel: string): void {
+    const e: StepModel = {
+      runId: ctx.runId,
+      agentId: ctx.agentId,
+      parentRunId: ctx.parentRunId,
+      ts: this.clock(),
+      step: ctx.steps,
+      responseModel: this.#redactor.redactString(responseModel),
+    };
+    for (const l of [...this.#stepModels]) {
+      try {
+        l(e);
+      } catch (err) {
+        this.logger.error({ err: (err as Error).message }, 'a step model listener failed');
+      }
+    }
   }
 
   /** Sends one event (already redacted) to every listener. */
@@ -128,6 +165,8 @@ export class RunFeed implements RunReporter {
       const rest = buffer.flush();
       if (rest !== '') this.emit(ctx, { type: 'model.delta', delta: rest });
     }
+    if (output.responseModel !== undefined && this.#stepModels.size > 0)
+      this.#stepModel(ctx, output.responseModel);
     if (this.#quiet) return;
     if (output.text !== undefined && output.text.length > 0)
       this.emit(ctx, { type: 'model.text', delta: this.#redactor.redactString(output.text) });

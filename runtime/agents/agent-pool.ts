@@ -43,7 +43,10 @@ const MAX_CONCURRENT_RUNS = 16;
 export class AgentPool {
   readonly #agents = new Map<string, Actor<typeof agentMachine>>();
   /** Each agent's consumer handler of its messages (see `send`). */
-  readonly #localHandlers = new Map<string, (message: Omit<AgentMessage, 'type'>) => Promise<Verdict>>();
+  readonly #localHandlers = new Map<
+    string,
+    (message: Omit<AgentMessage, 'type'>, trace: TraceContextValues | null) => Promise<Verdict>
+  >();
   /** Per-actor bus auth: each agent actor's own connection, by agent id. */
   readonly #actorBuses = new Map<string, Promise<Bus<RuntimeKinds>>>();
 
@@ -102,9 +105,14 @@ export class AgentPool {
    * message at once (see `AgentQueue.publishAndStart`): the run starts without waiting for the
    * round trip through nats-server, and the delivery that follows finds the run and acknowledges
    * it. When the agent is at its run cap, or another node may take the message, it goes by the
-   * bus alone and resolves once JetStream has stored it.
+   * bus alone and resolves once JetStream has stored it. `trace`: the context of the traced run
+   * the runtime sends it from (a goal's previous iteration), which the run it starts joins.
    */
-  async send(agentId: string, message: Omit<AgentMessage, 'type'>): Promise<void> {
+  async send(
+    agentId: string,
+    message: Omit<AgentMessage, 'type'>,
+    trace: TraceContextValues | null = null,
+  ): Promise<void> {
     const { deps } = this;
     const agent = this.#agents.get(agentId);
     if (agent === undefined) throw new Error(`unknown agent ${JSON.stringify(agentId)}`);
@@ -116,10 +124,10 @@ export class AgentPool {
       deps.actorBusFactory !== null ||
       liveRuns.length >= maxConcurrentRuns
     ) {
-      await deps.queue.publish(agentId, message);
+      await deps.queue.publish(agentId, message, trace);
       return;
     }
-    await deps.queue.publishAndStart(agentId, message, local);
+    await deps.queue.publishAndStart(agentId, message, local, trace);
     // Started here: resolved once its first state is stored too (a caller may read it at once).
     const runId = makeRunId(agentId, message.messageId);
     if (deps.runs.isLive(runId)) await deps.runs.stored(runId);

@@ -6,7 +6,8 @@ import type { Clock, TimerHandle } from '../time/clock.ts';
 /** Where resolved approvals go: the run waiting on it, and whoever listens (bus, surfaces). */
 export interface ApprovalSinks {
   deliver(approval: ApprovalRecord): void;
-  resolved(approval: ApprovalRecord): void;
+  /** `withdrawn`: its run ended while it waited (resolved in this node's store only, never shared). */
+  resolved(approval: ApprovalRecord, withdrawn?: boolean): void;
   /**
    * Whether an approval this service does not track yet is being opened by a run live here:
    * its row is committed, its request not yet reported (it is reported once durable). A decision
@@ -253,7 +254,7 @@ export class ApprovalService {
     const withdrawn = this.store.approvals.withdrawForRun(runId, why, this.clock.now());
     for (const approval of withdrawn) {
       this.#settle(approval);
-      this.sinks.resolved(approval);
+      this.sinks.resolved(approval, true);
     }
     return withdrawn;
   }

@@ -17,7 +17,8 @@ import { AuthorityState } from '../authority/authority-state.ts';
 import { RunAuthority } from '../authority/run-authority.ts';
 import { ActorBusFactory } from '../bus/auth/index.ts';
 import { busAuthFromConfig } from '../config/adapters/bus-auth.ts';
-import { subject, type Bus, type BusTarget, type EmbeddedNats } from '../bus/index.ts';
+import type { Bus, BusTarget, EmbeddedNats } from '../bus/index.ts';
+import { publishResolved } from '../approvals/resolved-on-bus.ts';
 import { NO_TRACE, type TraceOf } from '../bus/trace-headers.ts';
 import type { Telemetry } from '../telemetry/start.ts';
 import { busTargetFromConfig } from '../config/adapters/bus-target.ts';
@@ -83,6 +84,8 @@ export interface RuntimeParts {
   readonly sessionsView: SessionsView;
   readonly read: ReadModels;
   readonly lifecycle: Lifecycle;
+  /** A run's current trace context for the messages about it (none without telemetry). */
+  readonly traceOf: TraceOf;
 }
 
 /**
@@ -174,6 +177,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
       clock: now,
     });
     feed.on(telemetry.listener);
+    feed.onStepModel(telemetry.stepModel);
     ({ traceOf, traceArrived } = telemetry);
     lifecycle.onStop('telemetry', () => telemetry.stop());
   }
@@ -187,17 +191,12 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     {
       deliver: (a) => runs.deliver(a),
       opening: (a) => a.runId !== null && runs.isLive(a.runId),
-      resolved: (a) => {
+      resolved: (a, withdrawn) => {
         feed.approvalResolved(a);
         inspector.approvalResolved(a);
-        if (a.status !== 'pending') {
-          bus.publish(
-            subject('approval', a.id, 'resolved'),
-            'approval.resolved',
-            { approvalId: a.id, runId: a.runId, status: a.status },
-            { trace: a.runId === null ? null : traceOf(a.runId) },
-          );
-        }
+        // Cluster mode: a decision or expiry goes out from the node that wrote it to the shared Inbox.
+        if (cluster === null || withdrawn === true)
+          publishResolved(bus, a, a.runId === null ? null : traceOf(a.runId));
       },
     },
     clock,
@@ -236,17 +235,23 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     clock: now,
     goals: loaded.config.surfaces.goalLoops,
     agentBudget: (agentId) => ({ ...DEFAULT_BUDGET, ...loaded.config.agents[agentId]?.budget }),
-    startRun: (agentId, messageId, text) => {
+    startRun: (agentId, messageId, text, after) => {
       const goalSession = makeSessionId('goal', parseIterationMessageId(messageId)?.goalId ?? messageId);
-      return agents.send(agentId, {
-        messageId,
-        sessionId: goalSession,
-        taskId: goalSession,
-        parentRunId: null,
-        surface: GOAL_SURFACE,
-        interaction: 'unattended',
-        text,
-      });
+      // A later iteration joins the trace of the one before it: one trace per start of a goal.
+      const trace = after === null ? null : traceOf(after);
+      return agents.send(
+        agentId,
+        {
+          messageId,
+          sessionId: goalSession,
+          taskId: goalSession,
+          parentRunId: null,
+          surface: GOAL_SURFACE,
+          interaction: 'unattended',
+          text,
+        },
+        trace,
+      );
     },
     cancelRun: (runId, reason) => runs.cancel(runId, reason),
     runContext: (runId) => runs.contextOf(runId),
@@ -416,6 +421,7 @@ export async function assemble(options: RuntimeOptions, lifecycle: Lifecycle): P
     sessionsView: sessionsView(sessions, compactor),
     read,
     lifecycle,
+    traceOf: (runId) => traceOf(runId),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ApprovalRecord, FiringRecord } from '../../store/index.ts';
 import type { StartRun } from '../agents/agent-pool.ts';
+import { publishResolved } from '../approvals/resolved-on-bus.ts';
 import { startControlSocket } from '../control/socket.ts';
 import { RESUME_CONCURRENCY, RESUME_SLOT_MS, resumeBounded, type BootResume } from '../runs/boot-resume.ts';
 import { Scheduler } from '../scheduler.ts';
@@ -86,7 +87,14 @@ export async function startServices(
   // Cluster mode: failover and the shared work queue, once this node's own runs are back.
   if (cluster !== null) {
     lifecycle.onStop('cluster work', () => cluster.stopWork());
-    await cluster.attach({ store, runs, approvals, feed });
+    await cluster.attach({
+      store,
+      runs,
+      approvals,
+      feed,
+      approvalResolvedOnBus: (a, trace) =>
+        publishResolved(parts.bus, a, (a.runId === null ? null : parts.traceOf(a.runId)) ?? trace),
+    });
   }
 }
 

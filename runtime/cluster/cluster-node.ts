@@ -67,6 +67,8 @@ export class ClusterNode {
   readonly #failover: Failover;
   readonly #follower: ClusterFollower;
   #rt: ClusterRuntimeView | null = null;
+  /** Resolutions this node wrote before the runtime was attached (a decision carried at boot). */
+  readonly #unannounced: ApprovalRecord[] = [];
   #stopping = false;
   #workStopped = false;
 
@@ -93,7 +95,7 @@ export class ClusterNode {
       claimTimeoutMs,
       () => this.#stopping,
     );
-    this.inbox = new ClusterInbox(buckets.inbox, nodeId, store.redactor);
+    this.inbox = new ClusterInbox(buckets.inbox, nodeId, store.redactor, (a) => this.#announce(a));
     this.records = new RunRecords(buckets.runs);
     const rt = (): ClusterRuntimeView | null => this.#rt;
     const stopping = (): boolean => this.#stopping;
@@ -219,6 +221,7 @@ export class ClusterNode {
   /** Starts the watches, the failover check, the expiry of approvals and the resume consumer. */
   async attach(rt: ClusterRuntimeView): Promise<void> {
     this.#rt = rt;
+    for (const a of this.#unannounced.splice(0)) this.#announce(a);
     await this.#failover.start(Math.max(100, Math.floor(this.leaseTtlMs / 2)));
     await this.queue.consume((item, deliveries, trace) => this.#worker.process(item, deliveries, trace));
   }
@@ -305,6 +308,29 @@ export class ClusterNode {
         'cluster: decision not audited here',
       );
     }
+  }
+
+  /**
+   * A decision or expiry this node wrote to the shared Inbox goes out on the bus from here
+   * (`approval.resolved`, with the run's trace context, from its shared record when this node has
+   * none): once, whether or not the node that parked the run still runs.
+   */
+  #announce(approval: ApprovalRecord): void {
+    const rt = this.#rt;
+    if (rt === null) {
+      this.#unannounced.push(approval);
+      return;
+    }
+    const runId = approval.runId;
+    void (runId === null ? Promise.resolve(null) : this.#worker.traceOf(runId))
+      .catch(() => null)
+      .then((trace) => rt.approvalResolvedOnBus(approval, trace))
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { approvalId: approval.id, err: (err as Error).message },
+          'cluster: approval.resolved not published',
+        ),
+      );
   }
 
   /** Stops taking resume items (before the runtime parks its live runs). */

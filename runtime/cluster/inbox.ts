@@ -61,7 +61,18 @@ export class ClusterInbox {
     private readonly nodeId: string,
     /** Scrubs registered secrets from the error of a refused input (the store's redactor). */
     private readonly scrubber: StringScrubber,
+    /**
+     * Hears each resolution this node's own write made (a decision that won, an expiry it wrote):
+     * of all nodes, exactly one hears each (at most once, should this node die right after).
+     */
+    private readonly resolvedHere: (approval: ApprovalRecord) => void = () => {},
   ) {}
+
+  #won(record: InboxRecord): { ok: true; approval: ApprovalRecord } {
+    const approval = approvalOf(record);
+    this.resolvedHere(approval);
+    return { ok: true, approval };
+  }
 
   /** Refuses a decision whose inputs the store would refuse (RecordRejectedError, `invalid_input`). */
   checkDecision(id: string, decision: ApprovalDecision, user: string, now: number, reason?: string): void {
@@ -128,12 +139,10 @@ export class ClusterInbox {
           decisionReason: reason ?? null,
           decidedOn: this.nodeId,
         };
-        if ((await updateAt(this.kv, id, next, current.revision)) !== null)
-          return { ok: true, approval: approvalOf(next) };
+        if ((await updateAt(this.kv, id, next, current.revision)) !== null) return this.#won(next);
         // Lost, or our own write whose reply was lost and whose retry was deduplicated: read again.
         const after = await this.get(id);
-        if (after !== null && sameDecision(after.value, next))
-          return { ok: true, approval: approvalOf(next) };
+        if (after !== null && sameDecision(after.value, next)) return this.#won(next);
         continue;
       }
       const latest = (await this.get(id)) ?? current;
@@ -151,7 +160,7 @@ export class ClusterInbox {
           decisionReason: reason ?? null,
         })
       )
-        return { ok: true, approval: approvalOf(l) };
+        return this.#won(l);
       if (l.status === 'expired') {
         return {
           ok: false,
@@ -179,6 +188,8 @@ export class ClusterInbox {
     if (cur === null) return null;
     if (cur.value.status !== 'pending' || now < cur.value.approval.expiresAt) return cur.value;
     const next: InboxRecord = { ...cur.value, status: 'expired', decidedAt: now, decidedOn: this.nodeId };
-    return (await updateAt(this.kv, id, next, cur.revision)) === null ? null : next;
+    if ((await updateAt(this.kv, id, next, cur.revision)) === null) return null;
+    this.resolvedHere(approvalOf(next));
+    return next;
   }
 }

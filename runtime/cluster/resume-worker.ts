@@ -44,7 +44,7 @@ export class ResumeWorker {
 
   async enqueue(runId: string, why: WorkItem['why'], dedupId: string): Promise<void> {
     const { queue, clock } = this.deps;
-    const trace = await this.#traceOf(runId);
+    const trace = await this.traceOf(runId);
     await withRetry(
       () => queue.publish({ v: 1, runId, why, at: clock() }, dedupId, trace),
       retryDeadline(30_000),
@@ -53,7 +53,7 @@ export class ResumeWorker {
   }
 
   /** The run's trace context for its item's headers: this node's, else its shared record's. */
-  async #traceOf(runId: string): Promise<TraceContextValues | null> {
+  async traceOf(runId: string): Promise<TraceContextValues | null> {
     const local = this.deps.store.runTraces.get(runId);
     if (local !== null) return { traceparent: local.traceparent };
     const found = await this.deps.records.get(runId).catch(() => null);

@@ -34,8 +34,17 @@ export interface GoalHostDeps {
   readonly goals: readonly GoalLoopConfig[];
   /** The agent's own limits of one run (its config budget over the defaults). */
   readonly agentBudget: (agentId: string) => Budget;
-  /** Sends an iteration's message to its agent: an unattended run, surface `goal`; idempotent by message id. */
-  readonly startRun: (agentId: string, messageId: string, text: string) => Promise<void>;
+  /**
+   * Sends an iteration's message to its agent: an unattended run, surface `goal`; idempotent by
+   * message id. `after`: the run of the iteration before it (null for the first), whose trace the
+   * new run continues.
+   */
+  readonly startRun: (
+    agentId: string,
+    messageId: string,
+    text: string,
+    after: string | null,
+  ) => Promise<void>;
   /** Cancels a run (live or parked); false when there is no run to cancel. */
   readonly cancelRun: (runId: string, reason: string) => boolean;
   /** What a run spent so far, when it is live or stored (for `goal_status`). */
@@ -396,6 +405,7 @@ export class GoalHost {
       ctx.agentId,
       iterationMessageId(ctx.goalId, it.epoch, it.iteration),
       goal.objective,
+      it.iteration > 1 ? iterationRunId(ctx.agentId, ctx.goalId, it.epoch, it.iteration - 1) : null,
     );
   }
 

@@ -8,7 +8,8 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
-import type { RunFeedEvent } from '../events.ts';
+import type { RunFeedEvent, RunFeedEventHeader } from '../events.ts';
+import type { StepModel } from '../run-feed.ts';
 import { redactedAttributes, redactedJson, type AttributeRedactor } from './attributes.ts';
 import type { TelemetryMetrics } from './metrics.ts';
 import { fromTraceparent, toTraceparent } from './trace-context.ts';
@@ -104,8 +105,6 @@ export class TelemetryObserver {
           'gen_ai.usage.input_tokens': e.inputTokens,
           'gen_ai.usage.output_tokens': e.outputTokens,
         });
-        if (e.responseModel !== undefined)
-          chat.setAttribute('gen_ai.response.model', this.#text(e.responseModel));
         const attrs = this.#attrs(this.#modelAttrs(run.agentId));
         this.deps.metrics.tokens.record(e.inputTokens, { ...attrs, 'gen_ai.token.type': 'input' });
         this.deps.metrics.tokens.record(e.outputTokens, { ...attrs, 'gen_ai.token.type': 'output' });
@@ -182,6 +181,14 @@ export class TelemetryObserver {
   };
 
   /**
+   * The model the server said answered a step (`gen_ai.response.model` of its `chat` span), heard
+   * apart from the step's token usage, which a server may not report.
+   */
+  readonly stepModel = (e: StepModel): void => {
+    this.#chat(this.#run(e), e.ts).setAttribute('gen_ai.response.model', this.#text(e.responseModel));
+  };
+
+  /**
    * The run's trace context for the messages sent about it: its open `invoke_agent` span here,
    * else the context stored when it started (a parked run); null when telemetry never saw it.
    */
@@ -225,7 +232,7 @@ export class TelemetryObserver {
     };
   }
 
-  #open(e: RunFeedEvent, parent: Context, attrs: Record<string, string>, resumed: boolean): RunSpans {
+  #open(e: RunFeedEventHeader, parent: Context, attrs: Record<string, string>, resumed: boolean): RunSpans {
     const span = this.deps.tracer.startSpan(
       this.#text(`invoke_agent ${e.agentId}`),
       {
@@ -281,7 +288,7 @@ export class TelemetryObserver {
   }
 
   /** The run's spans here; a run first seen now (resumed after a restart) continues its stored trace. */
-  #run(e: RunFeedEvent): RunSpans {
+  #run(e: RunFeedEventHeader): RunSpans {
     const known = this.#runs.get(e.runId);
     if (known !== undefined) return known;
     const stored = this.deps.loadTrace(e.runId);

@@ -1,6 +1,7 @@
 import type { SecretResolver } from '../../actors/tools/types.ts';
 import type { Config, TelemetryConfig } from '../config/schema.ts';
 import type { RunFeedListener } from '../events.ts';
+import type { StepModel } from '../run-feed.ts';
 import type { TraceContextValues, TraceOf } from '../bus/index.ts';
 import type { Store } from '../../store/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -21,6 +22,8 @@ export interface TelemetryDeps {
 /** Running telemetry: the feed listener, and the stop that ends open spans and flushes. */
 export interface Telemetry {
   readonly listener: RunFeedListener;
+  /** Hears the model each step's server named (RunFeed.onStepModel), with or without usage. */
+  readonly stepModel: (e: StepModel) => void;
   /** A run's current trace context, for the NATS headers of the messages about it. */
   readonly traceOf: TraceOf;
   /** The trace context the message that starts a run came with: the run's span joins it. */
@@ -64,6 +67,7 @@ export async function startTelemetry(deps: TelemetryDeps): Promise<Telemetry> {
   });
   return {
     listener: observer.listener,
+    stepModel: observer.stepModel,
     traceOf: (runId) => observer.traceOf(runId),
     traceArrived: (runId, trace) => observer.parentArrived(runId, trace.traceparent),
     async stop() {

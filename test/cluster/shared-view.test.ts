@@ -127,6 +127,15 @@ describe('the cluster-wide Inbox', () => {
 describe('the node that parked approvals follows the decisions made elsewhere', () => {
   it('decisions through B and C reach A’s Inbox, runs list and feed (within seconds: the deadline is generous for a loaded machine)', async () => {
     const [id1, id2, id3] = approvalIds as [string, string, string];
+    // What a raw subscriber of the bus sees: each decision announced once (by the node whose write
+    // decided it), not again by A, which parked the runs and learns the decisions.
+    const announced: string[] = [];
+    const sub = runtimeInternals(a.rt).bus.nats.subscribe('snotra.v1.approval.*.resolved', {
+      callback: (_err, m) => {
+        announced.push(m.subject.split('.')[3] ?? '');
+      },
+    });
+    await runtimeInternals(a.rt).bus.nats.flush();
     // Through B's sidecar, as the web app does it; decided by the sidecar's user.
     const viaHttp = await api(`/v1/inbox/${encodeURIComponent(id1)}/decision`, { decision: 'approve' });
     expect(viaHttp.status).toBe(200);
@@ -214,6 +223,8 @@ describe('the node that parked approvals follows the decisions made elsewhere', 
     // Exactly once: one send per run, whichever node ran it.
     for (const runId of three)
       expect(outbox.lines().filter((l) => l.startsWith(`call:${runId}:c1 `))).toHaveLength(1);
+    sub.unsubscribe();
+    expect(announced.filter((id) => [id1, id2, id3].includes(id)).sort()).toEqual([id1, id2, id3].sort());
     // A never ran, started or withdrew any of them.
     const aEvents = store(a).audit.list({});
     for (const runId of three) {

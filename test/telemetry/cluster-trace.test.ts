@@ -2,8 +2,10 @@
 // two runtime nodes in this process and a real OpenAI-compatible model server: a run parks on
 // node A, A stops, the approval is decided through node B, B takes the run over and finishes it.
 // Every span of the run, from A's first to B's last, is in the trace A began; the bus messages
-// about the run carry its W3C `traceparent` header; each `chat` span names the model the server
-// said answered (`gen_ai.response.model`), not the one asked for.
+// about the run carry its W3C `traceparent` header, and B, which decided, publishes the one
+// `approval.resolved` (A, which parked the run, is gone); each `chat` span names the model the
+// server said answered (`gen_ai.response.model`), not the one asked for, also when the server
+// reported no token usage for that answer.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiCompatibleModel } from '../../actors/model/openai-compatible.ts';
@@ -13,20 +15,23 @@ import { startNode, sharedOutbox, type TestNode } from '../cluster/helpers.ts';
 import { FakeModelServer, type FakeReply, type SeenRequest } from '../model/fake-server.ts';
 import { startNatsCluster, type NatsCluster } from '../support/nats-cluster.ts';
 import { eventually } from '../support/runtime.ts';
-import { OtlpReceiver } from './otlp-receiver.ts';
+import { OtlpReceiver, type ExportedSpan } from './otlp-receiver.ts';
 
 const REQUESTED = 'requested-model-1';
 const SERVED = 'served-model-2026-12-01';
 
-/** One streamed Chat Completions answer from a server that reports `SERVED` as its model. */
-function answer(delta: Record<string, unknown>, finish: string): FakeReply {
+/**
+ * One streamed Chat Completions answer from a server that reports `SERVED` as its model, with a
+ * usage chunk unless `usage` is false (a server that ignores `stream_options.include_usage`).
+ */
+function answer(delta: Record<string, unknown>, finish: string, usage = true): FakeReply {
   const chunk = (body: Record<string, unknown>) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: SERVED, ...body })}\n\n`;
   return {
     sse: [
       chunk({ choices: [{ index: 0, delta: { role: 'assistant', ...delta }, finish_reason: null }] }),
       chunk({ choices: [{ index: 0, delta: {}, finish_reason: finish }] }),
-      chunk({ choices: [], usage: { prompt_tokens: 40, completion_tokens: 6 } }),
+      ...(usage ? [chunk({ choices: [], usage: { prompt_tokens: 40, completion_tokens: 6 } })] : []),
       'data: [DONE]\n\n',
     ],
   };
@@ -35,7 +40,8 @@ function answer(delta: Record<string, unknown>, finish: string): FakeReply {
 /** Asks for one send; once its result is in the conversation, answers. */
 function route(req: SeenRequest): FakeReply {
   const messages = (req.body.messages ?? []) as { role?: string }[];
-  if (messages.some((m) => m.role === 'tool')) return answer({ content: 'notified' }, 'stop');
+  // The last answer names its model but reports no usage, though include_usage asked for it.
+  if (messages.some((m) => m.role === 'tool')) return answer({ content: 'notified' }, 'stop', false);
   const args = JSON.stringify({ channel: '#ops', text: 'deploy done' });
   return answer(
     {
@@ -169,9 +175,14 @@ describe('a run taken over by another cluster node continues its trace', () => {
       expect(chat.attrs).toMatchObject({
         'gen_ai.request.model': REQUESTED,
         'gen_ai.response.model': SERVED,
-        'gen_ai.usage.input_tokens': 40,
-        'gen_ai.usage.output_tokens': 6,
       });
+    const [asked, answered] = chats as [ExportedSpan, ExportedSpan];
+    expect(asked.attrs).toMatchObject({ 'gen_ai.usage.input_tokens': 40, 'gen_ai.usage.output_tokens': 6 });
+    // The answer without a usage chunk: its model all the same, and no token counts made up.
+    expect(answered.attrs['gen_ai.usage.input_tokens']).toBeUndefined();
+    expect(answered.attrs['gen_ai.usage.output_tokens']).toBeUndefined();
+    for (const r of server.requests)
+      expect((r.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage).toBe(true);
     // Nothing of the run's went into another trace.
     expect(spans.filter((s) => s.attrs['snotra.run.id'] === runId && s.traceId !== traceId)).toEqual([]);
 
@@ -187,5 +198,11 @@ describe('a run taken over by another cluster node continues its trace', () => {
     const items = about('snotra.v1.cluster.resume');
     expect(items.length).toBeGreaterThan(0);
     for (const m of items) expect(traceIdOf(m.traceparent)).toBe(traceId);
+    // A, which parked the run, was gone: B, whose write decided it, says so on the bus, once.
+    const resolvedOn = `snotra.v1.approval.${pending.id}.resolved`;
+    await eventually(() => about(resolvedOn).length > 0, 20_000, 'approval.resolved on the bus');
+    const resolved = about(resolvedOn);
+    expect(resolved).toHaveLength(1);
+    expect(traceIdOf(resolved[0]!.traceparent)).toBe(traceId);
   }, 180_000);
 });

@@ -165,22 +165,31 @@ describe('telemetry observer', () => {
     expect(root?.parentSpanContext).toBeUndefined();
   });
 
-  it('gen_ai.response.model is the model the server named, redacted; absent when it named none', () => {
-    const { exporter, send } = observer(new Map());
+  it('gen_ai.response.model is the model the server named, redacted, with or without usage; absent when it named none', () => {
+    const { obs, exporter, send } = observer(new Map());
+    const named = (ts: number, step: number, responseModel: string) =>
+      obs.stepModel({ ...head, ts, step, responseModel });
     send(1, { type: 'run.started', sessionId: 's1', taskId: null, interaction: 'attended', surface: 'chat' });
+    named(2, 0, 'm-1-2026');
     send(2, { type: 'model.usage', step: 0, inputTokens: 3, outputTokens: 1, responseModel: 'm-1-2026' });
     send(3, { type: 'tool.proposed', callId: 'c1', tool: 'list_dir', args: { path: '.' } });
     send(4, { type: 'model.usage', step: 1, inputTokens: 3, outputTokens: 1 });
     send(5, { type: 'tool.proposed', callId: 'c2', tool: 'list_dir', args: { path: '.' } });
-    send(6, { type: 'model.usage', step: 2, inputTokens: 3, outputTokens: 1, responseModel: `x-${SECRET}` });
-    send(7, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
+    named(6, 2, `x-${SECRET}`);
+    send(6, { type: 'model.usage', step: 2, inputTokens: 3, outputTokens: 1 });
+    send(7, { type: 'tool.proposed', callId: 'c3', tool: 'list_dir', args: { path: '.' } });
+    // A server that names its model but reports no usage (no model.usage event at all).
+    named(8, 3, 'served-without-usage');
+    send(9, { type: 'run.completed', outcome: 'completed', reason: 'final_answer', text: 'ok' });
     const chats = exporter.getFinishedSpans().filter((s) => s.name.startsWith('chat'));
-    expect(chats.map((c) => c.attributes['gen_ai.request.model'])).toEqual(['m-1', 'm-1', 'm-1']);
+    expect(chats.map((c) => c.attributes['gen_ai.request.model'])).toEqual(['m-1', 'm-1', 'm-1', 'm-1']);
     expect(chats.map((c) => c.attributes['gen_ai.response.model'])).toEqual([
       'm-1-2026',
       undefined,
       'x-[REDACTED]',
+      'served-without-usage',
     ]);
+    expect(chats[3]?.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
   });
 
   it('a secret in any event field (or a look-alike key) never reaches a span, with captureContent on', () => {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../actors/model/scripted.ts';
-import { encodeEnvelope, subject, traceHeaders } from '../../runtime/bus/index.ts';
+import { encodeEnvelope, subject, traceHeaders, TRACEPARENT_HEADER } from '../../runtime/bus/index.ts';
 import { RUNTIME_KINDS } from '../../runtime/messages.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { runtimeInternals } from '../../runtime/testing.ts';
@@ -258,6 +258,49 @@ describe('OpenTelemetry export', () => {
       .find((s) => s.name === 'invoke_agent lead' && s.attrs['snotra.run.id'] === runId);
     expect(span?.traceId).toBe(callerTrace);
     expect(span?.parentSpanId).toBe(callerSpan);
+  });
+
+  it('a goal’s first iteration starts a trace of its own; the next, sent by the runtime, continues it under the run before it', async () => {
+    const fx = runtimeFixture({
+      agents: { worker: { mode: 'ask' } },
+      surfaces: { goalLoops: [{ id: 'g', agent: 'worker', objective: 'tidy up', maxIterations: 2 }] },
+      telemetry: { otlp: { endpoint: receiver.url } },
+    });
+    const rt = await fx.start(
+      new ScriptedModel({ worker: [{ respond: { kind: 'final', text: 'not yet' } }] }),
+    );
+    // The messages the runtime sends the agent, as any subscriber of the bus sees them.
+    const sent: string[] = [];
+    runtimeInternals(rt).bus.nats.subscribe(subject('agent', 'worker', 'message'), {
+      callback: (_err, m) => {
+        sent.push(m.headers?.get(TRACEPARENT_HEADER) ?? '');
+      },
+    });
+    try {
+      expect(rt.goals.control('g', 'start', 'alice').result).toBe('ok');
+      await eventually(
+        () => {
+          const g = runtimeInternals(rt).store.goals.get('g');
+          return g !== null && g.status !== 'active' && g.status !== 'paused';
+        },
+        30_000,
+        'the goal to stop after two iterations',
+      );
+      await eventually(() => sent.length === 2, 10_000, 'both iteration messages on the bus');
+    } finally {
+      await rt.stop();
+      fx.cleanup();
+    }
+    const spanOf = (runId: string) =>
+      receiver.spans().find((s) => s.name === 'invoke_agent worker' && s.attrs['snotra.run.id'] === runId);
+    const first = spanOf('worker:goal:g:1:1');
+    const second = spanOf('worker:goal:g:1:2');
+    expect(first?.parentSpanId).toBe(''); // started by a human: nothing traced sent it
+    expect(second?.traceId).toBe(first?.traceId);
+    expect(second?.parentSpanId).toBe(first?.spanId);
+    // The first message has no trace context; the second carries the first run's.
+    expect(sent[0]).toBe('');
+    expect(sent[1]).toBe(`00-${first?.traceId}-${first?.spanId}-01`);
   });
 
   it('without captureContent no argument, result or model text is exported', async () => {
