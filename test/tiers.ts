@@ -33,6 +33,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/config/json-text.test.ts',
   'test/config/platforms.test.ts',
   'test/goal/goal-epoch-guard.test.ts',
+  'test/goal/goal-status-view.test.ts',
   'test/harness/child-scripts.test.ts',
   'test/harness/import-cycles.test.ts',
   'test/harness/tiers.test.ts',
