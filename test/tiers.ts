@@ -38,6 +38,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/harness/import-cycles.test.ts',
   'test/harness/tiers.test.ts',
   'test/harness/wall-time-lint.test.ts',
+  'test/inspect/goal-node-budgets.test.ts',
   'test/inspect/tree-redaction.test.ts',
   'test/inspect/tree-replay.test.ts',
   'test/machines/approval-and-tool-call.test.ts',
