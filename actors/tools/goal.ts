@@ -12,6 +12,10 @@ export interface GoalStatusView {
     readonly modelCalls: number | null;
     readonly toolCalls: number | null;
     readonly wallTimeMs: number | null;
+    /** Tokens (input and output) left: present only when the goal has a tokens budget. */
+    readonly tokens?: number;
+    /** US dollars left: present only when the goal has a costUsd budget. */
+    readonly costUsd?: number;
   };
 }
 

@@ -10,7 +10,7 @@ import type {
   RunStatus,
   RunSummary,
 } from '../../store/index.ts';
-import type { ActorFields } from './types.ts';
+import type { ActorFields, BudgetUse } from './types.ts';
 
 /** The approval machine's state for a stored approval status. */
 const APPROVAL_STATE: Readonly<Record<ApprovalRecord['status'], string>> = {
@@ -85,13 +85,23 @@ export interface GoalView {
   readonly iteration: number;
   readonly maxIterations: number;
   readonly budget: GoalBudget;
-  readonly used: Pick<GoalUsage, 'modelCalls' | 'toolCalls'>;
+  readonly used: Pick<GoalUsage, 'modelCalls' | 'toolCalls' | 'tokens' | 'costUsd'>;
+}
+
+/**
+ * A goal's tokens or cost against its limit: shown when the goal sets that limit or has spent
+ * some (cost rounded to a millionth of a dollar, so sums of prices show as they are meant).
+ */
+function usageBudget(used: number | undefined, limit: number | undefined, cost: boolean): BudgetUse | null {
+  const spent = used ?? 0;
+  if (limit === undefined && spent === 0) return null;
+  return { used: cost ? Math.round(spent * 1e6) / 1e6 : spent, limit: limit ?? null };
 }
 
 /** The state a configured goal that was never started shows (it has no machine yet). */
 export const GOAL_NOT_STARTED = 'not_started';
 
-/** A goal loop as a node: its state, status, parked, and iterations, model and tool calls against their limits. */
+/** A goal loop as a node: its state, status, parked, and iterations, model and tool calls (and tokens and cost when limited or spent) against their limits. */
 export function goalFields(g: GoalView): ActorFields {
   return {
     id: g.goalId,
@@ -105,9 +115,14 @@ export function goalFields(g: GoalView): ActorFields {
       iterations: { used: g.iteration, limit: g.maxIterations },
       modelCalls: { used: g.used.modelCalls, limit: g.budget.modelCalls ?? null },
       toolCalls: { used: g.used.toolCalls, limit: g.budget.toolCalls ?? null },
+      ...withBudget('tokens', usageBudget(g.used.tokens, g.budget.tokens, false)),
+      ...withBudget('costUsd', usageBudget(g.used.costUsd, g.budget.costUsd, true)),
     },
   };
 }
+
+const withBudget = (name: string, b: BudgetUse | null): Record<string, BudgetUse> =>
+  b === null ? {} : { [name]: b };
 
 /**
  * A goal from its stored record alone (at boot, before its machine is restored, or a goal that

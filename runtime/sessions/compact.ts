@@ -62,7 +62,8 @@ export interface CompactorDeps {
  * store, marked compacted (`runtime.sessions.messages`); each compaction is audited
  * (`session_compacted`). A session a run holds is not compacted (`SessionBusyError`). The
  * summarizing call's usage is kept with the compaction and counts in the session's usage only
- * (and so in its session budget): a compaction is never inside a run.
+ * (and so in its session budget): a compaction is never inside a run. A call that leaves no
+ * compaction (an empty summary, or one refused as it was kept) still counts: its tokens were spent.
  */
 export class Compactor {
   constructor(private readonly deps: CompactorDeps) {}
@@ -125,12 +126,18 @@ export class Compactor {
         { cause: err },
       );
     }
-    if (text === '')
+    if (text === '') {
+      // The tokens were spent: they count in the session's usage though nothing is kept.
+      store.sessions.compactions.addUnkept(sessionId, through, 'empty_summary', usage);
       throw new CompactionError(
         `session ${JSON.stringify(sessionId)}: the model of agent ${JSON.stringify(session.agentId)} answered the summary request with no text`,
       );
+    }
     const summarized = through - from;
-    if (!store.sessions.compactions.add(sessionId, through, text, summarized, usage)) return unchanged;
+    if (!store.sessions.compactions.add(sessionId, through, text, summarized, usage)) {
+      store.sessions.compactions.addUnkept(sessionId, through, 'not_kept', usage);
+      return unchanged;
+    }
     sessions.forget(sessionId);
     const kept = store.sessions.compactions.latest(sessionId);
     store.audit.append({

@@ -17,6 +17,7 @@ import { sessionCompactions } from './016-session-compactions.ts';
 import { runTraces } from './017-run-traces.ts';
 import { usageOfGoalsAndCompactions } from './018-usage-of-goals-and-compactions.ts';
 import { externalCallsIndex } from './019-external-calls-index.ts';
+import { unkeptCompactionCalls } from './020-unkept-compaction-calls.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   runTraces,
   usageOfGoalsAndCompactions,
   externalCallsIndex,
+  unkeptCompactionCalls,
 ];
 
 /** The schema version this code writes. */

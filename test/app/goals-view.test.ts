@@ -50,7 +50,7 @@ beforeAll(async () => {
             agent: 'worker',
             objective: OBJECTIVE,
             maxIterations: 3,
-            budget: { modelCalls: 12 },
+            budget: { modelCalls: 12, tokens: 400, costUsd: 0.05 },
           },
         ],
       },
@@ -61,6 +61,8 @@ beforeAll(async () => {
           respond: {
             kind: 'calls',
             calls: [{ id: 'w1', tool: 'shell', args: { command: 'echo step >> goal.log' } }],
+            // What this model call used: billed to the goal when its run ends (here: cancelled).
+            usage: { inputTokens: 212, outputTokens: 19, costUsd: 0.0123 },
           },
         },
         { expect: { kind: 'tool.result', tool: 'shell' }, respond: { kind: 'final', text: 'one step' } },
@@ -104,7 +106,11 @@ describe('snotra app --headless: the Goals view', () => {
     await until(async () => (await goalShow()).parked === true, 30_000, 'the goal parked');
     await card.locator('.badge.parked').waitFor({ state: 'visible', timeout: 30_000 });
     expect(await card.locator('[data-testid=goal-iterations]').innerText()).toBe('iteration 1/3');
-    expect(await card.locator('[data-testid=goal-usage]').innerText()).toContain('model calls 0/12');
+    const usage = await card.locator('[data-testid=goal-usage]').innerText();
+    expect(usage).toContain('model calls 0/12');
+    // Nothing billed to the goal while its first run is live: its tokens and cost budgets show.
+    expect(usage).toContain('tokens 0/400');
+    expect(usage).toContain('cost $0.00/$0.05');
     expect(await card.locator('.goal-runs').innerText()).toContain('worker:goal:g:1:1');
 
     // Pause from the page: the runtime's store says paused.
@@ -133,6 +139,8 @@ describe('snotra app --headless: the Goals view', () => {
     expect(nodeText).toContain('active.parked');
     expect(nodeText).toContain('iterations 1/3');
     expect(nodeText).toContain('modelCalls 0/12');
+    expect(nodeText).toContain('tokens 0/400');
+    expect(nodeText).toContain('cost $0.00/$0.05');
     const runUnderGoal = page.locator(
       '[data-testid=actor-tree] li:has(> button.kind-goal) > ul > li > button.kind-run.parked',
     );
@@ -156,6 +164,7 @@ describe('snotra app --headless: the Goals view', () => {
       const at = lines.findIndex((l) => /[├└]─ g {2}goal {2}active\.parked {2}\(active\) {2}PARKED/.test(l));
       expect(at, out).toBeGreaterThan(0);
       expect(lines[at]).toContain('iterations 1/3');
+      expect(lines[at]).toContain('tokens 0/400, cost $0.00/$0.05');
       expect(lines[at + 1]).toMatch(/^ {3}\s*└─ worker:goal:g:1:1 {2}run {2}waiting_for_approval/);
       expect(out).not.toContain('invoices');
     } finally {
@@ -173,6 +182,17 @@ describe('snotra app --headless: the Goals view', () => {
     );
     expect(await button('start').isDisabled()).toBe(false);
     expect(await button('cancel').isDisabled()).toBe(true);
+    // What the cancelled run spent is billed to the goal: the card shows it against the budgets.
+    await until(
+      async () => ((await goalShow()) as { used?: { tokens?: number } }).used?.tokens === 231,
+      30_000,
+      "the cancelled run's tokens billed to the goal",
+    );
+    await page.click('button[data-tab=actors]');
+    await page.click('button[data-tab=goals]');
+    await card
+      .locator('[data-testid=goal-usage]', { hasText: 'tokens 231/400 · cost $0.0123/$0.05' })
+      .waitFor({ timeout: 30_000 });
 
     // The buttons' state is only a hint: the runtime itself refuses a pause of a cancelled goal.
     const refused = await call(port, 'POST', '/v1/goals/g/pause', {

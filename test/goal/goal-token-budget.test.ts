@@ -17,19 +17,24 @@ const answered = (r: SeenRequest) =>
 
 beforeAll(async () => {
   server = await FakeModelServer.start();
-  // Every answer reports 212 + 19 = 231 tokens. Iteration 2 reads notes.txt first (two calls).
+  // Every answer reports 212 + 19 = 231 tokens. Iteration 2 asks goal_status first (two calls).
+  const goalStatusCall = fixture('openai/read-file.sse').map((c, i) =>
+    c
+      .replace('"name":"read_file"', '"name":"goal_status"')
+      .replace(/"arguments":"(?:[^"\\]|\\.)*"/, i === 0 ? '"arguments":"{}"' : '"arguments":""'),
+  );
   let asked = 0;
   server.route = (req) => {
     if (answered(req)) return { sse: fixture('openai/final.sse', { TEXT: 'read it' }) };
     asked++;
-    if (asked === 2) return { sse: fixture('openai/read-file.sse') };
+    if (asked === 2) return { sse: goalStatusCall };
     return { sse: fixture('openai/final.sse', { TEXT: `not yet ${asked}` }) };
   };
   fx = runtimeFixture({
     agents: {
       worker: {
         mode: 'allow',
-        tools: ['read_file'],
+        tools: ['read_file', 'goal_status'],
         model: {
           provider: 'openai-compatible',
           baseUrl: `${server.url}/v1`,
@@ -115,6 +120,13 @@ describe('a goal budget in tokens (streaming OpenAI-compatible server)', () => {
     });
     expect(goal()?.used.tokens).toBe(693);
     expect(server.requests).toHaveLength(3);
+    // What goal_status told the model: no tokens left (231 billed + 231 of its own run), no cost key (no cost limit).
+    const status = ((server.requests[2]?.body.messages ?? []) as { role: string; content: string }[]).find(
+      (m) => m.role === 'tool',
+    );
+    const remaining = (JSON.parse(status?.content ?? '{}') as { remaining?: Record<string, unknown> })
+      .remaining;
+    expect(remaining).toEqual({ modelCalls: null, toolCalls: null, wallTimeMs: null, tokens: 0 });
 
     // Denied: the run ends on its budget and the goal stops budget_limited, with no iteration after.
     expect(rt.decide(again.id, 'denied', 'alice').ok).toBe(true);

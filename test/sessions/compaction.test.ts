@@ -216,4 +216,37 @@ describe('compaction of a durable conversation (streaming OpenAI-compatible serv
     expect(rt.decide(item.id, 'approved', 'alice').ok).toBe(true);
     expect(await rt.waitForRun(next)).toMatchObject({ status: 'completed' });
   });
+
+  it('a summary request answered with no text fails the compaction but its tokens still count in the session: the call was paid for', async () => {
+    const show = async () => {
+      const out = await runCliInProcess(
+        ['sessions', 'show', 'blank', '--state-dir', fx.stateDir, '--json'],
+        fx.project,
+      );
+      expect(out.code).toBe(0);
+      return JSON.parse(out.out) as { usage: unknown; compaction: unknown };
+    };
+    await say('hello', 'blank');
+    expect((await show()).usage).toEqual({ inputTokens: 212, outputTokens: 19 });
+    // Only blanks in every content delta (the same 212 + 19 tokens reported): no summary.
+    summary = () => ({
+      sse: fixture('openai/final.sse', { TEXT: '' }).map((c) =>
+        c.replace(/"content":"[^"]*"/g, '"content":" \\n"'),
+      ),
+    });
+    const failed = await rt.sessions.compact('blank', { surface: 'test' }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(CompactionError);
+    expect((failed as Error).message).toMatch(/session "blank".*no text/);
+    const after = await show();
+    expect(after.compaction).toBeNull();
+    expect(after.usage).toEqual({ inputTokens: 424, outputTokens: 38 });
+    // The look-alike that spends nothing: a summary request refused with an error adds no tokens.
+    summary = () => ({ status: 400, json: { error: { message: 'context too long' } } });
+    await expect(rt.sessions.compact('blank')).rejects.toBeInstanceOf(CompactionError);
+    expect((await show()).usage).toEqual({ inputTokens: 424, outputTokens: 38 });
+    // A summary that is kept afterwards adds its own.
+    summary = () => final('SUMMARY-4: a greeting.');
+    expect(await rt.sessions.compact('blank')).toMatchObject({ compacted: true });
+    expect((await show()).usage).toEqual({ inputTokens: 636, outputTokens: 57 });
+  });
 });

@@ -42,4 +42,26 @@ describe("a compaction's usage is kept with it (a real SQLite file)", () => {
     expect(sessions.remove('s')).toBe(true);
     expect(c.usage('s')).toBeNull();
   });
+
+  it('a call that left no compaction (empty summary, or refused as it was kept) still counts; one without usage, or of a gone session, adds nothing', () => {
+    dir = mkdtempSync(join(tmpdir(), 'snotra-compaction-usage-'));
+    store = openStore({ path: join(dir, 'snotra.db'), redactor: new Redactor() });
+    const { sessions } = store;
+    sessions.create('s', { agentId: 'a', workspace: '/w', surface: 'test' });
+    sessions.create('other', { agentId: 'a', workspace: '/w', surface: 'test' });
+    const entries = Array.from({ length: 4 }, (_, i) => ({ role: 'user', text: `m${i}` }));
+    sessions.appendRun({ sessionId: 's', runId: 'r', status: 'completed', entries });
+    const c = sessions.compactions;
+    expect(c.addUnkept('s', 2, 'empty_summary', { inputTokens: 300, outputTokens: 4 })).toBe(true);
+    expect(c.usage('s')).toEqual({ inputTokens: 300, outputTokens: 4 });
+    expect(c.latest('s')).toBeNull();
+    expect(c.addUnkept('s', 2, 'empty_summary', null)).toBe(false);
+    expect(c.addUnkept('gone', 2, 'empty_summary', { inputTokens: 9, outputTokens: 9 })).toBe(false);
+    expect(c.add('s', 2, 'kept', 2, { inputTokens: 200, outputTokens: 10 })).toBe(true);
+    expect(c.addUnkept('s', 2, 'not_kept', { inputTokens: 100, outputTokens: 6, costUsd: 0.5 })).toBe(true);
+    expect(c.usage('s')).toEqual({ inputTokens: 600, outputTokens: 20, costUsd: 0.5 });
+    expect(c.usage('other')).toBeNull();
+    expect(sessions.remove('s')).toBe(true);
+    expect(c.usage('s')).toBeNull();
+  });
 });

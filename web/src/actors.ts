@@ -1,6 +1,7 @@
 // The live actor tree (GET /v1/actors, re-fetched on actor.* events) and the diagram of the
 // selected actor's machine (the SVG `snotra viz` draws) with its current state highlighted live.
 import { ApiError, getJson, paths } from './api.ts';
+import { budgetText } from './budget-text.ts';
 import { h } from './dom.ts';
 import { machineDiagram } from './svg.ts';
 import type { ActorNode } from './wire.ts';
@@ -85,7 +86,7 @@ export function actorsView(): { el: HTMLElement; refresh(): void } {
               'span',
               { class: 'budgets' },
               Object.entries(n.budgets).map(([k, b]) =>
-                h('span', { class: 'budget' }, `${k} ${b.used}/${b.limit ?? '∞'}`),
+                h('span', { class: 'budget', 'data-budget': k }, budgetText(k, b.used, b.limit)),
               ),
             ),
       ),

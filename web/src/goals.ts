@@ -2,6 +2,7 @@
 // the human's controls (POST /v1/goals/:id/{start,pause,resume,cancel}). Re-read on every change
 // of a goal node of the live actor tree. The objective and the model's evidence are not shown.
 import { ApiError, getJson, goalAction, paths, type GoalAction } from './api.ts';
+import { dollars } from './budget-text.ts';
 import { h, syncList } from './dom.ts';
 import type { GoalEntry, GoalRecord } from './wire.ts';
 
@@ -38,6 +39,15 @@ function usageText(g: GoalEntry): string {
     `model calls ${limitText(r.used.modelCalls, r.budget.modelCalls)}`,
     `tool calls ${limitText(r.used.toolCalls, r.budget.toolCalls)}`,
     `wall time ${limitText(Math.round(r.used.wallTimeMs / 1000), r.budget.wallTimeMs === undefined ? undefined : Math.round(r.budget.wallTimeMs / 1000), ' s')}`,
+    // Tokens and cost: when the goal limits them or has spent some.
+    ...(r.budget.tokens === undefined && !(r.used.tokens ?? 0)
+      ? []
+      : [`tokens ${limitText(r.used.tokens ?? 0, r.budget.tokens)}`]),
+    ...(r.budget.costUsd === undefined && !(r.used.costUsd ?? 0)
+      ? []
+      : [
+          `cost ${dollars(r.used.costUsd ?? 0)}${r.budget.costUsd === undefined ? '' : `/${dollars(r.budget.costUsd)}`}`,
+        ]),
   ].join(' · ');
 }
 

@@ -142,8 +142,17 @@ export interface GoalRecord {
     readonly modelCalls?: number;
     readonly toolCalls?: number;
     readonly wallTimeMs?: number;
+    readonly tokens?: number;
+    readonly costUsd?: number;
   };
-  readonly used: { readonly modelCalls: number; readonly toolCalls: number; readonly wallTimeMs: number };
+  readonly used: {
+    readonly modelCalls: number;
+    readonly toolCalls: number;
+    readonly wallTimeMs: number;
+    /** Tokens and US dollars spent (absent from runtimes before issue 31's goal budgets). */
+    readonly tokens?: number;
+    readonly costUsd?: number;
+  };
 }
 
 export interface GoalIteration {

@@ -9,6 +9,15 @@ import { ConfigError, formatIssues } from '../errors.ts';
 import type { LoadedConfig } from '../load.ts';
 import type { AgentConfig } from '../schema.ts';
 
+/** What a scripted answer says its call used (a demo's or a test's tokens and cost). */
+const Usage = z
+  .strictObject({
+    inputTokens: z.number().int().nonnegative(),
+    outputTokens: z.number().int().nonnegative(),
+    costUsd: z.number().nonnegative().optional(),
+  })
+  .optional();
+
 const StepSchema: z.ZodType<ScriptedStep> = z.strictObject({
   expect: z
     .strictObject({
@@ -23,8 +32,9 @@ const StepSchema: z.ZodType<ScriptedStep> = z.strictObject({
       kind: z.literal('calls'),
       calls: z.array(z.strictObject({ id: z.string().min(1), tool: z.string().min(1), args: z.unknown() })),
       text: z.string().optional(),
+      usage: Usage,
     }),
-    z.strictObject({ kind: z.literal('final'), text: z.string() }),
+    z.strictObject({ kind: z.literal('final'), text: z.string(), usage: Usage }),
   ]),
 }) as z.ZodType<ScriptedStep>;
 

@@ -48,9 +48,19 @@ export class LocalTree {
   }
 }
 
+/** A budget's amount: a cost in dollars (`$0.0123`, `$0.05`: at most 6 decimals), anything else as the number it is. */
+function amount(name: string, n: number | null): string {
+  if (n === null) return '∞';
+  if (name !== 'costUsd') return `${n}`;
+  const [whole, frac = ''] = (Math.round(n * 1e6) / 1e6).toFixed(6).replace(/0+$/, '').split('.');
+  return `$${whole}.${frac.padEnd(2, '0')}`;
+}
+
 function budgetsText(f: ActorFields): string {
   return Object.entries(f.budgets ?? {})
-    .map(([name, b]) => `${name} ${b.used}/${b.limit ?? '∞'}`)
+    .map(
+      ([name, b]) => `${name === 'costUsd' ? 'cost' : name} ${amount(name, b.used)}/${amount(name, b.limit)}`,
+    )
     .join(', ');
 }
 
