@@ -6,6 +6,7 @@ import type { ActorEvent, ActorNode, ActorTreeSnapshot } from '../../runtime/ins
 import { LocalTree } from '../../surfaces/cli/inspect/render.ts';
 import { startSnotra, stopProcess, type StartedProcess } from '../support/snotra-process.ts';
 import { call, configDir, until } from '../sidecar/client.ts';
+import { FakeModelServer } from '../model/fake-server.ts';
 
 /** One SSE frame as it arrived, with the test process's wall clock at its arrival. */
 export interface Frame {
@@ -29,8 +30,6 @@ export interface ParkScenario {
   readonly frames: Frame[];
   /** The tree `GET /v1/actors` answered when the stream had opened. */
   readonly initial: ActorTreeSnapshot;
-  /** When (test clock) the first tree was read. */
-  readonly initialAt: number;
   actors(): Promise<{ text: string; tree: ActorTreeSnapshot }>;
   stop(): Promise<void>;
 }
@@ -85,37 +84,51 @@ export type ParkSchedule =
   | { readonly kind: 'spread'; readonly perSecond: number; readonly firstInMs: number };
 
 /**
- * Starts `snotra start` with `parks` scheduled tasks, an agent in ask mode whose scripted model
- * writes a file (approval required: unattended, so each run parks in the Inbox), and an env
- * secret that the write's content carries. The events stream is open before the first task
- * fires (`spread`: rejected when the runtime was not ready by then, since a one-shot task already
- * past at boot is skipped).
+ * Starts `snotra start` with `parks` scheduled tasks, an agent in ask mode whose model writes a
+ * file (approval required: unattended, so each run parks in the Inbox), and an env secret that
+ * the write's content carries. The events stream is open before the first run parks
+ * (`every-second`: the model holds its answers until then; `spread`: the scripted model, and the
+ * start is rejected when the runtime was not ready before the first task, since a one-shot task
+ * already past at boot is skipped).
  */
 export async function startParkScenario(options: {
   parks: number;
   schedule: ParkSchedule;
 }): Promise<ParkScenario> {
-  if (options.schedule.kind === 'spread') return startOnce(options);
-  // Every second: the tasks fire on the first whole second after the scheduler starts, which can
-  // come before the stream opens (a loaded machine, a ready line late in its second). A run
-  // already parked in the first tree counts as arrived when that tree was read (parkArrivals);
-  // the rest must arrive through the stream. Only a start whose first tree already holds every
-  // park leaves the stream nothing to show: that one is made again (it took a machine so loaded
-  // that eight runs each asked their model and parked before one HTTP request was answered).
-  for (let attempt = 1; ; attempt++) {
-    const s = await startOnce(options);
-    const early = parkedApprovals(s.initial).size;
-    if (early < options.parks) return s;
-    await s.stop();
-    if (attempt === STARTS)
-      throw new Error(
-        `in each of ${STARTS} starts every task had parked before GET /v1/events had opened (${early} parked runs in the first tree)`,
-      );
-  }
+  return startOnce(options);
 }
 
-/** How often an every-second scenario is started again when every run parked before the stream opened. */
-const STARTS = 3;
+/** The OpenAI-compatible stream of one `write_file` call (the agent's only answer). */
+function writeCallStream(content: string): string[] {
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-park',
+      object: 'chat.completion.chunk',
+      created: 1764547200,
+      model: 'park-model',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    })}\n\n`;
+  return [
+    chunk(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { index: 0, id: 'call_park', type: 'function', function: { name: 'write_file', arguments: '' } },
+        ],
+      },
+      null,
+    ),
+    chunk(
+      {
+        tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ path: 'report.txt', content }) } }],
+      },
+      null,
+    ),
+    chunk({}, 'tool_calls'),
+    'data: [DONE]\n\n',
+  ];
+}
 
 async function startOnce(options: { parks: number; schedule: ParkSchedule }): Promise<ParkScenario> {
   const secret = `sk-${randomBytes(18).toString('base64url')}`;
@@ -133,9 +146,22 @@ async function startOnce(options: { parks: number; schedule: ParkSchedule }): Pr
     message: 'write the report',
     missed: 'run-once',
   }));
+  // Every second: the tasks fire on the first whole second after the scheduler starts, which can
+  // come before the stream opens (a loaded machine, a ready line late in its second). So their
+  // model (a local OpenAI-compatible server) holds every answer until the stream is open and the
+  // first tree read: each run may start before, but parks only after.
+  let release: () => void = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  const server = schedule.kind === 'every-second' ? await FakeModelServer.start() : null;
+  if (server !== null)
+    server.route = () => ({ sse: writeCallStream(`key=${secret}`), gate: { after: 0, open: released } });
+  const model =
+    server === null
+      ? { provider: 'scripted', script: 'worker.json' }
+      : { provider: 'openai-compatible', baseUrl: `${server.url}/v1`, model: 'park-model' };
   const dir = configDir(
     {
-      agents: { worker: { mode: 'ask', model: { provider: 'scripted', script: 'worker.json' } } },
+      agents: { worker: { mode: 'ask', model } },
       secrets: { backend: 'env' },
       surfaces: { scheduled },
       sidecar: { limits: { requestsPerMinute: 100_000, connections: 8 } },
@@ -157,7 +183,9 @@ async function startOnce(options: { parks: number; schedule: ParkSchedule }): Pr
     SNOTRA_SECRET_DEPLOY_KEY: secret,
   });
   const stop = async () => {
+    release();
     await stopProcess(snotra);
+    await server?.close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -171,7 +199,7 @@ async function startOnce(options: { parks: number; schedule: ParkSchedule }): Pr
       return { text: a.text, tree: a.json() as ActorTreeSnapshot };
     };
     const initial = (await actors()).tree;
-    const initialAt = Date.now();
+    release();
     if (schedule.kind === 'spread' && Date.now() >= base - 200)
       throw new Error(
         `snotra start was not ready ${schedule.firstInMs} ms after the config was written; raise firstInMs`,
@@ -186,7 +214,6 @@ async function startOnce(options: { parks: number; schedule: ParkSchedule }): Pr
       parks: options.parks,
       frames,
       initial,
-      initialAt,
       actors,
       stop,
     };
@@ -223,19 +250,12 @@ export function parkedApprovals(
 
 /**
  * Replays the `actor.*` events over the first tree: for each approval, when (test clock) the
- * applied tree first showed it pending under its parked run. With `initialAt`, an approval
- * already pending in the first tree arrived when that tree was read; without it, at the first
- * event after it.
+ * applied tree first showed it pending under its parked run.
  */
-export function parkArrivals(
-  initial: ActorTreeSnapshot,
-  frames: readonly Frame[],
-  initialAt?: number,
-): Map<string, number> {
+export function parkArrivals(initial: ActorTreeSnapshot, frames: readonly Frame[]): Map<string, number> {
   const local = new LocalTree();
   local.reset(initial);
   const seen = new Map<string, number>();
-  if (initialAt !== undefined) for (const id of parkedApprovals(initial).keys()) seen.set(id, initialAt);
   for (const { event, at } of actorEvents(frames)) {
     if (event.seq <= initial.seq) continue;
     local.apply(event);
@@ -253,7 +273,7 @@ export async function untilParked(
 ): Promise<Map<string, number>> {
   return until(
     () => {
-      const arrivals = parkArrivals(s.initial, s.frames, s.initialAt);
+      const arrivals = parkArrivals(s.initial, s.frames);
       return arrivals.size >= n ? arrivals : undefined;
     },
     timeoutMs,
