@@ -59,7 +59,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...UNIT_FILES, ...ISOLATED_FILES],
           globalSetup: ['./test/support/build-dist.ts'],
-          setupFiles,
+          setupFiles: ['./test/support/await-build.ts', ...setupFiles],
         },
       },
       {
@@ -68,7 +68,7 @@ export default defineConfig({
           // Part of the integration tier: the files that need a fresh worker each (test/tiers.ts).
           name: 'isolated',
           include: [...ISOLATED_FILES],
-          setupFiles,
+          setupFiles: ['./test/support/await-build.ts', ...setupFiles],
         },
       },
     ],

@@ -1,42 +1,74 @@
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build-children.ts';
-import { CHILDREN_ENV } from './child-scripts.ts';
+import { BUILD_STATUS_ENV, type BuildStatus } from './build-status.ts';
+
+/** Runs `scripts/build.mjs --if-stale`, bounded like every child of the suite; resolves with its status. */
+function runBuild(root: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['scripts/build.mjs', '--if-stale'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    // A build that hangs counts as failed.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** Builds dist/ when stale, then bundles the child scripts against it; never throws. */
+async function build(root: string): Promise<BuildStatus> {
+  const code = await runBuild(root);
+  if (code !== 0) {
+    console.warn('build-dist: dist/ could not be built; the tests spawn the sources through tsx instead');
+    return { dist: 'failed', children: null };
+  }
+  try {
+    return { dist: 'ok', children: await buildChildren(root) };
+  } catch (err) {
+    console.warn(
+      `build-dist: the child scripts could not be bundled (${(err as Error).message}); they run through tsx`,
+    );
+    return { dist: 'ok', children: null };
+  }
+}
 
 /**
  * vitest globalSetup: compiles dist/ when it is not a build of the current sources, so every
  * test that spawns `bin/snotra.js` runs the compiled JavaScript users run. A source edited while
  * the tests run makes the bin fall back to the sources, never to stale code; so does a build that
  * fails (a type error somewhere): then the tests go on, on the sources, after saying so, and
- * test/package/dist.test.ts fails.
+ * test/package/dist.test.ts fails. With dist/ built, it also bundles the suite's child scripts
+ * against it (test/support/child-scripts.ts) and removes the bundles when the run ends.
  *
- * With dist/ built, it also bundles the suite's child scripts against it (test/support/child-scripts.ts)
- * and removes the bundles when the run ends.
+ * The build runs beside the tests, not before them: the unit tier (which spawns nothing) runs
+ * first while tsc compiles, on the other core. Every integration file waits for the build's
+ * status file before it starts (test/support/await-build.ts). The status file is written whole
+ * (a rename), so a reader never sees half of it.
  */
-export default async function setup(): Promise<(() => void) | undefined> {
+export default function setup(): () => Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  // Bounded like every synchronous child of the suite: a build that hangs counts as failed.
-  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale'], {
-    cwd: root,
-    stdio: 'inherit',
-    timeout: 600_000,
-    killSignal: 'SIGKILL',
+  const statusFile = join(mkdtempSync(join(tmpdir(), 'snotra-build-')), 'status.json');
+  // Set before vitest starts its workers: they inherit it.
+  process.env[BUILD_STATUS_ENV] = statusFile;
+  const done = build(root).then((status) => {
+    writeFileSync(`${statusFile}.tmp`, JSON.stringify(status));
+    renameSync(`${statusFile}.tmp`, statusFile);
+    return status;
   });
-  // test/package/dist.test.ts fails on a build that failed: a broken package must not pass quietly.
-  process.env.SNOTRA_TEST_DIST_BUILD = r.status === 0 ? 'ok' : 'failed';
-  if (r.status !== 0) {
-    console.warn('build-dist: dist/ could not be built; the tests spawn the sources through tsx instead');
-    return undefined;
-  }
-  try {
-    const dir = await buildChildren(root);
-    process.env[CHILDREN_ENV] = dir;
-    return () => rmSync(dir, { recursive: true, force: true });
-  } catch (err) {
-    console.warn(
-      `build-dist: the child scripts could not be bundled (${(err as Error).message}); they run through tsx`,
-    );
-    return undefined;
-  }
+  return async () => {
+    const status = await done;
+    if (status.children !== null) rmSync(status.children, { recursive: true, force: true });
+    rmSync(dirname(statusFile), { recursive: true, force: true });
+  };
 }
