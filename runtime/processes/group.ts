@@ -45,21 +45,66 @@ async function waitGone(pgid: number, ms: number, pollMs: number): Promise<boole
  * something survived (a process of another user, or one stuck in uninterruptible sleep).
  */
 export async function killGroup(pgid: number, graceMs: number, pollMs = 25): Promise<boolean> {
+  let tree: ProcStat[] = [];
   if (hasProcfs() && leaderRunning(pgid) && signalGroup(pgid, 'SIGSTOP')) {
     try {
-      await killEscapees(pgid, pollMs);
+      tree = await killEscapees(pgid, pollMs);
     } finally {
       // Stopped, the members take the SIGTERM once continued.
       signalGroup(pgid, 'SIGTERM');
       signalGroup(pgid, 'SIGCONT');
     }
   } else if (!signalGroup(pgid, 'SIGTERM')) return true;
-  if (await waitGone(pgid, graceMs, pollMs)) return true;
-  // What the group started during the grace period (a sandbox bwrap set up meanwhile) is swept
-  // again before the SIGKILL, the group stopped so nothing new can start.
-  if (hasProcfs() && signalGroup(pgid, 'SIGSTOP')) await killEscapees(pgid, pollMs).catch(() => {});
-  signalGroup(pgid, 'SIGKILL');
-  return waitGone(pgid, 2000, pollMs);
+  if (!(await waitGone(pgid, graceMs, pollMs))) {
+    // What the group started during the grace period (a sandbox bwrap set up meanwhile) is swept
+    // again before the SIGKILL, the group stopped so nothing new can start.
+    if (hasProcfs() && signalGroup(pgid, 'SIGSTOP'))
+      tree = [...tree, ...(await killEscapees(pgid, pollMs).catch(() => []))];
+    signalGroup(pgid, 'SIGKILL');
+    if (!(await waitGone(pgid, 2000, pollMs))) return false;
+  }
+  return tree.length === 0 ? true : endLeftovers(tree, pollMs);
+}
+
+/**
+ * Ends what is left of a tree once its group is gone: a process that was a member when the group
+ * was stopped may have left it after (bubblewrap's sandbox init calls `setsid` only once it runs,
+ * and as a PID namespace's init it ignores the group's SIGTERM), taking its own children along,
+ * out of the group's reach and, once its parent is gone, out of its ancestry too. Each such
+ * process still running (same pid and start time) is killed with everything below it; resolves
+ * once none of them runs (up to 2 s).
+ */
+async function endLeftovers(tree: readonly ProcStat[], pollMs: number): Promise<boolean> {
+  const known = new Map(tree.map((p) => [p.pid, p.start]));
+  const isLeft = (p: ProcStat) => known.get(p.pid) === p.start && isLiveState(p.state);
+  let all = await listProcesses();
+  const left = new Set(all.filter(isLeft).map((p) => p.pid));
+  if (left.size === 0) return true;
+  const children = new Map<number, ProcStat[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const stack = [...left];
+  for (let pid = stack.pop(); pid !== undefined; pid = stack.pop()) {
+    for (const child of children.get(pid) ?? []) {
+      if (left.has(child.pid)) continue;
+      left.add(child.pid);
+      stack.push(child.pid);
+    }
+  }
+  const doomed = new Map(all.filter((p) => left.has(p.pid)).map((p) => [p.pid, p.start]));
+  for (const pid of doomed.keys()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  const until = Date.now() + 2000;
+  for (;;) {
+    all = await listProcesses();
+    if (!all.some((p) => doomed.get(p.pid) === p.start && isLiveState(p.state))) return true;
+    if (Date.now() >= until) return false;
+    await delay(pollMs);
+  }
 }
 
 /** Whether the group's leader (the program itself, not yet reaped) still runs. */
@@ -84,7 +129,7 @@ const STOP_WAIT_MS = 1000;
  * sandbox to its own life (`--die-with-parent`) only once the sandbox is set up: a cancel in
  * between ended bwrap and left the sandboxed command running, its tree out of the group's reach.
  */
-async function killEscapees(pgid: number, pollMs: number): Promise<void> {
+async function killEscapees(pgid: number, pollMs: number): Promise<ProcStat[]> {
   const until = Date.now() + STOP_WAIT_MS;
   let all = await listProcesses();
   const running = (p: ProcStat) =>
@@ -112,4 +157,7 @@ async function killEscapees(pgid: number, pollMs: number): Promise<void> {
       // Gone already.
     }
   }
+  // The whole tree as it was: members (one may leave the group later) and the escapees killed.
+  const inTree = new Set([...members, ...escapees]);
+  return all.filter((p) => inTree.has(p.pid));
 }

@@ -11,6 +11,8 @@ export interface ProcStat {
   readonly state: string;
   readonly ppid: number;
   readonly pgrp: number;
+  /** When it started (clock ticks since boot): with the pid, names one process even after reuse. */
+  readonly start: number;
 }
 
 /**
@@ -28,7 +30,14 @@ export function parseProcStat(text: string): ProcStat | null {
     .split(/\s+/);
   const [state, ppid, pgrp] = rest;
   if (state === undefined || ppid === undefined || pgrp === undefined || !Number.isInteger(pid)) return null;
-  return { pid, state, ppid: Number.parseInt(ppid, 10), pgrp: Number.parseInt(pgrp, 10) };
+  const start = Number.parseInt(rest[19] ?? '', 10);
+  return {
+    pid,
+    state,
+    ppid: Number.parseInt(ppid, 10),
+    pgrp: Number.parseInt(pgrp, 10),
+    start: Number.isInteger(start) ? start : -1,
+  };
 }
 
 /** Whether `/proc` can be read on this host. */

@@ -53,7 +53,7 @@ describe('StallWatchdog', () => {
   });
 
   it('descendants: the whole live subtree, never the root, its parent, a zombie or another tree', () => {
-    const p = (pid: number, ppid: number, state = 'S') => ({ pid, ppid, state, pgrp: pid });
+    const p = (pid: number, ppid: number, state = 'S') => ({ pid, ppid, state, pgrp: pid, start: pid });
     const all = [p(1, 0), p(10, 1), p(11, 10), p(12, 11), p(13, 11, 'Z'), p(14, 10), p(20, 1), p(21, 20)];
     expect(descendants(all, 10).sort((a, b) => a - b)).toEqual([11, 12, 14]);
     expect(descendants(all, 12)).toEqual([]);

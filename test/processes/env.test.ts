@@ -98,7 +98,12 @@ describe('helpers', () => {
       state: 'S',
       ppid: 1,
       pgrp: 456,
+      start: -1,
     });
+    // A whole line: the start time is field 22 (the 20th after the command name).
+    const line =
+      '77 (sleep) S 1 77 77 0 -1 4194304 90 0 0 0 0 0 0 0 20 0 1 0 123456 2170880 130 18446744073709551615';
+    expect(parseProcStat(line)).toMatchObject({ pid: 77, pgrp: 77, start: 123456 });
     expect(parseProcStat('garbage')).toBeNull();
   });
 

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { eventually } from '../support/runtime.ts';
@@ -10,6 +12,7 @@ const ESCAPED = 'sleep 291.25';
 const NESTED = 'sleep 292.25';
 const IN_GROUP = 'sleep 293.25';
 const OUTSIDER = 'sleep 294.25';
+const LATE = 'sleep 295.25';
 
 const supervisor = new ProcessSupervisor({ killGraceMs: 500 });
 const outsiders: ChildProcess[] = [];
@@ -71,5 +74,37 @@ describe.runIf(process.platform === 'linux')('ending a tree reaches what left it
       'the tree gone, the escaped processes included',
     );
     expect(await live(OUTSIDER)).toHaveLength(1);
+  });
+
+  it('a member that leaves the group only after the stop (ignoring SIGTERM, as a sandbox init does) is ended too, before terminate resolves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snotra-late-'));
+    try {
+      const go = join(dir, 'go');
+      const script = join(dir, 'late.sh');
+      // In the group when the tree is stopped; once continued, it ignores the SIGTERM, waits for
+      // `go`, leaves the group (setsid keeps its pid) and starts a child of its own.
+      writeFileSync(
+        script,
+        `trap '' TERM\nwhile [ ! -e "$1" ]; do sleep 0.05; done\nexec setsid sh -c '${LATE} & wait'\n`,
+      );
+      const child = supervisor.spawn({
+        command: '/bin/sh',
+        args: ['-c', `sh ${script} ${go} & wait`],
+        cwd: dir,
+      });
+      const marker = `sh ${script} ${go}`;
+      const member = await eventually(async () => (await live(marker))[0], 30_000, 'the member running');
+      expect(member.pgrp).toBe(child.pgid);
+      const ending = child.terminate();
+      writeFileSync(go, ''); // seen only once the group is continued, after the sweep
+      await ending;
+      // Not eventually: terminate resolves once the whole tree has ended.
+      const stat = await readFile(`/proc/${member.pid}/stat`, 'utf8').catch(() => null);
+      const state = stat === null ? null : stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      expect(state === null || state === 'Z', `the member (pid ${member.pid}) ended`).toBe(true);
+      expect(await live(LATE)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
