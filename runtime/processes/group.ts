@@ -80,6 +80,18 @@ async function endLeftovers(tree: readonly ProcStat[], pollMs: number): Promise<
   let all = await listProcesses();
   const left = new Set(all.filter(isLeft).map((p) => p.pid));
   if (left.size === 0) return true;
+  // Stopped first, and seen stopped, so none can start a child after the listing below.
+  for (const pid of left) {
+    try {
+      process.kill(pid, 'SIGSTOP');
+    } catch {
+      // Gone already.
+    }
+  }
+  const stopBy = Date.now() + STOP_WAIT_MS;
+  const running = (p: ProcStat) => left.has(p.pid) && isLeft(p) && p.state !== 'T' && p.state !== 't';
+  for (all = await listProcesses(); all.some(running) && Date.now() < stopBy; all = await listProcesses())
+    await delay(pollMs);
   const children = new Map<number, ProcStat[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
   const stack = [...left];
