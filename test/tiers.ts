@@ -38,6 +38,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/goal/goal-status-view.test.ts',
   'test/harness/child-scripts.test.ts',
   'test/harness/import-cycles.test.ts',
+  'test/harness/laws-scale.test.ts',
   'test/harness/tiers.test.ts',
   'test/harness/wall-time-lint.test.ts',
   'test/inspect/goal-node-budgets.test.ts',

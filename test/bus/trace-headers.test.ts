@@ -8,6 +8,7 @@ import {
   TRACEPARENT_HEADER,
   TRACESTATE_HEADER,
 } from '../../runtime/bus/index.ts';
+import { runs } from '../support/laws.ts';
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`));
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -40,6 +41,7 @@ describe('trace context headers on NATS messages', () => {
           expect(readTraceHeaders(h)).toEqual(ctx);
         },
       ),
+      { numRuns: runs(100) },
     );
   });
 

@@ -14,6 +14,7 @@ import { externalEffectsIn, type ExternalEffect } from '../../runtime/control/re
 import type { AuditEvent, Store } from '../../store/index.ts';
 import { EXTERNAL_SINCE_SQL } from '../../store/ledger/external-calls.ts';
 import { openTemp } from '../store/helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const RISKS = ['read', 'write-local', 'exec', 'external'] as const;
 
@@ -87,7 +88,7 @@ describe('the calls a rewind lists as not rewindable', () => {
           store.close();
         },
       ),
-      { numRuns: 20 },
+      { numRuns: runs(20) },
     );
   });
 

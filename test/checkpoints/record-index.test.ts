@@ -24,6 +24,7 @@ import { Checkpointer, listCheckpoints } from '../../runtime/checkpoints/index.t
 import { newCheckpointId, type CheckpointRecord } from '../../runtime/checkpoints/format.ts';
 import { ObjectStore } from '../../runtime/checkpoints/objects.ts';
 import { INDEX_COMPLETE_FILE } from '../../runtime/checkpoints/record-index.ts';
+import { runs } from '../support/laws.ts';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-ck-index-')));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -161,7 +162,7 @@ describe('the index by run and session (a law)', () => {
           expect(reader.records(f)).toEqual(expected);
         }
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   });
 });

@@ -315,6 +315,7 @@ describe('a sub-agent budget is a slice of what its parent has left (law)', () =
         else expect(child.costUsd).toBeUndefined();
         for (const v of Object.values(child)) expect(v).toBeGreaterThanOrEqual(0);
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -331,6 +332,7 @@ describe('a sub-agent budget is a slice of what its parent has left (law)', () =
         expect(grand.wallTimeMs).toBeLessThanOrEqual(child.wallTimeMs);
         expect(grand.tokens ?? 0).toBeLessThanOrEqual(child.tokens ?? 0);
       }),
+      { numRuns: runs(100) },
     );
   });
 });

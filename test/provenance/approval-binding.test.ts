@@ -6,6 +6,7 @@ import { argsHash, canonicalArgs } from '../../policy/provenance/args-hash.ts';
 import { ToolRegistry } from '../../policy/registry.ts';
 import type { ExecuteInput } from '../../machines/run/types.ts';
 import { approvalInput, openTemp } from '../store/helpers.ts';
+import { runs } from '../support/laws.ts';
 
 const registry = ToolRegistry.withBuiltins();
 
@@ -25,7 +26,10 @@ function reorder(v: unknown): unknown {
 
 describe('canonical argument hashes (RFC 8785)', () => {
   it('law: key order never changes the hash', () => {
-    fc.assert(fc.property(json, (v) => argsHash(reorder(v)) === argsHash(v)));
+    fc.assert(
+      fc.property(json, (v) => argsHash(reorder(v)) === argsHash(v)),
+      { numRuns: runs(100) },
+    );
   });
 
   it('law: equal hashes mean equal JSON data (no two distinct values collide in canonical text)', () => {
@@ -34,6 +38,7 @@ describe('canonical argument hashes (RFC 8785)', () => {
         const same = canonicalArgs(a) === canonicalArgs(b);
         return same === (argsHash(a) === argsHash(b));
       }),
+      { numRuns: runs(100) },
     );
   });
 
@@ -43,6 +48,7 @@ describe('canonical argument hashes (RFC 8785)', () => {
         fc.pre(x !== y);
         return argsHash({ text: x }) !== argsHash({ text: y });
       }),
+      { numRuns: runs(100) },
     );
   });
 

@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Lifecycle, shutdown } from '../../runtime/boot/shutdown.ts';
+import { runs } from '../support/laws.ts';
 
 describe('the teardown stack', () => {
   it('runs every pushed step once, last pushed first, for any number of steps', async () => {
@@ -16,6 +17,7 @@ describe('the teardown stack', () => {
         await shutdown(life);
         expect(ran).toEqual(Array.from({ length: n }, (_, i) => n - 1 - i));
       }),
+      { numRuns: runs(100) },
     );
   });
 

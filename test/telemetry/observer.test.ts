@@ -11,6 +11,7 @@ import { createMetrics } from '../../runtime/telemetry/metrics.ts';
 import { TelemetryObserver } from '../../runtime/telemetry/observer.ts';
 import { fromTraceparent, toTraceparent } from '../../runtime/telemetry/trace-context.ts';
 import { Redactor } from '../../store/index.ts';
+import { runs } from '../support/laws.ts';
 
 const SECRET = 'sk-observer-test-0123456789abcdef';
 const head = { runId: 'lead:r1', agentId: 'lead', parentRunId: null };
@@ -48,6 +49,7 @@ describe('telemetry observer', () => {
         const ctx = { traceId, spanId, traceFlags: sampled ? 1 : 0, isRemote: true };
         expect(fromTraceparent(toTraceparent(ctx))).toEqual(ctx);
       }),
+      { numRuns: runs(100) },
     );
     for (const bad of [
       '',

@@ -6,6 +6,7 @@ import { ReasonCode } from '../../policy/decision.ts';
 import { REASON_TEXT } from '../../policy/explain.ts';
 import { reasonText, REASONS } from '../../policy/reason-text.ts';
 import { dateTime, duration, expiryText } from '../../web/src/when.ts';
+import { runs } from '../support/laws.ts';
 
 describe('reason words', () => {
   it('every reason code has a headline that is a sentence, not the code, and its detail is the one REASON_TEXT gives', () => {
@@ -62,6 +63,7 @@ describe('times', () => {
           expect(rank(duration(ms + more))).toBeGreaterThanOrEqual(rank(duration(ms)));
         },
       ),
+      { numRuns: runs(100) },
     );
   });
 });
