@@ -14,6 +14,7 @@ export {
   type GoalsFacade,
   type GrantScope,
   type InspectFacade,
+  type NodeFacade,
   type RunsFacade,
   type LogLevel,
   type RuntimeOptions,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { makeRunId } from '../machines/run/run-id.ts';
 import type { RunOutcome } from '../machines/run/types.ts';
 import type { Interaction } from '../policy/risk.ts';
@@ -20,12 +19,11 @@ import { startServices } from './boot/services.ts';
 import { Lifecycle, shutdown } from './boot/shutdown.ts';
 import { preflightStateDir, StateDirFootprint } from './boot-guard.ts';
 import { refuseLocalDecisionInCluster } from './approvals/cluster-refusal.ts';
-import type { ClusterNode } from './cluster/index.ts';
 import { chatMessage } from './agents/messages.ts';
 import { GoalsFacade } from './goals/goals-facade.ts';
 import { registerInternals } from './internals.ts';
-import { InspectFacade } from './inspect/inspect-facade.ts';
-import type { PlatformHost } from './platforms/host.ts';
+import type { InspectFacade } from './inspect/inspect-facade.ts';
+import { NodeFacade } from './node/node-facade.ts';
 import type { ReadModels } from './read/read-models.ts';
 import type { ApprovalListener } from './runs/run-router.ts';
 import { RunsFacade } from './runs/runs-facade.ts';
@@ -46,7 +44,7 @@ export type { ApprovalListener } from './runs/run-router.ts';
 export { GrantNotEligibleError, type GrantScope };
 export type { GoalAction, GoalControl, GoalRecord, IterationRecord };
 export type { GoalView } from './read/read-models.ts';
-export type { ApprovalsFacade, AuthorityFacade, GoalsFacade, InspectFacade, RunsFacade };
+export type { ApprovalsFacade, AuthorityFacade, GoalsFacade, InspectFacade, NodeFacade, RunsFacade };
 
 /**
  * The Snotra runtime: store, bus, policy, agents, runs and approvals wired together. Start it
@@ -54,8 +52,8 @@ export type { ApprovalsFacade, AuthorityFacade, GoalsFacade, InspectFacade, Runs
  * finished, re-arms approval deadlines and resumes runs whose decision arrived while it was down.
  * A front: the README's embedding calls (`chat`, `decide`, `onApproval`, `waitForRun`, `stop`)
  * are its own one-line delegations; the rest is grouped behind small facades, each owned by its
- * room: `runs`, `approvals`, `authority`, `inspect`, `goals` (and the read models `read`,
- * `sessions`, `platforms`).
+ * room: `runs`, `approvals`, `authority`, `goals`, the read models `read` and `sessions`, and
+ * `node` (this process: its logger, cluster membership, live actor tree and platform host).
  */
 export class Runtime {
   readonly #parts: RuntimeParts;
@@ -67,10 +65,10 @@ export class Runtime {
   readonly approvals: ApprovalsFacade;
   /** A human's changes while running: `setRoots`, `setAgentMode`. */
   readonly authority: AuthorityFacade;
-  /** The live actor tree: `actors()`, `onActorEvent`. */
-  readonly inspect: InspectFacade;
   /** The configured goals: `list()`, `control`, `onChange`. */
   readonly goals: GoalsFacade;
+  /** This process as a node: `logger`, `cluster`, the live actor tree (`inspect`) and `platforms`. */
+  readonly node: NodeFacade;
 
   private constructor(parts: RuntimeParts, lock: StateLock) {
     this.#parts = parts;
@@ -78,8 +76,8 @@ export class Runtime {
     this.runs = new RunsFacade(parts);
     this.approvals = new ApprovalsFacade(parts);
     this.authority = new AuthorityFacade(parts);
-    this.inspect = new InspectFacade(parts.inspector);
     this.goals = new GoalsFacade(parts);
+    this.node = new NodeFacade(parts);
   }
 
   /**
@@ -167,24 +165,9 @@ export class Runtime {
     return this.#parts.sessionsView;
   }
 
-  /** Platform replies (surfaces.platforms): journals, pairing and runs for the platform gateways. */
-  get platforms(): PlatformHost {
-    return this.#parts.platforms;
-  }
-
   /** Stops agents, parks live runs (snapshots persisted), closes the bus, the server and the store; releases the state dir. */
   stop(): Promise<void> {
     this.#stopped ??= shutdown(this.#parts.lifecycle).finally(() => this.#lock.release());
     return this.#stopped;
-  }
-
-  /** This runtime as a node of a cluster (`node.id` in config), or null on a single node (README "Cluster"). */
-  get cluster(): ClusterNode | null {
-    return this.#parts.cluster;
-  }
-
-  /** The runtime's logger (redacted): surfaces log through it. */
-  get logger(): Logger {
-    return this.#parts.logger;
   }
 }

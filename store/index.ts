@@ -121,7 +121,10 @@ export type {
 } from './grants/types.ts';
 
 export { RunSnapshots } from './snapshots/store.ts';
-export type { PutSnapshotInput, RunFilter, RunSummary } from './snapshots/store.ts';
+export type { PutSnapshotInput, RunFilter, RunSummary, VersionedSnapshot } from './snapshots/store.ts';
+export { sqliteRunRecordBackend } from './snapshots/run-record-backend.ts';
+export type { RunRecordBackend, VersionedRun } from './snapshots/run-record-backend.ts';
+export { checkRevision, checkRunRecord } from './snapshots/record-input.ts';
 export {
   parseRunSnapshot,
   RunStatus,

@@ -111,6 +111,7 @@ export const UNIT_FILES: readonly string[] = [
   'test/store/cli-audit.test.ts',
   'test/store/encoding.test.ts',
   'test/store/schema-v16-v17.test.ts',
+  'test/store/schema-v20.test.ts',
   'test/store/session-titles.test.ts',
   'test/store/fast-parse.test.ts',
   'test/store/forbidden-key.test.ts',

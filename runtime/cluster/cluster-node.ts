@@ -96,7 +96,7 @@ export class ClusterNode {
       () => this.#stopping,
     );
     this.inbox = new ClusterInbox(buckets.inbox, nodeId, store.redactor, (a) => this.#announce(a));
-    this.records = new RunRecords(buckets.runs);
+    this.records = new RunRecords(buckets.runs, store.redactor);
     const rt = (): ClusterRuntimeView | null => this.#rt;
     const stopping = (): boolean => this.#stopping;
     const workStopped = (): boolean => this.#workStopped;

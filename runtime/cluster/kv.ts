@@ -22,6 +22,23 @@ export function kvKey(id: string): string {
   return `k${Buffer.from(id, 'utf8').toString('base64url')}`;
 }
 
+/** The id a key made by {@link kvKey} stands for; null for a key of any other form. */
+export function idOfKvKey(key: string): string | null {
+  if (!key.startsWith('k')) return null;
+  const id = Buffer.from(key.slice(1), 'base64url').toString('utf8');
+  return kvKey(id) === key ? id : null;
+}
+
+/** The ids of every key in the bucket that holds a value (deleted keys are not listed). */
+export async function listIds(b: Bucket): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const key of await b.kv.keys()) {
+    const id = idOfKvKey(key);
+    if (id !== null) ids.push(id);
+  }
+  return ids;
+}
+
 /** A KV bucket with what a conditional write needs: its name and the connection. */
 export interface Bucket {
   readonly kv: KV;

@@ -18,6 +18,7 @@ import { runTraces } from './017-run-traces.ts';
 import { usageOfGoalsAndCompactions } from './018-usage-of-goals-and-compactions.ts';
 import { externalCallsIndex } from './019-external-calls-index.ts';
 import { unkeptCompactionCalls } from './020-unkept-compaction-calls.ts';
+import { runSnapshotRevision } from './021-run-snapshot-revision.ts';
 import type { Migration } from './migration.ts';
 
 export type { Migration } from './migration.ts';
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   usageOfGoalsAndCompactions,
   externalCallsIndex,
   unkeptCompactionCalls,
+  runSnapshotRevision,
 ];
 
 /** The schema version this code writes. */

@@ -6,6 +6,7 @@ import { RecordErrorCode, RecordRejectedError } from '../errors.ts';
 import { parseInput } from '../schema.ts';
 import { Id, Timestamp } from '../schema.ts';
 import { decodeSnapshotRow, encodeSnapshotPayload } from './encoding.ts';
+import { checkRevision, checkRunRecord } from './record-input.ts';
 import { MAX_SNAPSHOT_BYTES, RunStatus, SNAPSHOT_SCHEMA_VERSION, parseRunSnapshot } from './format.ts';
 import type { RunSnapshot } from './format.ts';
 
@@ -73,6 +74,14 @@ interface SnapshotRow {
   /** Schema version 8: the encoded actor snapshot (encoding.ts); versions 1–7: the envelope's JSON. */
   payload: Buffer | string;
   updated_at: number;
+  /** Schema version 21: 1 at the row's first write, one more at each write that changes it. */
+  revision?: number;
+}
+
+/** A run's stored snapshot with the revision a compare-and-set write names (`replaceAt`). */
+export interface VersionedSnapshot {
+  readonly envelope: RunSnapshot;
+  readonly revision: number;
 }
 
 /**
@@ -84,7 +93,9 @@ interface SnapshotRow {
  * (see durability.ts).
  */
 export class RunSnapshots {
-  private readonly upsert: Statement<SnapshotRow>;
+  // Prepared at first write: a file of an older version opened read-only has no `revision`.
+  #upsert: Statement<SnapshotRow> | null = null;
+  #revision: Statement<[string], number> | null = null;
   private readonly byId: Statement<[string], SnapshotRow>;
   private readonly exists: Statement<[string], number>;
   private readonly statusStmt: Statement<[string], string>;
@@ -113,13 +124,6 @@ export class RunSnapshots {
 
   constructor(private readonly ctx: StoreContext) {
     const db = ctx.db;
-    this.upsert = db.prepare(
-      `INSERT INTO run_snapshots (run_id, agent_id, surface, status, parent_run_id, schema_version, payload, updated_at)
-       VALUES (@run_id, @agent_id, @surface, @status, @parent_run_id, @schema_version, @payload, @updated_at)
-       ON CONFLICT (run_id) DO UPDATE SET agent_id = excluded.agent_id, surface = excluded.surface,
-         status = excluded.status, parent_run_id = excluded.parent_run_id, schema_version = excluded.schema_version,
-         payload = excluded.payload, updated_at = excluded.updated_at`,
-    );
     this.byId = db.prepare('SELECT * FROM run_snapshots WHERE run_id = ?');
     this.exists = db.prepare<[string], number>('SELECT 1 FROM run_snapshots WHERE run_id = ?').pluck();
     this.statusStmt = db
@@ -225,9 +229,10 @@ export class RunSnapshots {
     if (changed.length === 0) return envelopes;
     // A transaction opened on the raw connection is not this runner's: its rollback is not seen.
     const tracked = !this.ctx.db.inTransaction || this.ctx.tx.owned;
+    const upsert = (this.#upsert ??= this.ctx.db.prepare(UPSERT_SQL));
     this.ctx.tx.run(() => {
       for (const { row, envelope } of changed) {
-        this.upsert.run(row);
+        upsert.run(row);
         if (!tracked) this.lastRow.delete(row.run_id);
         else if (tokenOf === undefined) this.remember(row.run_id, { row });
         else this.remember(row.run_id, { row, token: tokenOf, generation, envelope });
@@ -243,6 +248,53 @@ export class RunSnapshots {
   importEnvelope(json: unknown, source: string): RunSnapshot {
     const { $schemaVersion: _version, ...fields } = parseRunSnapshot(json, source, this.ctx.redactor);
     return this.put(fields);
+  }
+
+  /**
+   * A run's snapshot (validated as `get` does) with its revision; null when the run has none. A
+   * file of an older schema version opened read-only has no revisions: its rows read at 1, the
+   * revision its migration gives them.
+   */
+  versioned(runId: string): VersionedSnapshot | null {
+    const row = this.byId.get(runId);
+    if (!row) return null;
+    const source = `${this.ctx.file} run_snapshots[${row.run_id}]`;
+    return { envelope: decodeSnapshotRow(row, source, this.ctx.redactor), revision: row.revision ?? 1 };
+  }
+
+  /**
+   * Writes a run's first snapshot: an envelope (validated as `importEnvelope` does, naming
+   * `source`; redacted as every put) only while the run has none. Returns its revision (1), or
+   * null when the run has a snapshot already (nothing written). A refused envelope throws
+   * `RecordRejectedError` naming the bad field, and writes nothing.
+   */
+  create(json: unknown, source: string): number | null {
+    return this.#writeAt(json, source, null);
+  }
+
+  /**
+   * Compare-and-set: replaces a run's snapshot with an envelope (checked and redacted as by
+   * `create`) only while its stored revision is `revision`. Returns the new revision, or null when
+   * the stored one differs or the run has none (nothing written). It always moves the revision
+   * on, even with the same content. A revision that is not a positive integer throws
+   * `RecordRejectedError` (`invalid_input`) naming it, and writes nothing.
+   */
+  replaceAt(json: unknown, source: string, revision: number): number | null {
+    return this.#writeAt(json, source, checkRevision(revision, source, this.ctx.redactor));
+  }
+
+  #writeAt(json: unknown, source: string, expected: number | null): number | null {
+    assertWritable(this.ctx, expected === null ? 'snapshots.create' : 'snapshots.replaceAt');
+    const { $schemaVersion: _version, ...fields } = checkRunRecord(json, source, this.ctx.redactor);
+    const revision = (this.#revision ??= this.ctx.db
+      .prepare<[string], number>('SELECT revision FROM run_snapshots WHERE run_id = ?')
+      .pluck());
+    return this.ctx.tx.run(() => {
+      if ((revision.get(fields.runId) ?? null) !== expected) return null;
+      // Its own `updatedAt`: always written (see `lastRow`), so the revision moves on.
+      this.put(fields);
+      return revision.get(fields.runId) ?? null;
+    });
   }
 
   /** Whether a run has a stored snapshot (no decoding: a cheap existence check). */
@@ -342,6 +394,13 @@ export class RunSnapshots {
     return { envelope, row };
   }
 }
+
+/** Inserts a run's row (revision 1) or replaces it (the revision one more). */
+const UPSERT_SQL = `INSERT INTO run_snapshots (run_id, agent_id, surface, status, parent_run_id, schema_version, payload, updated_at)
+  VALUES (@run_id, @agent_id, @surface, @status, @parent_run_id, @schema_version, @payload, @updated_at)
+  ON CONFLICT (run_id) DO UPDATE SET agent_id = excluded.agent_id, surface = excluded.surface,
+    status = excluded.status, parent_run_id = excluded.parent_run_id, schema_version = excluded.schema_version,
+    payload = excluded.payload, updated_at = excluded.updated_at, revision = run_snapshots.revision + 1`;
 
 /** The statuses of a run that has not ended. */
 const UNFINISHED: readonly RunStatus[] = ['running', 'waiting_for_approval', 'resuming'];

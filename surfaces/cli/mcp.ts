@@ -139,7 +139,7 @@ export async function mcpCommand(argv: string[], _io: CliIo, cwd: string): Promi
     const version = packageVersion();
     const handle = serveStdio(() => createMcpServer(surface, version), {
       transport: new StdioServerTransport(process.stdin, protocolOut),
-      onerror: (err) => runtime.logger.warn({ err: err.message }, 'mcp connection error'),
+      onerror: (err) => runtime.node.logger.warn({ err: err.message }, 'mcp connection error'),
     });
     // The line `snotra start` prints on stdout, here on stderr (stdout is the protocol's).
     process.stderr.write(
@@ -155,7 +155,7 @@ export async function mcpCommand(argv: string[], _io: CliIo, cwd: string): Promi
       })}\n`,
     );
     const why = await end;
-    runtime.logger.info({ why }, 'mcp server stopping');
+    runtime.node.logger.info({ why }, 'mcp server stopping');
     await handle.close().catch(() => {});
     return ExitCode.ok;
   } finally {

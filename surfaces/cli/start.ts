@@ -66,7 +66,7 @@ export async function startCommand(argv: string[], io: CliIo, cwd: string): Prom
     try {
       sidecar = await sidecarOf(runtime, loaded.config.sidecar, sidecarToken);
       // The URL only: the token is never logged.
-      if (sidecar !== null) runtime.logger.info({ url: sidecar.url }, 'sidecar listening');
+      if (sidecar !== null) runtime.node.logger.info({ url: sidecar.url }, 'sidecar listening');
       platforms = await startPlatforms(runtime);
       // Last: a surface that joins finds everything it may use already running.
       const web = sidecar;

@@ -21,7 +21,7 @@ export async function startPlatforms(
   runtime: Runtime,
   options: { pollTimeoutS?: number } = {},
 ): Promise<Platforms> {
-  const host = runtime.platforms;
+  const host = runtime.node.platforms;
   const gateways: PlatformGateway[] = [];
   for (const cfg of host.connections) {
     let token: string;

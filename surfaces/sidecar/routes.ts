@@ -224,7 +224,7 @@ function machine(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse, 
 }
 
 function actors(ctx: RouteContext, _req: IncomingMessage, res: ServerResponse): void {
-  reply(ctx, res, 200, ctx.runtime.inspect.actors());
+  reply(ctx, res, 200, ctx.runtime.node.inspect.actors());
 }
 
 /**

@@ -79,7 +79,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
   const gate = new ConnectionGate(limits.connections);
   const hub = new EventHub(REPLAY_EVENTS, (v) => runtime.read.redact(v));
   const offRuns = runtime.runs.onRunEvent((e) => hub.publish(e));
-  const offActors = runtime.inspect.onActorEvent((e) => hub.publish(e));
+  const offActors = runtime.node.inspect.onActorEvent((e) => hub.publish(e));
   const offFeed = () => {
     offRuns();
     offActors();
@@ -157,7 +157,7 @@ export async function startSidecar(options: SidecarOptions): Promise<Sidecar> {
         if (err.status === 413) res.once('finish', () => req.destroy());
         return;
       }
-      runtime.logger.error({ err: (err as Error).message, route: req.method }, 'sidecar request failed');
+      runtime.node.logger.error({ err: (err as Error).message, route: req.method }, 'sidecar request failed');
       sendError(res, new SidecarError(500, 'internal', 'the request failed inside the runtime'), cors);
     }
   };

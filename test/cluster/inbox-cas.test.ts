@@ -148,9 +148,19 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
 
   it('two nodes taking over the same run revision: exactly one owns it', async () => {
     const buckets = await Promise.all(conns.map((nc) => openBuckets(nc, { replicas: 3, leaseTtlMs: 2000 })));
-    const records = buckets.map((b) => new RunRecords(b.runs));
+    const records = buckets.map((b) => new RunRecords(b.runs, new Redactor()));
     for (let i = 0; i < 25; i++) {
       const runId = `take-${i}`;
+      const envelope = {
+        $schemaVersion: 1,
+        runId,
+        agentId: 'worker',
+        surface: 'scheduled',
+        status: 'running',
+        parentRunId: null,
+        updatedAt: 1,
+        snapshot: { value: 'running' },
+      };
       const rev = await records[0]?.create({
         v: 1,
         runId,
@@ -158,7 +168,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
         status: 'running',
         approvalId: null,
         approval: null,
-        envelope: {},
+        envelope,
         updatedAt: 1,
       });
       expect(rev).not.toBeNull();
@@ -172,7 +182,7 @@ describe('compare-and-swap on the replicated buckets (nats-server 2.9 in a clust
               status: 'running',
               approvalId: null,
               approval: null,
-              envelope: {},
+              envelope,
               updatedAt: 2,
             },
             rev as number,

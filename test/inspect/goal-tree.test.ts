@@ -71,8 +71,8 @@ describe('goal loops in the live actor tree', () => {
     });
     rt = await fx.start(model);
     const events: ActorEvent[] = [];
-    rt.inspect.onActorEvent((e) => events.push(e));
-    const first = rt.inspect.actors();
+    rt.node.inspect.onActorEvent((e) => events.push(e));
+    const first = rt.node.inspect.actors();
     // Every configured goal is there before it starts: under its agent, not started, its limits shown.
     expect(first.actors.map((a) => [a.id, a.children.map((c) => c.id)])).toEqual([
       ['worker', ['g']],
@@ -100,11 +100,11 @@ describe('goal loops in the live actor tree', () => {
       'the approval',
     );
     await eventually(
-      () => find(rt!.inspect.actors().actors, 'g')?.parked === true,
+      () => find(rt!.node.inspect.actors().actors, 'g')?.parked === true,
       10_000,
       'the goal parked',
     );
-    const parkedTree = rt.inspect.actors();
+    const parkedTree = rt.node.inspect.actors();
     expect(find(parkedTree.actors, 'g')).toMatchObject({
       state: 'active.parked',
       status: 'active',
@@ -141,14 +141,14 @@ describe('goal loops in the live actor tree', () => {
       },
     ];
     await eventually(
-      () => JSON.stringify(shape(rt!.inspect.actors().actors)) === JSON.stringify(parkedShape),
+      () => JSON.stringify(shape(rt!.node.inspect.actors().actors)) === JSON.stringify(parkedShape),
       10_000,
       'agent → goal → parked run → approval',
     );
-    expect(count(rt.inspect.actors().actors, RUN)).toBe(1);
-    expect(find(rt.inspect.actors().actors, RUN)).toMatchObject({ goalId: 'g', agentId: 'worker' });
+    expect(count(rt.node.inspect.actors().actors, RUN)).toBe(1);
+    expect(find(rt.node.inspect.actors().actors, RUN)).toMatchObject({ goalId: 'g', agentId: 'worker' });
     // The events, applied one by one, build the same tree.
-    expect(shape(applied(first, events).actors)).toEqual(shape(rt.inspect.actors().actors));
+    expect(shape(applied(first, events).actors)).toEqual(shape(rt.node.inspect.actors().actors));
     expect(events.find((e) => e.actor.id === RUN && e.type === 'actor.created')?.actor.parentId).toBe('g');
     expect(events.find((e) => e.actor.id === 'g' && e.actor.parked)).toMatchObject({
       type: 'actor.state',
@@ -158,11 +158,11 @@ describe('goal loops in the live actor tree', () => {
     // Restart: the parked goal and its run come back from the store, in the same places.
     await rt.stop();
     rt = await fx.start(model);
-    const restarted = rt.inspect.actors();
+    const restarted = rt.node.inspect.actors();
     expect(JSON.stringify(shape(restarted.actors))).toBe(JSON.stringify(parkedShape));
     expect(find(restarted.actors, 'g')).toMatchObject({ state: 'active.parked', status: 'active' });
     const later: ActorEvent[] = [];
-    rt.inspect.onActorEvent((e) => later.push(e));
+    rt.node.inspect.onActorEvent((e) => later.push(e));
 
     // Approved: the goal resumes (running, not parked), then the model claims completion.
     expect(rt.decide(pending.id, 'approved', 'test').ok).toBe(true);
@@ -172,7 +172,7 @@ describe('goal loops in the live actor tree', () => {
       'the goal complete',
     );
     await eventually(
-      () => find(rt!.inspect.actors().actors, 'g')?.state === 'complete',
+      () => find(rt!.node.inspect.actors().actors, 'g')?.state === 'complete',
       10_000,
       'the goal node complete',
     );
@@ -181,7 +181,7 @@ describe('goal loops in the live actor tree', () => {
       .map((e) => `${e.actor.state}:${e.actor.parked}`);
     expect(goalStates).toContain('active.running:false');
     expect(goalStates.indexOf('active.running:false')).toBeLessThan(goalStates.indexOf('complete:false'));
-    const done = rt.inspect.actors();
+    const done = rt.node.inspect.actors();
     // A finished goal stays (it is configured); its run has ended and left the tree.
     expect(find(done.actors, 'g')).toMatchObject({
       kind: 'goal',
@@ -216,7 +216,7 @@ describe('goal loops in the live actor tree', () => {
     // After a restart a finished goal is shown from its record alone.
     await rt.stop();
     rt = await fx.start(model);
-    expect(find(rt.inspect.actors().actors, 'g')).toMatchObject({
+    expect(find(rt.node.inspect.actors().actors, 'g')).toMatchObject({
       state: 'complete',
       status: 'complete',
       parked: false,
@@ -234,28 +234,35 @@ describe('goal loops in the live actor tree', () => {
     rt = await fx.start(model);
     rt.goals.control('g', 'start', 'test');
     await eventually(
-      () => find(rt!.inspect.actors().actors, 'g')?.parked === true,
+      () => find(rt!.node.inspect.actors().actors, 'g')?.parked === true,
       20_000,
       'the goal parked',
     );
     expect(rt.goals.control('g', 'pause', 'test').result).toBe('ok');
     // Paused while its run waits: the run finishes first, the goal shows paused meanwhile.
     await eventually(
-      () => find(rt!.inspect.actors().actors, 'g')?.status === 'paused',
+      () => find(rt!.node.inspect.actors().actors, 'g')?.status === 'paused',
       10_000,
       'the goal node paused',
     );
-    expect(find(rt.inspect.actors().actors, 'g')).toMatchObject({ state: 'active.parked', parked: true });
+    expect(find(rt.node.inspect.actors().actors, 'g')).toMatchObject({
+      state: 'active.parked',
+      parked: true,
+    });
     expect(rt.goals.control('g', 'resume', 'test').result).toBe('ok');
-    await eventually(() => find(rt!.inspect.actors().actors, 'g')?.status === 'active', 10_000, 'resumed');
+    await eventually(
+      () => find(rt!.node.inspect.actors().actors, 'g')?.status === 'active',
+      10_000,
+      'resumed',
+    );
     expect(rt.goals.control('g', 'cancel', 'test').result).toBe('ok');
     await eventually(
-      () => find(rt!.inspect.actors().actors, 'g')?.state === 'cancelled',
+      () => find(rt!.node.inspect.actors().actors, 'g')?.state === 'cancelled',
       10_000,
       'the goal node cancelled',
     );
-    await eventually(() => find(rt!.inspect.actors().actors, RUN) === undefined, 10_000, 'its run gone');
-    expect(find(rt.inspect.actors().actors, 'g')).toMatchObject({
+    await eventually(() => find(rt!.node.inspect.actors().actors, RUN) === undefined, 10_000, 'its run gone');
+    expect(find(rt.node.inspect.actors().actors, 'g')).toMatchObject({
       status: 'cancelled',
       parked: false,
       children: [],

@@ -42,8 +42,8 @@ describe('the live actor tree of a runtime', () => {
     const model = new ScriptedModel({ worker: NOTIFY });
     rt = await fx.start(model);
     const events: ActorEvent[] = [];
-    rt.inspect.onActorEvent((e) => events.push(e));
-    expect(rt.inspect.actors().actors).toMatchObject([
+    rt.node.inspect.onActorEvent((e) => events.push(e));
+    expect(rt.node.inspect.actors().actors).toMatchObject([
       { id: 'worker', kind: 'agent', machine: 'agent', state: 'ready', parked: false, children: [] },
     ]);
     const runId = await rt.runs.runTask('worker', 'nightly', 'tell #ops');
@@ -53,7 +53,7 @@ describe('the live actor tree of a runtime', () => {
       'an approval',
     );
     await eventually(() => !(rt && runtimeInternals(rt))?.runs.isLive(runId), 10_000, 'the park');
-    const tree = rt.inspect.actors();
+    const tree = rt.node.inspect.actors();
     const run = find(tree.actors, runId);
     expect(run).toMatchObject({
       kind: 'run',
@@ -97,17 +97,21 @@ describe('the live actor tree of a runtime', () => {
     await rt.stop();
     rt = await fx.start(model);
     expect(runtimeInternals(rt).runs.isLive(runId)).toBe(false);
-    const after = rt.inspect.actors();
+    const after = rt.node.inspect.actors();
     expect(find(after.actors, runId)).toMatchObject({ parked: true, state: 'waiting_for_approval' });
     expect(find(after.actors, pending.id)).toMatchObject({ parked: true, status: 'pending' });
     expect(find(after.actors, 'worker')?.children.map((c) => c.id)).toEqual([runId]);
 
     const later: ActorEvent[] = [];
-    rt.inspect.onActorEvent((e) => later.push(e));
+    rt.node.inspect.onActorEvent((e) => later.push(e));
     expect(rt.decide(pending.id, 'approved', 'alice').ok).toBe(true);
     await rt.waitForRun(runId);
-    await eventually(() => find(rt!.inspect.actors().actors, runId) === undefined, 10_000, 'the run gone');
-    expect(find(rt.inspect.actors().actors, pending.id)).toBeUndefined();
+    await eventually(
+      () => find(rt!.node.inspect.actors().actors, runId) === undefined,
+      10_000,
+      'the run gone',
+    );
+    expect(find(rt.node.inspect.actors().actors, pending.id)).toBeUndefined();
     expect(later.find((e) => e.actor.id === pending.id)).toMatchObject({
       type: 'actor.stopped',
       cause: 'approval.approved',
@@ -182,11 +186,11 @@ describe('the live actor tree of a runtime', () => {
       { id: 'notifier', kind: 'agent', parked: false, children: [] },
     ];
     await eventually(
-      () => JSON.stringify(shape(rt!.inspect.actors().actors)) === JSON.stringify(expected),
+      () => JSON.stringify(shape(rt!.node.inspect.actors().actors)) === JSON.stringify(expected),
       10_000,
       'the tree of parent, child and approval',
     );
-    expect(find(rt.inspect.actors().actors, childRunId)).toMatchObject({
+    expect(find(rt.node.inspect.actors().actors, childRunId)).toMatchObject({
       agentId: 'notifier',
       parentRunId: runId,
       state: 'waiting_for_approval',
@@ -196,7 +200,7 @@ describe('the live actor tree of a runtime', () => {
     rt = await fx.start(model);
     // The child has no live actor now: it and its approval come from the store, under the parent.
     await eventually(
-      () => JSON.stringify(shape(rt!.inspect.actors().actors)) === JSON.stringify(expected),
+      () => JSON.stringify(shape(rt!.node.inspect.actors().actors)) === JSON.stringify(expected),
       10_000,
       'the same tree after the restart',
     );

@@ -140,7 +140,7 @@ describe('lazy restore of parked runs at boot', () => {
         .store.approvals.listPending()
         .map((a) => a.id),
     ).toEqual([approvalId]);
-    expect(flatten(rt.inspect.actors().actors).find((a) => a.id === runId)).toMatchObject({
+    expect(flatten(rt.node.inspect.actors().actors).find((a) => a.id === runId)).toMatchObject({
       kind: 'run',
       parked: true,
     });
