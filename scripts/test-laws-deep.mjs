@@ -14,7 +14,11 @@ function holdsLaws(file) {
   if (FAST_CHECK.test(source)) return true;
   return [...source.matchAll(/from '(\.{1,2}\/[^']+\.ts)'/g)].some(([, spec]) => {
     const helper = resolve(dirname(file), spec);
-    return helper.includes(`${sep}test${sep}`) && existsSync(helper) && FAST_CHECK.test(readFileSync(helper, 'utf8'));
+    return (
+      helper.includes(`${sep}test${sep}`) &&
+      existsSync(helper) &&
+      FAST_CHECK.test(readFileSync(helper, 'utf8'))
+    );
   });
 }
 
