@@ -1,7 +1,7 @@
 import type { Inspector } from './inspector.ts';
 import type { ActorEvent, ActorTreeSnapshot } from './types.ts';
 
-/** `runtime.inspect`: the live actor tree (agents → runs → sub-agent runs → approvals). */
+/** `runtime.node.inspect`: the live actor tree (agents → runs → sub-agent runs → approvals). */
 export class InspectFacade {
   readonly #inspector: Inspector;
 
