@@ -86,7 +86,50 @@ beforeAll(async () => {
   const url = ready.sidecar as string;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   port = Number(new URL(url).port);
+  // The two slow clients start now and are judged near the end of the file: their deadlines
+  // (10 s, 30 s) run out while the other tests run, not one after the other.
+  headersCut = slowClient(
+    `GET /v1/inbox HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n`,
+  );
+  bodyCut = slowClient(
+    `POST /v1/chat/chatter/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":',
+    // A slow drip keeps the connection busy, so only the whole-request deadline can end it.
+    ' ',
+  );
 }, 60_000);
+
+/** How a slow client's connection ended: after how long, and what it was answered. */
+interface SlowClientEnd {
+  readonly afterMs: number;
+  readonly answer: string;
+}
+let headersCut: Promise<SlowClientEnd>;
+let bodyCut: Promise<SlowClientEnd>;
+
+/**
+ * Opens a connection to the sidecar, writes `head` and never finishes the request (writing `drip`
+ * every 2 s when given); resolves when the sidecar closes the connection.
+ */
+function slowClient(head: string, drip?: string): Promise<SlowClientEnd> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    let start = 0;
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('data', (d) => (answer += String(d)));
+    socket.on('error', () => {});
+    socket.once('connect', () => {
+      start = Date.now();
+      socket.write(head);
+      if (drip !== undefined) timer = setInterval(() => socket.write(drip), 2000);
+    });
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ afterMs: Date.now() - start, answer });
+    });
+  });
+}
 
 afterAll(async () => {
   if (snotra !== undefined) await stopProcess(snotra);
@@ -283,46 +326,6 @@ describe('sidecar through the real snotra start: authentication, Host, Origin, r
     expect(chatNobody.status).toBe(404);
     expect(errorOf(chatNobody).code).toBe('unknown_agent');
   });
-
-  it('a client that never finishes its headers is cut off after the headers timeout (10 s)', async () => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (d) => (answer += String(d)));
-    socket.on('error', () => {});
-    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const start = Date.now();
-    socket.write(`GET /v1/inbox HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n`);
-    const end = await closed;
-    expect(end - start).toBeGreaterThanOrEqual(9000);
-    expect(end - start).toBeLessThan(25_000);
-    expect(answer).not.toContain('approvals');
-  }, 40_000);
-
-  it('a client that sends its headers but never finishes its body is cut off after the request timeout (30 s)', async () => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (d) => (answer += String(d)));
-    socket.on('error', () => {});
-    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now())));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    const start = Date.now();
-    socket.write(
-      `POST /v1/chat/chatter/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"text":',
-    );
-    // A slow drip keeps the connection busy, so only the whole-request deadline can end it.
-    const drip = setInterval(() => socket.write(' '), 2000);
-    try {
-      const end = await closed;
-      expect(end - start).toBeGreaterThanOrEqual(29_000);
-      expect(end - start).toBeLessThan(50_000);
-    } finally {
-      clearInterval(drip);
-    }
-    expect(answer).not.toContain('runId');
-    expect(answer).not.toContain(TOKEN);
-  }, 70_000);
 
   it('GET /v1/machines/:name is the graph; an unknown name is 404', async () => {
     const a = await call(port, 'GET', '/v1/machines/approval', { headers: AUTH });
@@ -649,6 +652,23 @@ function filesUnder(root: string): string[] {
   }
   return out;
 }
+
+describe('slow clients are cut off (started at boot, judged here)', () => {
+  it('a client that never finishes its headers is cut off after the headers timeout (10 s)', async () => {
+    const { afterMs, answer } = await headersCut;
+    expect(afterMs).toBeGreaterThanOrEqual(9000);
+    expect(afterMs).toBeLessThan(25_000);
+    expect(answer).not.toContain('approvals');
+  }, 40_000);
+
+  it('a client that sends its headers but never finishes its body is cut off after the request timeout (30 s)', async () => {
+    const { afterMs, answer } = await bodyCut;
+    expect(afterMs).toBeGreaterThanOrEqual(29_000);
+    expect(afterMs).toBeLessThan(50_000);
+    expect(answer).not.toContain('runId');
+    expect(answer).not.toContain(TOKEN);
+  }, 70_000);
+});
 
 describe('the token stays secret', () => {
   it('a tool child (the sandboxed shell of an allow-mode chat) is not given the token or the secret', async () => {
