@@ -10,6 +10,28 @@ function has(cmd) {
   );
 }
 
+/** Debian package → the program it installs. */
+const PROGRAM = { 'nats-server': 'nats-server', bubblewrap: 'bwrap', chromium: 'chromium' };
+
+/**
+ * Installs Debian packages as root. Two test commands started at once on a fresh machine both
+ * find a program missing: the second waits for the first under one lock (flock), then installs
+ * only what is still missing (nothing, usually); apt itself waits for a dpkg lock another apt
+ * holds instead of failing at once.
+ */
+function aptInstall(packages) {
+  const wait = '-o DPkg::Lock::Timeout=600';
+  const stillMissing = packages
+    .map((p) => `command -v ${PROGRAM[p]} >/dev/null || [ -x /usr/sbin/${PROGRAM[p]} ] || need="$need ${p}"`)
+    .join('; ');
+  const script =
+    `need=""; ${stillMissing}; ` +
+    `if [ -n "$need" ]; then apt-get ${wait} update -q && apt-get ${wait} install -y -q $need; fi`;
+  execFileSync('flock', ['-w', '1800', '/var/lock/snotra-ensure-deps.lock', 'sh', '-c', script], {
+    stdio: 'inherit',
+  });
+}
+
 if (!existsSync('node_modules/.package-lock.json')) {
   console.log('ensure-deps: installing npm dependencies (npm ci)…');
   execFileSync('npm', ['ci'], { stdio: 'inherit' });
@@ -30,9 +52,7 @@ if (
 if (missing.length > 0) {
   if (process.getuid?.() === 0 && has('apt-get')) {
     console.log(`ensure-deps: installing ${missing.join(', ')} with apt-get…`);
-    execFileSync('sh', ['-c', `apt-get update -q && apt-get install -y -q ${missing.join(' ')}`], {
-      stdio: 'inherit',
-    });
+    aptInstall(missing);
   } else {
     const brew = missing.filter((m) => m !== 'bubblewrap' && m !== 'chromium');
     console.error(
