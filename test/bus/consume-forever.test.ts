@@ -31,10 +31,17 @@ describe('a consumer that ends on its own', () => {
       );
       await queue.publish('w', agentMessage('m2'));
       await eventually(() => got.includes('m2'), 30_000, 'the message sent after the consumer was deleted');
+      // The durable consumer exists again, with nothing left to deliver once m2's ack (sent after
+      // the handler returned, so not necessarily before this look) has reached the server.
+      await eventually(
+        async () => {
+          const info = await jsm.consumers.info(AGENT_STREAM, 'agent_w');
+          return info.num_pending + info.num_ack_pending === 0;
+        },
+        30_000,
+        'the new consumer with nothing pending and nothing unacknowledged',
+      );
       expect(got).toEqual(['m1', 'm2']);
-      // The durable consumer exists again, with nothing left to deliver.
-      const info = await jsm.consumers.info(AGENT_STREAM, 'agent_w');
-      expect(info.num_pending + info.num_ack_pending).toBe(0);
     } finally {
       await queue.stop();
     }

@@ -209,8 +209,9 @@ describe('snotra chat on a terminal (pseudo-terminal, streaming model server)', 
   }, 120_000);
 
   it('Ctrl-C after an inline approval interrupts the approved command: its process ends, the turn is saved', async () => {
-    // A duration no other test uses: its process is found by its command line.
-    const sleep = 'sleep 117.25';
+    // A duration no other test uses: its process is found by its command line (a pid-derived
+    // fraction: a second run of this file on the machine has a sleep of its own).
+    const sleep = `sleep 117.${String(process.pid).padStart(7, '0')}`;
     replies = (message) =>
       message === 'please sleep' ? { sse: call('s1', 'shell', { command: sleep }) } : undefined;
     const sleeping = (): boolean =>

@@ -7,12 +7,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ProcessSupervisor } from '../../runtime/processes/index.ts';
 import { eventually } from '../support/runtime.ts';
 
-// Durations no other test uses: the processes are found by their command lines.
-const ESCAPED = 'sleep 291.25';
-const NESTED = 'sleep 292.25';
-const IN_GROUP = 'sleep 293.25';
-const OUTSIDER = 'sleep 294.25';
-const LATE = 'sleep 295.25';
+// Durations no other test uses: the processes are found by their command lines. A pid-derived
+// fraction makes them this run's own: a second run of this file on the machine (two fresh clones
+// tested at once) must not be seen as this run's tree.
+const tag = String(process.pid).padStart(7, '0');
+const ESCAPED = `sleep 291.${tag}`;
+const NESTED = `sleep 292.${tag}`;
+const IN_GROUP = `sleep 293.${tag}`;
+const OUTSIDER = `sleep 294.${tag}`;
+const LATE = `sleep 295.${tag}`;
 
 const supervisor = new ProcessSupervisor({ killGraceMs: 500 });
 const outsiders: ChildProcess[] = [];
