@@ -93,9 +93,13 @@ describe('required literals of a glob', () => {
         // Found in deep mode (run 907 of seed 7): picomatch.makeRe never returned for a glob
         // ending in four backslashes, and the law hung.
         // Then (run 100473): picomatch reads `s\\\\ß` as `sß`; an escaped backslash was required.
+        // Then (a fresh-clone run, seed -1933599925): after `***` picomatch leaves a `.` unescaped,
+        // so `***1.` matches "1a", whose letters hold no "1.".
         examples: [
           ['**SBB-s1hK\\\\\\\\', [], [], ''],
           ['s\\\\ß', [], [], 'sß'],
+          ['***1.', [], [], '1a'],
+          ['/***1\\.b', [], [], '/1ab'],
         ],
       },
     );
