@@ -14,6 +14,7 @@
  * worker, as every file once did. test/harness/tiers.test.ts checks all of this.
  */
 export const UNIT_FILES: readonly string[] = [
+  'test/app/profile-dir.test.ts',
   'test/bus-auth/grants.test.ts',
   'test/bus/envelope.test.ts',
   'test/bus/subjects.test.ts',

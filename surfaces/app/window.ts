@@ -4,11 +4,11 @@
  * page loads): the page itself never holds it, and no other origin ever sees it. Requests to any
  * other origin are refused.
  */
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { accessSync, constants, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { POSIX_ENV_ALLOWLIST, WINDOWS_ENV_ALLOWLIST } from '../../runtime/index.ts';
+import { makeProfileDir, sweepLeftoverProfiles } from './profile-dir.ts';
 
 /** Debian's Chromium; `CHROME_PATH` names another Chromium or Chrome. */
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -89,7 +89,9 @@ export function isApiRequest(url: string, origin: string): boolean {
 }
 
 export async function openWindow(o: WindowOptions): Promise<AppWindow> {
-  const profile = mkdtempSync(join(tmpdir(), 'snotra-app-profile-'));
+  // What killed shells left behind goes first; this launch's profile is removed when it closes.
+  sweepLeftoverProfiles();
+  const profile = makeProfileDir();
   const args = [
     '--no-first-run',
     '--no-default-browser-check',

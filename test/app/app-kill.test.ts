@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configDir, until } from '../sidecar/client.ts';
@@ -8,11 +9,18 @@ const dir = configDir(
   { agents: { a: { mode: 'ask', model: { provider: 'scripted', script: 'a.json' } } } },
   { a: [] },
 );
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The apps' own temp dir: what a killed shell leaves there is this file's, not another run's.
+const appTmp = realpathSync(mkdtempSync(join(tmpdir(), 'snotra-app-kill-tmp-')));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(appTmp, { recursive: true, force: true });
+});
+
+const profilesIn = (t: string) => readdirSync(t).filter((n) => n.startsWith('snotra-app-profile-'));
 
 describe('snotra app killed with SIGKILL', () => {
   it('its lifeline stops the runtime and the runtime’s tree; Chromium ends with it', async () => {
-    const app = await startApp(['--config', join(dir, 'snotra.config.json')]);
+    const app = await startApp(['--config', join(dir, 'snotra.config.json')], { TMPDIR: appTmp });
     const tree = await app.snapshot();
     // The runtime, its nats-server, the lifeline watcher, Chromium's processes.
     expect(tree.length).toBeGreaterThan(4);
@@ -34,5 +42,16 @@ describe('snotra app killed with SIGKILL', () => {
       45_000,
       'every process of the tree gone',
     );
-  }, 120_000);
+    // Nothing could remove the killed shell's Chromium profile: it is still there.
+    expect(profilesIn(appTmp)).toEqual([expect.stringMatching(`^snotra-app-profile-${app.process.pid}-`)]);
+
+    // The next launch removes it before it opens its window, and its own goes when it closes.
+    const next = await startApp(['--config', join(dir, 'snotra.config.json')], { TMPDIR: appTmp });
+    expect(profilesIn(appTmp)).toEqual([expect.stringMatching(`^snotra-app-profile-${next.process.pid}-`)]);
+    await next.browser.close().catch(() => {});
+    next.process.child.kill('SIGTERM');
+    expect(await next.process.exited).toBe(0);
+    expect(next.process.stdout()).toContain('app.stopped');
+    expect(profilesIn(appTmp)).toEqual([]);
+  }, 180_000);
 });
