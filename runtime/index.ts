@@ -138,6 +138,7 @@ export {
   WINDOWS_ENV_ALLOWLIST,
 } from './processes/index.ts';
 export type { ProcStat } from './processes/index.ts';
+export { isProcessAlive } from './bus/processes.ts';
 export { graphOf, MACHINES } from './viz/machines.ts';
 export { renderGraph, VIZ_FORMATS } from './viz/render.ts';
 export type { VizFormat } from './viz/render.ts';

@@ -4,13 +4,14 @@
  * profile behind, so each launch first removes the profiles of shells that no longer run.
  *
  * The rule for a leftover: a folder (not a symlink) named `snotra-app-profile-<pid>-<suffix>`,
- * owned by this user, whose `<pid>` is not this process and is not alive. A pid that was reused
- * by another live process keeps its folder until that process is gone too; a folder of another
- * name or owner is never touched.
+ * owned by this user, whose `<pid>` is not this process and is not alive (a zombie counts as
+ * gone). A pid that was reused by another live process keeps its folder until that process is
+ * gone too; a folder of another name or owner is never touched.
  */
 import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../../runtime/index.ts';
 
 export const PROFILE_PREFIX = 'snotra-app-profile-';
 
@@ -19,17 +20,7 @@ const LEFTOVER = /^snotra-app-profile-([1-9]\d{0,6})-[A-Za-z0-9]{6}$/;
 /** The largest pid Linux can give (`pid_max` is at most 2^22); macOS and the BSDs stay far below it. */
 const MAX_PID = 4_194_303;
 
-/** Whether a process with this pid exists (one of another user counts as alive). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
-/** Makes this launch's profile folder: `<tmp>/snotra-app-profile-<pid>-XXXXXX`. */
+/** Makes this launch's profile folder: `<tmp>/snotra-app-profile-<pid>-<6 random characters>`. */
 export function makeProfileDir(tmp: string = tmpdir(), pid: number = process.pid): string {
   return mkdtempSync(join(tmp, `${PROFILE_PREFIX}${pid}-`));
 }
@@ -40,7 +31,7 @@ export function makeProfileDir(tmp: string = tmpdir(), pid: number = process.pid
  */
 export function sweepLeftoverProfiles(
   tmp: string = tmpdir(),
-  alive: (pid: number) => boolean = pidAlive,
+  alive: (pid: number) => boolean = isProcessAlive,
   self: number = process.pid,
   uid: number | undefined = process.getuid?.(),
 ): string[] {

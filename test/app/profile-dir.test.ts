@@ -11,12 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  makeProfileDir,
-  pidAlive,
-  PROFILE_PREFIX,
-  sweepLeftoverProfiles,
-} from '../../surfaces/app/profile-dir.ts';
+import { makeProfileDir, PROFILE_PREFIX, sweepLeftoverProfiles } from '../../surfaces/app/profile-dir.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -114,8 +109,10 @@ describe('the app window’s profile folder', () => {
     expect(sweepLeftoverProfiles(join(tmp(), 'missing'), () => false, SELF)).toEqual([]);
   });
 
-  it('pidAlive: this process is alive; a pid above any Linux pid is not', () => {
-    expect(pidAlive(process.pid)).toBe(true);
-    expect(pidAlive(4_194_304)).toBe(false);
+  it('by default a pid is alive while its process runs: a profile named with a running pid is kept', () => {
+    const t = tmp();
+    const running = profile(t, `${PROFILE_PREFIX}${process.pid}-aB3dE9`);
+    expect(sweepLeftoverProfiles(t, undefined, SELF)).toEqual([]);
+    expect(existsSync(running)).toBe(true);
   });
 });
